@@ -1,0 +1,36 @@
+import { ConfigError } from './config.ts';
+
+/** One `wotd-bot` subcommand: takes its own arguments, returns the process exit code. */
+export type Subcommand = (args: string[]) => Promise<number>;
+
+// Each entry loads its module only when run, so `wotd-bot serve` never loads discord.js.
+const subcommands: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(subcommands).map((name) => name.length));
+  const lines = Object.entries(subcommands).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`);
+  return ['Usage: wotd-bot <command> [options]', '', 'Commands:', ...lines].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name = 'start', ...args] = argv;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  const subcommand = subcommands[name];
+  if (!subcommand) {
+    process.stderr.write(`wotd-bot: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    const run = await subcommand.load();
+    return await run(args);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`wotd-bot: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

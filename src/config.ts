@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+/**
+ * Every setting the bot reads from the environment, validated once at start-up.
+ * `.env.example` documents each one; keep the two in step.
+ */
+const httpUrl = (example: string) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          const url = new URL(value);
+          return url.protocol === 'http:' || url.protocol === 'https:';
+        } catch {
+          return false;
+        }
+      },
+      { message: `expected an http(s) URL such as ${example}` },
+    )
+    .transform((value) => value.replace(/\/+$/, ''));
+
+const positiveInt = (what: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { message: `expected ${what}` })
+    .transform(Number)
+    .refine((value) => Number.isSafeInteger(value) && value > 0, { message: `expected ${what}` });
+
+const nonNegativeInt = (what: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { message: `expected ${what}` })
+    .transform(Number)
+    .refine((value) => Number.isSafeInteger(value), { message: `expected ${what}` });
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const envSchema = z.object({
+  WOTD_API_URL: httpUrl('https://api.wotd.site').optional(),
+  WOTD_API_VARIANT: z
+    .enum(['A', 'B', 'auto'], { message: 'expected A, B or auto' })
+    .default('auto'),
+  WOTD_SITE_URL: httpUrl('https://wotd.site').default('https://wotd.site'),
+  WOTD_RATE_LIMIT: positiveInt('a whole number of requests per minute, at least 1').default(10),
+  WOTD_TIMEOUT_MS: positiveInt('a whole number of milliseconds, at least 1').default(5000),
+  WOTD_SERVICE_DB: z.string().trim().min(1, { message: 'expected a path to a SQLite file' }).default('data/words.sqlite'),
+  STORE_URL: z
+    .string()
+    .trim()
+    .regex(/^[a-z][a-z0-9+.-]*:\/\//i, { message: 'expected a Keyv store URL such as sqlite://data/store.sqlite' })
+    .default('sqlite://data/store.sqlite'),
+  DISCORD_TOKEN: optionalText,
+  DISCORD_APPLICATION_ID: z
+    .string()
+    .trim()
+    .regex(/^\d{17,20}$/, { message: 'expected a Discord application id (a snowflake of 17 to 20 digits)' })
+    .optional(),
+  DISCORD_API_URL: httpUrl('https://discord.com/api').default('https://discord.com/api'),
+  SUBSCRIPTION_LIMIT: positiveInt('a whole number of subscriptions per server, at least 1').default(5),
+  DELIVERY_CONCURRENCY: positiveInt('a whole number of parallel posts, at least 1').default(20),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'expected one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+});
+
+export type Config = z.output<typeof envSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Unset and empty variables both mean "use the default". */
+function presentValues(env: NodeJS.ProcessEnv): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value.trim() !== '') values[key] = value;
+  }
+  return values;
+}
+
+/** Reads and validates the settings; a bad value throws a ConfigError of one line. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const values = presentValues(env);
+  const parsed = envSchema.safeParse(values);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const variable = String(issue?.path[0] ?? 'environment');
+  const shown = variable === 'DISCORD_TOKEN' ? '(hidden)' : JSON.stringify(values[variable] ?? '');
+  throw new ConfigError(`Invalid ${variable}=${shown}: ${issue?.message ?? 'invalid value'}`);
+}
+
+/** Loads `.env` from the working directory when there is one; real environment variables win. */
+export function loadDotEnv(path = '.env'): void {
+  try {
+    process.loadEnvFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

@@ -1,0 +1,54 @@
+import { escapeMarkdown, type APIEmbed } from 'discord.js';
+import type { Entry } from '../wotd/entry.ts';
+
+export interface EmbedOptions {
+  /** Where the title links: the service's site. */
+  siteUrl: string;
+}
+
+const ACCENT = 0x5865f2;
+const TITLE_LIMIT = 256;
+const DESCRIPTION_LIMIT = 4096;
+const LABEL_PATTERN = /^\(([^()]{1,60})\)\s*/;
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
+/** Splits a leading "(label)" such as "(historical)" from the definition text. */
+export function splitLabel(definition: string): { label: string | null; text: string } {
+  const match = LABEL_PATTERN.exec(definition.trim());
+  if (!match?.[1]) return { label: null, text: definition.trim() };
+  return { label: match[1].trim(), text: definition.trim().slice(match[0].length) };
+}
+
+/** The definition as markdown: escaped, with its leading label in italics. */
+export function formatDefinition(definition: string): string {
+  const { label, text } = splitLabel(definition);
+  const body = escapeMarkdown(text);
+  return label ? `*(${escapeMarkdown(label)})* ${body}` : body;
+}
+
+/** "noun · /ipa/", leaving out whatever the entry lacks. */
+export function formatPosAndIpa(entry: Pick<Entry, 'pos' | 'ipa'>): string {
+  const parts = [entry.pos.trim() ? `**${escapeMarkdown(entry.pos.trim())}**` : '', entry.ipa.trim() ? escapeMarkdown(entry.ipa.trim()) : ''];
+  return parts.filter(Boolean).join(' · ');
+}
+
+export function attribution(siteUrl: string): string {
+  return `Word of the Day from ${new URL(siteUrl).host}`;
+}
+
+/** The embed for one entry, used by /wotd and by the daily post alike. */
+export function entryEmbed(entry: Entry, options: EmbedOptions): APIEmbed {
+  const heading = formatPosAndIpa(entry);
+  const definition = formatDefinition(entry.definition);
+  const description = heading ? `${heading}\n\n${definition}` : definition;
+  return {
+    title: clip(escapeMarkdown(entry.word), TITLE_LIMIT),
+    url: options.siteUrl,
+    description: clip(description, DESCRIPTION_LIMIT),
+    color: ACCENT,
+    footer: { text: `${entry.date} · ${attribution(options.siteUrl)}` },
+  };
+}
