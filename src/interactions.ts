@@ -1,0 +1,107 @@
+import type { APIEmbed, RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
+import type { WotdLookup } from './wotd/lookup.ts';
+
+/**
+ * The narrow surface a command sees of an interaction. Both transports implement it:
+ * the Discord one over discord.js, the console one in the terminal. Commands never touch raw discord.js objects.
+ */
+
+export interface ButtonSpec {
+  /** Carries the button's whole state (at most 100 characters), so it works after a restart. */
+  customId: string;
+  label: string;
+  style?: 'primary' | 'secondary';
+  disabled?: boolean;
+}
+
+export interface OutgoingMessage {
+  content?: string;
+  embeds?: APIEmbed[];
+  /** One row of buttons. */
+  buttons?: ButtonSpec[];
+  /** Seen only by the member who asked. */
+  ephemeral?: boolean;
+  /** Roles the message may ping; nothing else is ever allowed to ping. */
+  mentionRoleIds?: string[];
+}
+
+export interface ChannelRef {
+  id: string;
+  name: string;
+  kind: 'text' | 'announcement' | 'other';
+}
+
+export interface RoleRef {
+  id: string;
+  name: string;
+}
+
+export interface Invoker {
+  userId: string;
+  guildId: string | null;
+  channelId: string;
+  /** The member holds Manage Channels where the command was used. */
+  canManageChannels: boolean;
+}
+
+export interface CommandOptions {
+  getString(name: string): string | null;
+  getInteger(name: string): number | null;
+  getChannel(name: string): ChannelRef | null;
+  getRole(name: string): RoleRef | null;
+}
+
+/** Shared by every interaction that can be answered with a message. */
+export interface Respondable {
+  readonly invoker: Invoker;
+  /** True once the interaction has been acknowledged (replied, deferred or updated). */
+  readonly acknowledged: boolean;
+  /** Acknowledge now and answer later, so the 3-second deadline is always met. */
+  defer(options?: { ephemeral?: boolean }): Promise<void>;
+  /**
+   * Answer: replies when nothing was sent yet, otherwise edits the deferred reply.
+   * An ephemeral answer after a public deferral replaces it with an ephemeral follow-up.
+   */
+  respond(message: OutgoingMessage): Promise<void>;
+}
+
+export interface CommandContext extends Respondable {
+  readonly commandName: string;
+  readonly options: CommandOptions;
+}
+
+export interface ButtonContext extends Respondable {
+  readonly customId: string;
+  /** Replace the message the button sits on. */
+  update(message: OutgoingMessage): Promise<void>;
+}
+
+export interface AutocompleteChoice {
+  name: string;
+  value: string;
+}
+
+export interface AutocompleteContext {
+  readonly invoker: Invoker;
+  readonly commandName: string;
+  readonly focused: { name: string; value: string };
+  respond(choices: AutocompleteChoice[]): Promise<void>;
+}
+
+/** What commands are handed to do their work. */
+export interface BotServices {
+  lookup: WotdLookup;
+  /** Where embed titles link, credited in every footer. */
+  siteUrl: string;
+}
+
+export interface SlashCommand {
+  data: { name: string; toJSON(): RESTPostAPIChatInputApplicationCommandsJSONBody };
+  execute(context: CommandContext, services: BotServices): Promise<void>;
+  autocomplete?(context: AutocompleteContext, services: BotServices): Promise<void>;
+  /** Buttons whose custom id starts with `${prefix}:` are routed to this command. */
+  button?: {
+    prefix: string;
+    handle(context: ButtonContext, services: BotServices): Promise<void>;
+  };
+}
