@@ -4,7 +4,12 @@ import { ConfigError } from './config.ts';
 export type Subcommand = (args: string[]) => Promise<number>;
 
 // Each entry loads its module only when run, so `wotd-bot serve` never loads discord.js.
-const subcommands: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {};
+const subcommands: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {
+  serve: {
+    summary: 'run the Word-of-the-Day service over HTTP (--port, --host, --variant, --db, --rate-limit)',
+    load: async () => (await import('./service/serve-command.ts')).runServe,
+  },
+};
 
 function usage(): string {
   const width = Math.max(...Object.keys(subcommands).map((name) => name.length));
