@@ -11,8 +11,18 @@ const TITLE_LIMIT = 256;
 const DESCRIPTION_LIMIT = 4096;
 const LABEL_PATTERN = /^\(([^()]{1,60})\)\s*/;
 
-function clip(text: string, limit: number): string {
+export function clip(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
+const ESCAPE_EVERYTHING = { heading: true, bulletedList: true, numberedList: true, maskedLink: true } as const;
+
+/**
+ * Text from the service as inert markdown: every formatting character, and line-leading headings, lists and
+ * quotes, are escaped, so a definition always reads exactly as the service wrote it.
+ */
+export function escapeText(text: string): string {
+  return escapeMarkdown(text, ESCAPE_EVERYTHING).replace(/^(\s*)>/gm, '$1\\>');
 }
 
 /** Splits a leading "(label)" such as "(historical)" from the definition text. */
@@ -25,13 +35,13 @@ export function splitLabel(definition: string): { label: string | null; text: st
 /** The definition as markdown: escaped, with its leading label in italics. */
 export function formatDefinition(definition: string): string {
   const { label, text } = splitLabel(definition);
-  const body = escapeMarkdown(text);
-  return label ? `*(${escapeMarkdown(label)})* ${body}` : body;
+  const body = escapeText(text);
+  return label ? `*(${escapeText(label)})* ${body}` : body;
 }
 
 /** "noun · /ipa/", leaving out whatever the entry lacks. */
 export function formatPosAndIpa(entry: Pick<Entry, 'pos' | 'ipa'>): string {
-  const parts = [entry.pos.trim() ? `**${escapeMarkdown(entry.pos.trim())}**` : '', entry.ipa.trim() ? escapeMarkdown(entry.ipa.trim()) : ''];
+  const parts = [entry.pos.trim() ? `**${escapeText(entry.pos.trim())}**` : '', entry.ipa.trim() ? escapeText(entry.ipa.trim()) : ''];
   return parts.filter(Boolean).join(' · ');
 }
 
@@ -45,7 +55,7 @@ export function entryEmbed(entry: Entry, options: EmbedOptions): APIEmbed {
   const definition = formatDefinition(entry.definition);
   const description = heading ? `${heading}\n\n${definition}` : definition;
   return {
-    title: clip(escapeMarkdown(entry.word), TITLE_LIMIT),
+    title: clip(escapeText(entry.word), TITLE_LIMIT),
     url: options.siteUrl,
     description: clip(description, DESCRIPTION_LIMIT),
     color: ACCENT,
