@@ -1,0 +1,26 @@
+import { Client, GatewayIntentBits, Options } from 'discord.js';
+
+export interface DiscordClientOptions {
+  /** Base of Discord's REST API (DISCORD_API_URL); the gateway URL is then read from its GET /gateway/bot. */
+  apiUrl: string;
+}
+
+/**
+ * The bot's discord.js client. It needs only the Guilds intent: slash commands, buttons and autocomplete arrive as
+ * interactions, and the bot never reads message content or member lists. Nothing the bot sends may ping anyone
+ * unless a message explicitly allows a role.
+ */
+export function createDiscordClient(options: DiscordClientOptions): Client {
+  return new Client({
+    intents: [GatewayIntentBits.Guilds],
+    rest: { api: options.apiUrl },
+    allowedMentions: { parse: [] },
+    // The bot reads no messages, so there is nothing worth caching beyond what interactions carry.
+    makeCache: Options.cacheWithLimits({
+      ...Options.DefaultMakeCacheSettings,
+      MessageManager: 0,
+      PresenceManager: 0,
+      ReactionManager: 0,
+    }),
+  });
+}

@@ -1,0 +1,275 @@
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
+  ChannelType,
+  MessageFlags,
+  PermissionFlagsBits,
+  type AutocompleteInteraction,
+  type BaseInteraction,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type InteractionEditReplyOptions,
+  type InteractionReplyOptions,
+} from 'discord.js';
+import type {
+  AutocompleteChoice,
+  AutocompleteContext,
+  ButtonContext,
+  ButtonSpec,
+  ChannelRef,
+  CommandContext,
+  CommandOptions,
+  Invoker,
+  OutgoingMessage,
+} from '../interactions.ts';
+
+/** What the router needs beyond the commands' view, to report a failure without destroying a good answer. */
+export interface TrackedResponses {
+  /** A real answer (not just a deferral) has reached the member. */
+  readonly answered: boolean;
+  /** Sends a new message after the answer, leaving the answer alone. */
+  followUp(message: OutgoingMessage): Promise<void>;
+}
+
+/**
+ * The command, button and autocomplete contexts over discord.js interactions.
+ *
+ * Where an answer goes depends on what the interaction has already been sent:
+ * - nothing yet: `respond` replies (callback type 4), `update` replaces the button's message (type 7);
+ * - a deferred or sent reply: `respond` edits it (PATCH @original); an ephemeral answer to a public reply deletes it
+ *   and is sent as an ephemeral follow-up, since Discord cannot turn a public message private;
+ * - a deferred update or an update of the button's message: `update` edits that message (PATCH @original) and
+ *   `respond` sends a follow-up message.
+ */
+
+const BUTTONS_PER_ROW = 5;
+const MAX_ROWS = 5;
+const MAX_CHOICES = 25;
+const CHOICE_TEXT_LIMIT = 100;
+
+type Acknowledgement =
+  /** Nothing sent yet. */
+  | { kind: 'none' }
+  /** A reply of ours (deferred or sent) is the original response. */
+  | { kind: 'reply'; ephemeral: boolean }
+  /** The original response is the message the button sits on (deferred update or update). */
+  | { kind: 'component' }
+  /** The original reply was deleted to make way for an ephemeral follow-up; later answers are follow-ups. */
+  | { kind: 'gone' };
+
+export function channelKind(type: ChannelType): ChannelRef['kind'] {
+  if (type === ChannelType.GuildText) return 'text';
+  if (type === ChannelType.GuildAnnouncement) return 'announcement';
+  return 'other';
+}
+
+export function invokerOf(interaction: BaseInteraction): Invoker {
+  return {
+    userId: interaction.user.id,
+    guildId: interaction.guildId,
+    channelId: interaction.channelId ?? '',
+    canManageChannels: interaction.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false,
+  };
+}
+
+export function buttonRows(buttons: ButtonSpec[] | undefined): ActionRowBuilder<ButtonBuilder>[] {
+  const rows: ActionRowBuilder<ButtonBuilder>[] = [];
+  const specs = (buttons ?? []).slice(0, BUTTONS_PER_ROW * MAX_ROWS);
+  for (let start = 0; start < specs.length; start += BUTTONS_PER_ROW) {
+    const row = new ActionRowBuilder<ButtonBuilder>();
+    for (const spec of specs.slice(start, start + BUTTONS_PER_ROW)) {
+      row.addComponents(
+        new ButtonBuilder()
+          .setCustomId(spec.customId)
+          .setLabel(spec.label)
+          .setStyle(spec.style === 'primary' ? ButtonStyle.Primary : ButtonStyle.Secondary)
+          .setDisabled(spec.disabled ?? false),
+      );
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+function allowedMentionsOf(message: OutgoingMessage): { parse: []; roles: string[] } {
+  return { parse: [], roles: message.mentionRoleIds ?? [] };
+}
+
+/** A new message (reply or follow-up): only what the message has. */
+export function newMessagePayload(message: OutgoingMessage): InteractionReplyOptions {
+  const payload: InteractionReplyOptions = { allowedMentions: allowedMentionsOf(message) };
+  if (message.content !== undefined) payload.content = message.content;
+  if (message.embeds !== undefined) payload.embeds = message.embeds;
+  if (message.buttons !== undefined && message.buttons.length > 0) payload.components = buttonRows(message.buttons);
+  if (message.ephemeral) payload.flags = MessageFlags.Ephemeral;
+  return payload;
+}
+
+/** A replacement of an existing message: whatever the new message lacks is cleared. */
+export function replacementPayload(message: OutgoingMessage): InteractionEditReplyOptions {
+  return {
+    content: message.content ?? '',
+    embeds: message.embeds ?? [],
+    components: buttonRows(message.buttons),
+    allowedMentions: allowedMentionsOf(message),
+  };
+}
+
+type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction;
+
+/** Shared bookkeeping of what has been sent for one interaction. */
+class Responder {
+  ack: Acknowledgement = { kind: 'none' };
+  answered = false;
+
+  constructor(private readonly interaction: RepliableInteraction) {}
+
+  get acknowledged(): boolean {
+    return this.ack.kind !== 'none';
+  }
+
+  async deferReply(ephemeral: boolean): Promise<void> {
+    await this.interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+    this.ack = { kind: 'reply', ephemeral };
+  }
+
+  async respond(message: OutgoingMessage): Promise<void> {
+    const ack = this.ack;
+    switch (ack.kind) {
+      case 'none':
+        await this.interaction.reply(newMessagePayload(message));
+        this.ack = { kind: 'reply', ephemeral: message.ephemeral ?? false };
+        break;
+      case 'reply':
+        if (message.ephemeral && !ack.ephemeral) {
+          await this.interaction.deleteReply();
+          this.ack = { kind: 'gone' };
+          await this.interaction.followUp(newMessagePayload(message));
+          break;
+        }
+        await this.interaction.editReply(replacementPayload(message));
+        break;
+      case 'component':
+      case 'gone':
+        await this.interaction.followUp(newMessagePayload(message));
+        break;
+    }
+    this.answered = true;
+  }
+
+  async followUp(message: OutgoingMessage): Promise<void> {
+    if (this.ack.kind === 'none') {
+      await this.respond(message);
+      return;
+    }
+    await this.interaction.followUp(newMessagePayload(message));
+  }
+}
+
+function commandOptions(interaction: ChatInputCommandInteraction): CommandOptions {
+  const options = interaction.options;
+  return {
+    getString: (name) => options.getString(name),
+    getInteger: (name) => options.getInteger(name),
+    getChannel: (name) => {
+      const channel = options.getChannel(name);
+      if (!channel) return null;
+      return { id: channel.id, name: channel.name ?? channel.id, kind: channelKind(channel.type) };
+    },
+    getRole: (name) => {
+      const role = options.getRole(name);
+      return role ? { id: role.id, name: role.name } : null;
+    },
+  };
+}
+
+export function createCommandContext(interaction: ChatInputCommandInteraction): CommandContext & TrackedResponses {
+  const responder = new Responder(interaction);
+  return {
+    commandName: interaction.commandName,
+    options: commandOptions(interaction),
+    invoker: invokerOf(interaction),
+    get acknowledged() {
+      return responder.acknowledged;
+    },
+    get answered() {
+      return responder.answered;
+    },
+    followUp: (message) => responder.followUp(message),
+    async defer(options) {
+      if (responder.acknowledged) return;
+      await responder.deferReply(options?.ephemeral ?? false);
+    },
+    respond: (message) => responder.respond(message),
+  };
+}
+
+export function createButtonContext(interaction: ButtonInteraction): ButtonContext & TrackedResponses {
+  const responder = new Responder(interaction);
+  return {
+    customId: interaction.customId,
+    invoker: invokerOf(interaction),
+    get acknowledged() {
+      return responder.acknowledged;
+    },
+    get answered() {
+      return responder.answered;
+    },
+    followUp: (message) => responder.followUp(message),
+    /** Public: a deferred update of the button's message (the usual case); ephemeral: a private "thinking" reply. */
+    async defer(options) {
+      if (responder.acknowledged) return;
+      if (options?.ephemeral) {
+        await responder.deferReply(true);
+        return;
+      }
+      await interaction.deferUpdate();
+      responder.ack = { kind: 'component' };
+    },
+    respond: (message) => responder.respond(message),
+    async update(message) {
+      switch (responder.ack.kind) {
+        case 'none':
+          await interaction.update(replacementPayload(message));
+          responder.ack = { kind: 'component' };
+          responder.answered = true;
+          return;
+        case 'component':
+          await interaction.editReply(replacementPayload(message));
+          responder.answered = true;
+          return;
+        // After a private deferral the button's message is out of reach; the answer goes where the member looks.
+        case 'reply':
+        case 'gone':
+          await responder.respond(message);
+          return;
+      }
+    },
+  };
+}
+
+function clipChoiceText(text: string): string {
+  return text.length <= CHOICE_TEXT_LIMIT ? text : `${text.slice(0, CHOICE_TEXT_LIMIT - 1)}…`;
+}
+
+export function createAutocompleteContext(interaction: AutocompleteInteraction): AutocompleteContext {
+  const focused = interaction.options.getFocused(true);
+  let responded = false;
+  return {
+    commandName: interaction.commandName,
+    invoker: invokerOf(interaction),
+    focused: { name: focused.name, value: String(focused.value) },
+    async respond(choices: AutocompleteChoice[]) {
+      if (responded || interaction.responded) return;
+      responded = true;
+      await interaction.respond(
+        choices
+          // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.
+          .filter((choice) => choice.name.length > 0 && choice.value.length > 0 && choice.value.length <= CHOICE_TEXT_LIMIT)
+          .slice(0, MAX_CHOICES)
+          .map((choice) => ({ name: clipChoiceText(choice.name), value: choice.value })),
+      );
+    },
+  };
+}

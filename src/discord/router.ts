@@ -1,0 +1,123 @@
+import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
+import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
+import type { Logger } from '../logger.ts';
+import { createAutocompleteContext, createButtonContext, createCommandContext, type TrackedResponses } from './contexts.ts';
+
+export const SOMETHING_WENT_WRONG =
+  'Sorry, something went wrong on my side while handling that. Please try again in a moment.';
+export const UNKNOWN_COMMAND = 'I do not know that command any more. Its list may be out of date; try again in a minute.';
+export const UNKNOWN_BUTTON = 'This button no longer works. Run the command again for a fresh one.';
+
+export interface RouterOptions {
+  commands: readonly SlashCommand[];
+  services: BotServices;
+  logger: Logger;
+}
+
+export type InteractionRouter = (interaction: Interaction) => Promise<void>;
+
+/** The part of a button's custom id before the first ':' names the command that handles it. */
+export function buttonPrefix(customId: string): string {
+  const colon = customId.indexOf(':');
+  return colon === -1 ? customId : customId.slice(0, colon);
+}
+
+function errorFields(error: unknown): Record<string, unknown> {
+  return error instanceof Error ? { err: error } : { err: { message: String(error) } };
+}
+
+/**
+ * One entry point for every interaction: chat-input commands by name, buttons by custom-id prefix, autocomplete by
+ * command name. A handler that throws is logged and the member gets a kind private message instead of Discord's
+ * "This interaction failed"; the router never throws.
+ */
+export function createInteractionRouter(options: RouterOptions): InteractionRouter {
+  const { services, logger } = options;
+  const byName = new Map(options.commands.map((command) => [command.data.name, command]));
+  const byPrefix = new Map<string, SlashCommand>();
+  for (const command of options.commands) {
+    if (command.button) byPrefix.set(command.button.prefix, command);
+  }
+
+  /**
+   * Answers privately on whichever path is still open: a reply, the place of a deferral, or a follow-up when a real
+   * answer was already sent (which is left alone). A failure here is only logged.
+   */
+  async function answerPrivately(context: Respondable & TrackedResponses, message: OutgoingMessage, log: Logger): Promise<void> {
+    try {
+      if (context.answered) await context.followUp({ ...message, ephemeral: true });
+      else await context.respond({ ...message, ephemeral: true });
+    } catch (error) {
+      log.warn({ ...errorFields(error), acknowledged: context.acknowledged }, 'could not send the error reply');
+    }
+  }
+
+  async function handleCommand(interaction: ChatInputCommandInteraction): Promise<void> {
+    const log = logger.child({ interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId });
+    const context = createCommandContext(interaction);
+    const command = byName.get(interaction.commandName);
+    if (!command) {
+      log.warn('unknown command');
+      await answerPrivately(context, { content: UNKNOWN_COMMAND }, log);
+      return;
+    }
+    const started = performance.now();
+    try {
+      await command.execute(context, services);
+      log.debug({ ms: Math.round(performance.now() - started) }, 'command handled');
+    } catch (error) {
+      log.error({ ...errorFields(error), acknowledged: context.acknowledged }, 'command failed');
+      await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+    }
+  }
+
+  async function handleButton(interaction: ButtonInteraction): Promise<void> {
+    const prefix = buttonPrefix(interaction.customId);
+    const log = logger.child({ interactionId: interaction.id, button: prefix, guildId: interaction.guildId });
+    const context = createButtonContext(interaction);
+    const command = byPrefix.get(prefix);
+    if (!command?.button) {
+      log.warn({ customId: interaction.customId }, 'unknown button');
+      await answerPrivately(context, { content: UNKNOWN_BUTTON }, log);
+      return;
+    }
+    try {
+      await command.button.handle(context, services);
+      log.debug('button handled');
+    } catch (error) {
+      log.error({ ...errorFields(error), customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
+      await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+    }
+  }
+
+  async function handleAutocomplete(interaction: AutocompleteInteraction): Promise<void> {
+    const log = logger.child({ interactionId: interaction.id, command: interaction.commandName, autocomplete: true });
+    const command = byName.get(interaction.commandName);
+    try {
+      const context = createAutocompleteContext(interaction);
+      if (command?.autocomplete) await command.autocomplete(context, services);
+      else log.warn('autocomplete for a command without it');
+    } catch (error) {
+      log.error(errorFields(error), 'autocomplete failed');
+    }
+    // Discord shows "loading options failed" to a member left without an answer; an empty list is kinder.
+    if (!interaction.responded) {
+      try {
+        await interaction.respond([]);
+      } catch (error) {
+        log.warn(errorFields(error), 'could not send an empty autocomplete answer');
+      }
+    }
+  }
+
+  return async (interaction) => {
+    try {
+      if (interaction.isChatInputCommand()) await handleCommand(interaction);
+      else if (interaction.isButton()) await handleButton(interaction);
+      else if (interaction.isAutocomplete()) await handleAutocomplete(interaction);
+      else logger.debug({ interactionId: interaction.id, type: interaction.type }, 'ignored an interaction of another kind');
+    } catch (error) {
+      logger.error({ ...errorFields(error), interactionId: interaction.id }, 'interaction routing failed');
+    }
+  };
+}
