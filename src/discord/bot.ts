@@ -1,0 +1,110 @@
+import { Events, type Client } from 'discord.js';
+import type { Config } from '../config.ts';
+import type { BotServices, SlashCommand } from '../interactions.ts';
+import type { Logger } from '../logger.ts';
+import { createDiscordClient } from './client.ts';
+import { inviteUrl } from './invite.ts';
+import { createInteractionRouter } from './router.ts';
+
+export interface StartDiscordBotOptions {
+  config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL' | 'DISCORD_APPLICATION_ID'>;
+  commands: readonly SlashCommand[];
+  services: BotServices;
+  logger: Logger;
+  /** How long stop() lets interactions in progress finish before disconnecting. */
+  drainTimeoutMs?: number;
+}
+
+export interface DiscordBot {
+  client: Client<true>;
+  /** The link that adds the bot to a server. */
+  inviteUrl: string;
+  /** Stops taking interactions, lets those in progress finish, then disconnects. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
+
+function errorFields(error: unknown): Record<string, unknown> {
+  return error instanceof Error ? { err: error } : { err: { message: String(error) } };
+}
+
+/**
+ * Connects to Discord and answers interactions until stop(). Resolves once the gateway session is ready.
+ * Reconnecting after a dropped connection is left to discord.js; it is only logged here.
+ */
+export async function startDiscordBot(options: StartDiscordBotOptions): Promise<DiscordBot> {
+  const { config, logger } = options;
+  const token = config.DISCORD_TOKEN;
+  if (!token) throw new Error('DISCORD_TOKEN is not set; the Discord bot cannot log in without it.');
+  const log = logger.child({ component: 'discord' });
+  const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL });
+  const route = createInteractionRouter({ commands: options.commands, services: options.services, logger: log });
+
+  const inFlight = new Set<Promise<void>>();
+  let stopping = false;
+  client.on(Events.InteractionCreate, (interaction) => {
+    if (stopping) return;
+    const handled = route(interaction).finally(() => inFlight.delete(handled));
+    inFlight.add(handled);
+  });
+
+  client.on(Events.Error, (error) => log.error(errorFields(error), 'discord client error'));
+  client.on(Events.Warn, (message) => log.warn({ detail: message }, 'discord client warning'));
+  client.on(Events.Debug, (message) => log.trace({ detail: message }, 'discord client debug'));
+  client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shardId, code: event.code }, 'gateway disconnected'));
+  client.on(Events.ShardReconnecting, (shardId) => log.info({ shardId }, 'gateway reconnecting'));
+  client.on(Events.ShardResume, (shardId, replayed) => log.info({ shardId, replayed }, 'gateway session resumed'));
+  client.on(Events.ShardError, (error, shardId) => log.error({ ...errorFields(error), shardId }, 'gateway error'));
+  client.on(Events.GuildCreate, (guild) => log.info({ guildId: guild.id, guilds: client.guilds.cache.size }, 'joined a server'));
+  client.on(Events.GuildDelete, (guild) => log.info({ guildId: guild.id, guilds: client.guilds.cache.size }, 'left a server'));
+  client.rest.on('rateLimited', (info) =>
+    log.warn({ route: info.route, method: info.method, retryAfterMs: info.retryAfter, global: info.global }, 'Discord rate limit hit'),
+  );
+
+  const readyClient = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
+  let ready: Client<true>;
+  try {
+    log.info({ apiUrl: config.DISCORD_API_URL }, 'connecting to Discord');
+    await client.login(token);
+    ready = await readyClient;
+  } catch (error) {
+    await client.destroy();
+    throw error;
+  }
+
+  const applicationId = ready.application.id;
+  if (config.DISCORD_APPLICATION_ID && config.DISCORD_APPLICATION_ID !== applicationId) {
+    log.warn(
+      { configured: config.DISCORD_APPLICATION_ID, actual: applicationId },
+      'DISCORD_APPLICATION_ID does not match the application of this token; using the token\'s',
+    );
+  }
+  const invite = inviteUrl(applicationId);
+  log.info(
+    { user: ready.user.tag, applicationId, guilds: ready.guilds.cache.size, inviteUrl: invite },
+    `connected to Discord as ${ready.user.tag}; add the bot to a server with ${invite}`,
+  );
+
+  let stopped: Promise<void> | undefined;
+  async function stop(): Promise<void> {
+    stopping = true;
+    if (inFlight.size > 0) {
+      log.info({ inFlight: inFlight.size }, 'waiting for interactions in progress');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+      });
+      await Promise.race([Promise.allSettled([...inFlight]), timeout]);
+      clearTimeout(timer);
+    }
+    await client.destroy();
+    log.info('disconnected from Discord');
+  }
+
+  return {
+    client: ready,
+    inviteUrl: invite,
+    stop: () => (stopped ??= stop()),
+  };
+}
