@@ -9,6 +9,10 @@ const subcommands: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: 'run the Word-of-the-Day service over HTTP (--port, --host, --variant, --db, --rate-limit)',
     load: async () => (await import('./service/serve-command.ts')).runServe,
   },
+  'deploy-commands': {
+    summary: 'register the slash commands with Discord, globally or in one server (--guild ID)',
+    load: async () => (await import('./discord/deploy-commands.ts')).runDeployCommands,
+  },
 };
 
 function usage(): string {
