@@ -13,6 +13,18 @@ const subcommands: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: 'register the slash commands with Discord, globally or in one server (--guild ID)',
     load: async () => (await import('./discord/deploy-commands.ts')).runDeployCommands,
   },
+  query: {
+    summary: 'look up the word of a day: query [DATE] (YYYY-MM-DD or DD-MM-YYYY; --json, --api-url, --variant)',
+    load: async () => (await import('./lookup-cli.ts')).runQuery,
+  },
+  history: {
+    summary: 'the words before a day, newest first: history [DATE] [--limit N] (--json, --api-url, --variant)',
+    load: async () => (await import('./lookup-cli.ts')).runHistory,
+  },
+  find: {
+    summary: 'every day a word was the word of the day: find WORD (--json, --api-url, --variant)',
+    load: async () => (await import('./lookup-cli.ts')).runFind,
+  },
 };
 
 function usage(): string {

@@ -13,12 +13,10 @@ export interface Timers {
 
 export const systemClock: Clock = () => new Date();
 
-/** Real timers that never keep the process alive on their own. */
+/** Real timers. They keep the process alive: a queued lookup is work still to do. close() clears the adapter's. */
 export const systemTimers: Timers = {
   setTimeout(callback, ms) {
-    const handle = setTimeout(callback, Math.max(0, ms));
-    handle.unref();
-    return handle;
+    return setTimeout(callback, Math.max(0, ms));
   },
   clearTimeout(handle) {
     clearTimeout(handle as ReturnType<typeof setTimeout>);
