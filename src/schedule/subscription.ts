@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { isoDateSchema } from '../wotd/entry.ts';
+
+/**
+ * A channel's subscription to the daily post, and the record of each day's delivery to it.
+ * Both are stored as JSON and validated on the way back in, so a damaged row is reported, never guessed at.
+ */
+
+/** Consecutive days a post may be refused (403) before the subscription is switched off. */
+export const FAILED_DAYS_BEFORE_DISABLE = 3;
+
+const statusSchema = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('active') }),
+  z.object({
+    state: z.literal('failing'),
+    reason: z.string(),
+    /** Service days in a row on which the post was refused. */
+    failedDays: z.number().int().positive(),
+    lastFailedDay: isoDateSchema,
+  }),
+  z.object({ state: z.literal('disabled'), reason: z.string(), at: z.string() }),
+]);
+
+export type SubscriptionStatus = z.output<typeof statusSchema>;
+
+export const subscriptionSchema = z.object({
+  guildId: z.string().min(1),
+  channelId: z.string().min(1),
+  channelName: z.string(),
+  /** Local post time, HH:MM. */
+  time: z.string().regex(/^\d{2}:\d{2}$/),
+  timeZone: z.string().min(1),
+  roleId: z.string().nullable(),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  /** When it was last created, changed or re-enabled: failures recorded before this no longer hold it back. */
+  enabledAt: z.string(),
+  status: statusSchema,
+});
+
+export type Subscription = z.output<typeof subscriptionSchema>;
+
+export const deliverySchema = z.object({
+  channelId: z.string().min(1),
+  /** The service day whose entry this post carries. */
+  day: isoDateSchema,
+  /**
+   * sending: about to post or posting (a crash leaves it here, and the retry reuses the nonce);
+   * retrying: a transient failure, tried again at nextAttemptAt; sent: done; failed: refused or gone for this day.
+   */
+  state: z.enum(['sending', 'retrying', 'sent', 'failed']),
+  nonce: z.string().min(1).max(25),
+  attempts: z.number().int().nonnegative(),
+  messageId: z.string().optional(),
+  error: z.string().optional(),
+  nextAttemptAt: z.string().optional(),
+  updatedAt: z.string(),
+});
+
+export type DeliveryRecord = z.output<typeof deliverySchema>;
+
+export function describeStatus(status: SubscriptionStatus): string {
+  switch (status.state) {
+    case 'active':
+      return 'active';
+    case 'failing':
+      return `failing (${status.reason}; ${status.failedDays} failed ${status.failedDays === 1 ? 'day' : 'days'} in a row)`;
+    case 'disabled':
+      return `disabled (${status.reason})`;
+  }
+}
