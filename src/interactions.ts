@@ -1,4 +1,5 @@
 import type { APIEmbed, RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
+import type { Logger } from './logger.ts';
 import type { WotdLookup } from './wotd/lookup.ts';
 
 /**
@@ -93,6 +94,8 @@ export interface BotServices {
   lookup: WotdLookup;
   /** Where embed titles link, credited in every footer. */
   siteUrl: string;
+  /** Where a command reports faults of its own (never the member's mistakes or the service's failures). */
+  logger?: Logger;
 }
 
 export interface SlashCommand {

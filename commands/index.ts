@@ -1,0 +1,7 @@
+import type { SlashCommand } from '../src/interactions.ts';
+import { wotdCommand } from './wotd.ts';
+import { wotdFindCommand } from './wotd-find.ts';
+import { wotdHistoryCommand } from './wotd-history.ts';
+
+/** Every slash command the bot offers, in the order `help` lists them. */
+export const commands: SlashCommand[] = [wotdCommand, wotdHistoryCommand, wotdFindCommand];

@@ -1,0 +1,162 @@
+import { SlashCommandBuilder, type APIEmbed } from 'discord.js';
+import { attribution, clip, escapeText } from '../src/discord/embeds.ts';
+import type {
+  AutocompleteContext,
+  BotServices,
+  ButtonContext,
+  ButtonSpec,
+  CommandContext,
+  OutgoingMessage,
+  SlashCommand,
+} from '../src/interactions.ts';
+import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
+import { entryLine } from '../src/replies/entries.ts';
+import { privateNote, quoteInput, STALE_NOTE } from '../src/replies/messages.ts';
+import type { Entry } from '../src/wotd/entry.ts';
+import { isWotdError } from '../src/wotd/errors.ts';
+
+export const FIND_PREFIX = 'find';
+export const PAGE_SIZE = 10;
+export const MAX_WORD_LENGTH = 100;
+const MAX_CUSTOM_ID = 100;
+const MAX_CHOICES = 25;
+const SUGGESTIONS = 5;
+const ACCENT = 0x5865f2;
+
+const data = new SlashCommandBuilder()
+  .setName('wotd-find')
+  .setDescription('Find every day a word was the word of the day')
+  .addStringOption((option) =>
+    option
+      .setName('word')
+      .setDescription('The word to look for')
+      .setRequired(true)
+      .setMaxLength(MAX_WORD_LENGTH)
+      .setAutocomplete(true),
+  );
+
+/** A page button carries the page it opens and the word, so it works after a restart. Null when it would not fit. */
+export function pageButtonId(page: number, word: string): string | null {
+  const id = `${FIND_PREFIX}:${page}:${word}`;
+  return id.length <= MAX_CUSTOM_ID ? id : null;
+}
+
+export function parsePageButtonId(customId: string): { page: number; word: string } | null {
+  const match = /^find:(\d{1,4}):(.+)$/s.exec(customId);
+  if (!match?.[1] || !match[2]) return null;
+  const page = Number(match[1]);
+  const word = match[2].trim();
+  if (page < 1 || word === '') return null;
+  return { page, word };
+}
+
+function pageCount(total: number): number {
+  return Math.max(1, Math.ceil(total / PAGE_SIZE));
+}
+
+function findEmbed(entries: Entry[], page: number, siteUrl: string): APIEmbed {
+  const pages = pageCount(entries.length);
+  const shown = entries.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const word = entries[0]?.word ?? '';
+  const times = entries.length === 1 ? 'once' : `${entries.length} times`;
+  const paging = pages > 1 ? `Page ${page} of ${pages} · ` : '';
+  return {
+    title: clip(`${escapeText(word)}: word of the day ${times}`, 256),
+    url: siteUrl,
+    color: ACCENT,
+    description: clip(shown.map(entryLine).join('\n'), 4096),
+    footer: { text: `${paging}${attribution(siteUrl)}` },
+  };
+}
+
+function pageButtons(query: string, page: number, pages: number): ButtonSpec[] | undefined {
+  if (pages <= 1) return undefined;
+  const newer = pageButtonId(page - 1, query);
+  const older = pageButtonId(page + 1, query);
+  // A word too long to fit in a button's state is shown one page only.
+  if (!newer || !older) return undefined;
+  return [
+    { customId: newer, label: 'Newer', style: 'secondary', disabled: page <= 1 },
+    { customId: older, label: 'Older', style: 'secondary', disabled: page >= pages },
+  ];
+}
+
+/**
+ * Words seen before that look like the query, for a reply that found nothing: words starting with the query,
+ * then with ever shorter beginnings of it, so a typo late in the word still finds its neighbours.
+ */
+async function suggestionsFor(query: string, services: BotServices): Promise<string[]> {
+  const wanted = query.toLowerCase();
+  for (let length = query.length; length >= 1; length -= 1) {
+    const words = await services.lookup.suggestWords(query.slice(0, length), SUGGESTIONS + 1);
+    const others = words.filter((word) => word.toLowerCase() !== wanted).slice(0, SUGGESTIONS);
+    if (others.length > 0) return others;
+  }
+  return [];
+}
+
+async function noMatchMessage(query: string, services: BotServices): Promise<OutgoingMessage> {
+  const suggestions = await suggestionsFor(query, services).catch(() => []);
+  const opening = `“${quoteInput(query)}” has not been a word of the day, as far as the service knows.`;
+  if (suggestions.length === 0) {
+    return privateNote(`${opening} Check the spelling, or start typing in the \`word\` option to pick from words I have seen.`);
+  }
+  const list = suggestions.map((word) => `**${escapeText(word)}**`).join(', ');
+  return privateNote(`${opening} Did you mean ${list}? The \`word\` option suggests words as you type.`);
+}
+
+async function findMessage(query: string, page: number, services: BotServices): Promise<OutgoingMessage> {
+  let found;
+  try {
+    found = await services.lookup.findWord(query, INTERACTIVE);
+  } catch (error) {
+    if (isWotdError(error, 'not_found')) return noMatchMessage(query, services);
+    throw error;
+  }
+  const entries = found.value;
+  if (entries.length === 0) return noMatchMessage(query, services);
+  const pages = pageCount(entries.length);
+  if (page > pages) {
+    return privateNote(`That page of results is gone: “${quoteInput(query)}” now has ${pages} page${pages === 1 ? '' : 's'}. Run \`/wotd-find\` again.`);
+  }
+  const message: OutgoingMessage = { embeds: [findEmbed(entries, page, services.siteUrl)] };
+  const buttons = pageButtons(query, page, pages);
+  if (buttons) message.buttons = buttons;
+  if (found.stale) message.content = STALE_NOTE;
+  return message;
+}
+
+async function execute(context: CommandContext, services: BotServices): Promise<void> {
+  const query = (context.options.getString('word') ?? '').trim().replace(/\s+/g, ' ');
+  if (query === '') return context.respond(privateNote('Tell me which word to look for, for example `/wotd-find word:serendipity`.'));
+  if (query.length > MAX_WORD_LENGTH) {
+    return context.respond(privateNote(`That is longer than any word of the day; words have at most ${MAX_WORD_LENGTH} characters.`));
+  }
+  await replyWhenReady(context, findMessage(query, 1, services), { logger: services.logger });
+}
+
+async function handlePage(context: ButtonContext, services: BotServices): Promise<void> {
+  const state = parsePageButtonId(context.customId);
+  if (!state) return context.respond(privateNote('This button no longer works. Run `/wotd-find` again.'));
+  await updateWhenReady(context, findMessage(state.word, state.page, services), { logger: services.logger });
+}
+
+/** Suggests words already in the cache; never asks the service, so it is instant and costs no requests. */
+async function autocomplete(context: AutocompleteContext, services: BotServices): Promise<void> {
+  if (context.focused.name !== 'word') return context.respond([]);
+  let words: string[];
+  try {
+    words = await services.lookup.suggestWords(context.focused.value.trim(), MAX_CHOICES);
+  } catch (error) {
+    services.logger?.warn({ err: error }, 'word suggestions failed');
+    words = [];
+  }
+  await context.respond(words.slice(0, MAX_CHOICES).map((word) => ({ name: word, value: word })));
+}
+
+export const wotdFindCommand: SlashCommand = {
+  data,
+  execute,
+  autocomplete,
+  button: { prefix: FIND_PREFIX, handle: handlePage },
+};

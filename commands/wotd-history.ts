@@ -1,0 +1,110 @@
+import { SlashCommandBuilder, type APIEmbed } from 'discord.js';
+import { attribution } from '../src/discord/embeds.ts';
+import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
+import { describeDate, readDateOption } from '../src/replies/dates.ts';
+import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
+import { entryField } from '../src/replies/entries.ts';
+import { invalidDateMessage, notRevealedMessage, privateNote, STALE_NOTE } from '../src/replies/messages.ts';
+import { parseIsoDate, type IsoDate } from '../src/wotd/dates.ts';
+import { isWotdError } from '../src/wotd/errors.ts';
+import type { HistoryPage } from '../src/wotd/lookup.ts';
+import { DATE_OPTION_DESCRIPTION } from './wotd.ts';
+
+export const HISTORY_PREFIX = 'hist';
+export const DEFAULT_LIMIT = 3;
+export const MAX_LIMIT = 8;
+const ACCENT = 0x5865f2;
+
+const data = new SlashCommandBuilder()
+  .setName('wotd-history')
+  .setDescription('List the words of the day before a date, newest first')
+  .addStringOption((option) =>
+    option.setName('date').setDescription(`Show the words before this day: ${DATE_OPTION_DESCRIPTION}`).setMaxLength(32),
+  )
+  .addIntegerOption((option) =>
+    option
+      .setName('limit')
+      .setDescription(`How many words to show, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`)
+      .setMinValue(1)
+      .setMaxValue(MAX_LIMIT),
+  );
+
+/** The "Older" button carries everything needed to continue: the day to look before and the page size. */
+export function olderButtonId(before: IsoDate, limit: number): string {
+  return `${HISTORY_PREFIX}:${before}:${limit}`;
+}
+
+export function parseOlderButtonId(customId: string): { before: IsoDate; limit: number } | null {
+  const match = /^hist:(\d{4}-\d{2}-\d{2}):(\d{1,2})$/.exec(customId);
+  if (!match?.[1] || !match[2]) return null;
+  const before = parseIsoDate(match[1]);
+  const limit = Number(match[2]);
+  if (!before || limit < 1 || limit > MAX_LIMIT) return null;
+  return { before, limit };
+}
+
+function historyEmbed(before: IsoDate, today: IsoDate, page: HistoryPage, siteUrl: string): APIEmbed {
+  const newest = page.entries[0];
+  const oldest = page.entries.at(-1);
+  const span = newest && oldest ? (newest === oldest ? newest.date : `${newest.date} to ${oldest.date}`) : '';
+  return {
+    title: before === today ? 'Recent words of the day' : `Words of the day before ${describeDate(before)}`,
+    url: siteUrl,
+    color: ACCENT,
+    fields: page.entries.map(entryField),
+    footer: { text: `${span} · ${attribution(siteUrl)}` },
+  };
+}
+
+async function historyMessage(before: IsoDate, limit: number, services: BotServices): Promise<OutgoingMessage> {
+  const today = services.lookup.today();
+  let found;
+  try {
+    found = await services.lookup.getPrevious(before, limit, INTERACTIVE);
+  } catch (error) {
+    if (isWotdError(error, 'not_found')) return privateNote(`There are no words of the day before ${describeDate(before)}.`);
+    throw error;
+  }
+  const page = found.value;
+  const oldest = page.entries.at(-1);
+  if (!oldest) return privateNote(`There are no words of the day before ${describeDate(before)}.`);
+  const message: OutgoingMessage = { embeds: [historyEmbed(before, today, page, services.siteUrl)] };
+  if (page.hasMore) {
+    const older: ButtonSpec = { customId: olderButtonId(oldest.date, limit), label: 'Older', style: 'secondary' };
+    message.buttons = [older];
+  }
+  if (found.stale) message.content = STALE_NOTE;
+  return message;
+}
+
+async function execute(context: CommandContext, services: BotServices): Promise<void> {
+  const option = readDateOption(context.options.getString('date'), services.lookup.today());
+  if (option.kind === 'invalid') return context.respond(invalidDateMessage(option.text, option.realDay));
+  if (option.kind === 'future') return context.respond(notRevealedMessage(option.date));
+  const limit = context.options.getInteger('limit') ?? DEFAULT_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    return context.respond(privateNote(`The limit must be a whole number from 1 to ${MAX_LIMIT}; you gave ${limit}.`));
+  }
+  await replyWhenReady(context, historyMessage(option.date, limit, services), {
+    subject: { before: option.date },
+    logger: services.logger,
+  });
+}
+
+const STALE_BUTTON = 'This button no longer works. Run `/wotd-history` again to see the words of the day.';
+
+/** "Older": the page before the oldest entry shown, replacing the message the button sits on. */
+async function handleOlder(context: ButtonContext, services: BotServices): Promise<void> {
+  const state = parseOlderButtonId(context.customId);
+  if (!state || state.before > services.lookup.today()) return context.respond(privateNote(STALE_BUTTON));
+  await updateWhenReady(context, historyMessage(state.before, state.limit, services), {
+    subject: { before: state.before },
+    logger: services.logger,
+  });
+}
+
+export const wotdHistoryCommand: SlashCommand = {
+  data,
+  execute,
+  button: { prefix: HISTORY_PREFIX, handle: handleOlder },
+};
