@@ -5,6 +5,10 @@ export type Subcommand = (args: string[]) => Promise<number>;
 
 // Each entry loads its module only when run, so `wotd-bot serve` never loads discord.js.
 const subcommands: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {
+  start: {
+    summary: 'run the bot: on Discord when DISCORD_TOKEN is set, otherwise an offline console in this terminal',
+    load: async () => (await import('./bot.ts')).runBot,
+  },
   serve: {
     summary: 'run the Word-of-the-Day service over HTTP (--port, --host, --variant, --db, --rate-limit)',
     load: async () => (await import('./service/serve-command.ts')).runServe,

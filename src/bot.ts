@@ -1,0 +1,142 @@
+import { commands } from '../commands/index.ts';
+import { loadConfig, loadDotEnv, type Config } from './config.ts';
+import { consoleBanner, type ConsoleSource } from './console/banner.ts';
+import { runConsoleLoop } from './console/console.ts';
+import { ConsoleSession } from './console/session.ts';
+import type { BotServices } from './interactions.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { startWotdService, type RunningService } from './service/server.ts';
+import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
+
+const USAGE = `Usage: wotd-bot start
+
+Runs the bot. With DISCORD_TOKEN set (in the environment or .env) it connects to Discord and uses the
+Word-of-the-Day service at WOTD_API_URL (default ${DEFAULT_API_URL}). Without it, it runs in this terminal:
+an offline console against the embedded service reading WOTD_SERVICE_DB (or WOTD_API_URL when set).`;
+
+/** Resolves on the first SIGINT or SIGTERM, with the signal's name. */
+function nextSignal(): { promise: Promise<NodeJS.Signals>; dispose: () => void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
+  const promise = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (signal) => resolve(signal);
+  });
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    promise,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+}
+
+/** `wotd-bot start` (`npm start`): the Discord bot when DISCORD_TOKEN is set, otherwise the console. */
+export async function runBot(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (args.length > 0) {
+    process.stderr.write(`wotd-bot start: unexpected argument "${args[0]}"\n\n${USAGE}\n`);
+    return 2;
+  }
+  loadDotEnv();
+  const config = loadConfig();
+  return config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN) : runConsole(config);
+}
+
+async function runDiscord(config: Config, token: string): Promise<number> {
+  const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token] });
+  const signal = nextSignal();
+  let adapter: WotdAdapter | undefined;
+  try {
+    adapter = await openWotdAdapter(config, { onRequest: upstreamLog(logger) });
+    const services: BotServices = { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger };
+    logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
+    const { startDiscordBot } = await import('./discord/bot.ts');
+    const bot = await Promise.race([
+      startDiscordBot({ config, commands, services, logger }),
+      signal.promise.then(() => null),
+    ]);
+    if (!bot) return 0;
+    const received = await signal.promise;
+    logger.info({ signal: received }, 'shutting down');
+    await bot.stop();
+    return 0;
+  } catch (error) {
+    logger.error({ err: error }, 'the Discord bot stopped');
+    process.stderr.write(`wotd-bot start: could not run the Discord bot: ${oneLine(error)}\n`);
+    return 1;
+  } finally {
+    signal.dispose();
+    await adapter?.close();
+    logger.flush();
+  }
+}
+
+function upstreamLog(logger: Logger) {
+  return (event: { path: string; query: Record<string, string>; outcome: string; elapsedMs: number }) =>
+    logger.debug({ upstream: event }, 'Word-of-the-Day request');
+}
+
+async function runConsole(config: Config): Promise<number> {
+  // The console is for reading answers: logs stay out of the way unless asked for.
+  const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
+  const logger = createLogger({ level });
+  const signal = nextSignal();
+  let service: RunningService | undefined;
+  let adapter: WotdAdapter | undefined;
+  try {
+    let source: ConsoleSource;
+    let baseUrl: string;
+    if (config.WOTD_API_URL) {
+      baseUrl = config.WOTD_API_URL;
+      source = { kind: 'remote', url: baseUrl };
+    } else {
+      try {
+        service = await startWotdService({ dbPath: config.WOTD_SERVICE_DB, variant: 'A', host: '127.0.0.1', port: 0 });
+      } catch (error) {
+        process.stderr.write(`wotd-bot start: ${oneLine(error)} (set WOTD_SERVICE_DB to the word list's SQLite file)\n`);
+        return 2;
+      }
+      baseUrl = service.url;
+      source = { kind: 'embedded', dbPath: config.WOTD_SERVICE_DB };
+    }
+    adapter = await openWotdAdapter(config, {
+      baseUrl,
+      ...(service ? { variant: 'A' as const } : {}),
+      onRequest: upstreamLog(logger),
+    });
+    const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+    const session = new ConsoleSession({
+      commands,
+      services: { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger },
+      write: (text) => process.stdout.write(text),
+      color: terminal && !process.env.NO_COLOR,
+      showThinking: terminal,
+    });
+    await runConsoleLoop({
+      session,
+      input: process.stdin,
+      output: process.stdout,
+      banner: consoleBanner(source),
+      terminal,
+      stop: signal.promise.then(() => undefined),
+    });
+    return 0;
+  } catch (error) {
+    logger.error({ err: error }, 'the console stopped');
+    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+    return 1;
+  } finally {
+    signal.dispose();
+    await adapter?.close();
+    await service?.close();
+    logger.flush();
+  }
+}

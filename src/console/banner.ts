@@ -1,0 +1,23 @@
+/** Where the console's answers come from, for the first screen. */
+export type ConsoleSource = { kind: 'embedded'; dbPath: string } | { kind: 'remote'; url: string };
+
+/** The first screen: what this is, how to use it, and how to put the bot on Discord instead. */
+export function consoleBanner(source: ConsoleSource): string {
+  const from =
+    source.kind === 'embedded'
+      ? `offline, answering from the embedded Word-of-the-Day service (word list ${source.dbPath})`
+      : `answering from the Word-of-the-Day service at ${source.url}`;
+  return [
+    'wotd-bot: console mode',
+    `The bot runs here in your terminal, ${from}.`,
+    '',
+    'Type slash commands as you would in Discord, for example:',
+    '  /wotd date:2025-01-14',
+    '  /wotd-history limit:5',
+    '  /wotd-find word:akimbo',
+    'Press a button under a reply with: press Older (or its number). help lists every command; exit or Ctrl-D quits.',
+    '',
+    'To run the bot on Discord instead: put DISCORD_TOKEN=<your bot token> in .env, register the commands once with',
+    '`npm run deploy-commands` (add `-- --guild <server id>` to try it in one server first), then `npm start` again.',
+  ].join('\n');
+}

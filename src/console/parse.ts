@@ -1,0 +1,180 @@
+import {
+  ApplicationCommandOptionType,
+  type APIApplicationCommandBasicOption,
+  type APIApplicationCommandOption,
+} from 'discord.js';
+import type { ChannelRef, RoleRef, SlashCommand } from '../interactions.ts';
+
+/** An option's value as typed at the console, already checked against the command's definition. */
+export type ConsoleOptionValue = string | number | boolean | ChannelRef | RoleRef;
+
+export interface Invocation {
+  command: SlashCommand;
+  values: Map<string, ConsoleOptionValue>;
+}
+
+/** One line typed at the console. */
+export type ConsoleInput =
+  | { kind: 'empty' }
+  | { kind: 'help' }
+  | { kind: 'exit' }
+  | { kind: 'press'; target: string }
+  | { kind: 'command'; invocation: Invocation }
+  | { kind: 'error'; message: string };
+
+/** Splits a line on spaces, keeping "quoted text" (or 'quoted text') together, quotes removed. */
+export function tokenize(line: string): { tokens: string[] } | { error: string } {
+  const tokens: string[] = [];
+  let current = '';
+  let started = false;
+  let quote: '"' | "'" | null = null;
+  for (const char of line) {
+    if (quote) {
+      if (char === quote) quote = null;
+      else current += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      started = true;
+    } else if (/\s/.test(char)) {
+      if (started) tokens.push(current);
+      current = '';
+      started = false;
+    } else {
+      current += char;
+      started = true;
+    }
+  }
+  if (quote) return { error: `A ${quote === '"' ? 'double' : 'single'} quote is not closed.` };
+  if (started) tokens.push(current);
+  return { tokens };
+}
+
+function optionsOf(command: SlashCommand): APIApplicationCommandBasicOption[] {
+  const options: APIApplicationCommandOption[] = command.data.toJSON().options ?? [];
+  return options.filter(
+    (option): option is APIApplicationCommandBasicOption =>
+      option.type !== ApplicationCommandOptionType.Subcommand && option.type !== ApplicationCommandOptionType.SubcommandGroup,
+  );
+}
+
+/** "date:…" or "[date:…]" for each option, as `help` shows them. */
+export function usageOf(command: SlashCommand): string {
+  const parts = optionsOf(command).map((option) => (option.required ? `${option.name}:…` : `[${option.name}:…]`));
+  return [`/${command.data.name}`, ...parts].join(' ');
+}
+
+export function optionHelp(command: SlashCommand): Array<{ name: string; description: string }> {
+  return optionsOf(command).map((option) => ({ name: option.name, description: option.description }));
+}
+
+function readValue(commandName: string, option: APIApplicationCommandBasicOption, raw: string): ConsoleOptionValue | { error: string } {
+  const label = `/${commandName} ${option.name}`;
+  switch (option.type) {
+    case ApplicationCommandOptionType.String: {
+      if (option.min_length !== undefined && raw.length < option.min_length) {
+        return { error: `${label} needs at least ${option.min_length} characters.` };
+      }
+      if (option.max_length !== undefined && raw.length > option.max_length) {
+        return { error: `${label} can be at most ${option.max_length} characters long; that was ${raw.length}.` };
+      }
+      if (option.choices && !option.choices.some((choice) => choice.value === raw)) {
+        return { error: `${label} must be one of: ${option.choices.map((choice) => choice.value).join(', ')}.` };
+      }
+      return raw;
+    }
+    case ApplicationCommandOptionType.Integer:
+    case ApplicationCommandOptionType.Number: {
+      const whole = option.type === ApplicationCommandOptionType.Integer;
+      const pattern = whole ? /^[+-]?\d+$/ : /^[+-]?(\d+\.?\d*|\.\d+)$/;
+      const value = Number(raw);
+      const min = option.min_value;
+      const max = option.max_value;
+      const range =
+        min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` of at least ${min}` : max !== undefined ? ` of at most ${max}` : '';
+      const expected = `${label} must be ${whole ? 'a whole number' : 'a number'}${range}`;
+      if (!pattern.test(raw) || !Number.isFinite(value) || (whole && !Number.isSafeInteger(value))) {
+        return { error: `${expected}; “${raw}” is not.` };
+      }
+      if ((min !== undefined && value < min) || (max !== undefined && value > max)) return { error: `${expected}; ${raw} is not.` };
+      return value;
+    }
+    case ApplicationCommandOptionType.Boolean: {
+      const lowered = raw.toLowerCase();
+      if (['true', 'yes', 'on'].includes(lowered)) return true;
+      if (['false', 'no', 'off'].includes(lowered)) return false;
+      return { error: `${label} must be true or false; “${raw}” is neither.` };
+    }
+    case ApplicationCommandOptionType.Channel: {
+      const name = raw.replace(/^#/, '');
+      if (name === '') return { error: `${label} needs a channel name, such as #general.` };
+      return { id: name, name, kind: 'text' } satisfies ChannelRef;
+    }
+    case ApplicationCommandOptionType.Role: {
+      const name = raw.replace(/^@/, '');
+      if (name === '') return { error: `${label} needs a role name, such as @readers.` };
+      return { id: name, name } satisfies RoleRef;
+    }
+    default:
+      return { error: `${label} cannot be given at the console.` };
+  }
+}
+
+/** Reads a slash command as typed in Discord: `/wotd-find word:"two words" …`. */
+export function parseInvocation(tokens: string[], commands: SlashCommand[]): ConsoleInput {
+  const [head = '', ...rest] = tokens;
+  const name = head.slice(1).toLowerCase();
+  const command = commands.find((candidate) => candidate.data.name === name);
+  if (!command) {
+    const known = commands.map((candidate) => `/${candidate.data.name}`).join(', ');
+    return { kind: 'error', message: `There is no command ${head}. Commands: ${known}. Type help for more.` };
+  }
+  const options = optionsOf(command);
+  const values = new Map<string, ConsoleOptionValue>();
+  for (const token of rest) {
+    const colon = token.indexOf(':');
+    if (colon <= 0) {
+      const example = options[0] ? ` such as ${options[0].name}:…` : '';
+      return { kind: 'error', message: `“${token}” is not an option: write options as name:value${example}. Try: ${usageOf(command)}` };
+    }
+    const optionName = token.slice(0, colon).toLowerCase();
+    const option = options.find((candidate) => candidate.name === optionName);
+    if (!option) {
+      const known = options.length > 0 ? `Its options: ${options.map((candidate) => candidate.name).join(', ')}.` : 'It takes no options.';
+      return { kind: 'error', message: `/${command.data.name} has no option “${optionName}”. ${known}` };
+    }
+    if (values.has(option.name)) return { kind: 'error', message: `/${command.data.name} ${option.name} is given twice.` };
+    const value = readValue(command.data.name, option, token.slice(colon + 1));
+    if (typeof value === 'object' && 'error' in value) return { kind: 'error', message: value.error };
+    values.set(option.name, value);
+  }
+  const missing = options.filter((option) => option.required && !values.has(option.name));
+  if (missing.length > 0) {
+    return {
+      kind: 'error',
+      message: `/${command.data.name} needs ${missing.map((option) => `${option.name}:…`).join(' ')}. Try: ${usageOf(command)}`,
+    };
+  }
+  return { kind: 'command', invocation: { command, values } };
+}
+
+/** Reads one console line: a slash command, `press <button>`, `help` or `exit`. */
+export function parseConsoleLine(line: string, commands: SlashCommand[]): ConsoleInput {
+  const trimmed = line.trim();
+  if (trimmed === '') return { kind: 'empty' };
+  const split = tokenize(trimmed);
+  if ('error' in split) return { kind: 'error', message: split.error };
+  const [head = '', ...rest] = split.tokens;
+  const word = head.toLowerCase();
+  if (head.startsWith('/')) return parseInvocation(split.tokens, commands);
+  if (word === 'help' || word === '?') return { kind: 'help' };
+  if (word === 'exit' || word === 'quit') return { kind: 'exit' };
+  if (word === 'press') {
+    const target = rest.join(' ').trim();
+    if (target === '') return { kind: 'error', message: 'Press which button? For example: press Older (or press 1).' };
+    return { kind: 'press', target };
+  }
+  if (commands.some((command) => command.data.name === word)) {
+    return { kind: 'error', message: `Slash commands start with a slash: /${word}. Type help for more.` };
+  }
+  return { kind: 'error', message: `“${head}” is not something I understand. Type a slash command such as /wotd, or help.` };
+}

@@ -1,0 +1,258 @@
+import type {
+  AutocompleteChoice,
+  AutocompleteContext,
+  BotServices,
+  ButtonContext,
+  ButtonSpec,
+  ChannelRef,
+  CommandContext,
+  CommandOptions,
+  Invoker,
+  OutgoingMessage,
+  Respondable,
+  RoleRef,
+  SlashCommand,
+} from '../interactions.ts';
+import { optionHelp, parseConsoleLine, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
+import { renderButtons, renderMessage } from './render.ts';
+
+export interface ConsoleSessionOptions {
+  commands: SlashCommand[];
+  services: BotServices;
+  /** Where replies go (standard output). */
+  write: (text: string) => void;
+  /** ANSI styling, for a terminal. */
+  color: boolean;
+  /** Say so when a command defers, as Discord shows "is thinking…". */
+  showThinking: boolean;
+  now?: () => Date;
+}
+
+/** A message on screen that has buttons, so they can still be pressed later, as in Discord. */
+interface ShownMessage {
+  buttons: ButtonSpec[];
+}
+
+const KEPT_MESSAGES = 50;
+
+/** The one member at the console: in a server, allowed to manage channels. */
+const CONSOLE_INVOKER: Invoker = { userId: 'console', guildId: 'console', channelId: 'console', canManageChannels: true };
+
+function optionsFrom(values: Map<string, ConsoleOptionValue>): CommandOptions {
+  const pick = <T>(name: string, test: (value: ConsoleOptionValue) => value is T & ConsoleOptionValue): T | null => {
+    const value = values.get(name);
+    return value !== undefined && test(value) ? value : null;
+  };
+  return {
+    getString: (name) => pick(name, (value): value is string => typeof value === 'string'),
+    getInteger: (name) => pick(name, (value): value is number => typeof value === 'number' && Number.isInteger(value)),
+    getChannel: (name) => pick(name, (value): value is ChannelRef => typeof value === 'object' && 'kind' in value),
+    getRole: (name) => pick(name, (value): value is RoleRef => typeof value === 'object' && !('kind' in value)),
+  };
+}
+
+/** One console conversation: reads lines, runs commands and buttons on the console transport, prints replies. */
+export class ConsoleSession {
+  private readonly shown: ShownMessage[] = [];
+  private readonly now: () => Date;
+
+  constructor(private readonly options: ConsoleSessionOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Handles one typed line; resolves to false when the member asked to leave. */
+  async handleLine(line: string): Promise<boolean> {
+    const input = parseConsoleLine(line, this.options.commands);
+    switch (input.kind) {
+      case 'empty':
+        return true;
+      case 'exit':
+        return false;
+      case 'help':
+        this.print(this.helpText());
+        return true;
+      case 'error':
+        this.print(input.message);
+        return true;
+      case 'press':
+        await this.press(input.target);
+        return true;
+      case 'command':
+        await this.run(input.invocation);
+        return true;
+    }
+  }
+
+  helpText(): string {
+    const lines = ['Commands, typed as in Discord (options as name:value, "quotes" around spaces):'];
+    for (const command of this.options.commands) {
+      lines.push(`  ${usageOf(command)}`, `      ${command.data.toJSON().description}`);
+      for (const option of optionHelp(command)) lines.push(`      ${option.name}: ${option.description}`);
+    }
+    lines.push(
+      'Buttons under a reply: press <label> or press <number>, for example: press Older',
+      'help shows this list; exit (or Ctrl-D) quits.',
+    );
+    return lines.join('\n');
+  }
+
+  private print(text: string): void {
+    this.options.write(`${text}\n\n`);
+  }
+
+  private show(message: OutgoingMessage, note?: string): ShownMessage {
+    const rendered = renderMessage(message, { color: this.options.color, now: this.now() });
+    this.print(note ? `${note}\n${rendered}` : rendered);
+    const shown: ShownMessage = { buttons: message.buttons ?? [] };
+    if (shown.buttons.length > 0) {
+      this.shown.push(shown);
+      if (this.shown.length > KEPT_MESSAGES) this.shown.shift();
+    }
+    return shown;
+  }
+
+  private respondable(): Respondable & { readonly acknowledged: boolean } {
+    let acknowledged = false;
+    const session = this;
+    return {
+      invoker: CONSOLE_INVOKER,
+      get acknowledged() {
+        return acknowledged;
+      },
+      async defer() {
+        if (acknowledged) return;
+        acknowledged = true;
+        if (session.options.showThinking) session.options.write('wotd-bot is thinking…\n');
+      },
+      async respond(message) {
+        acknowledged = true;
+        session.show(message);
+      },
+    };
+  }
+
+  private async run(invocation: Invocation): Promise<void> {
+    const base = this.respondable();
+    const context: CommandContext = {
+      commandName: invocation.command.data.name,
+      options: optionsFrom(invocation.values),
+      invoker: base.invoker,
+      get acknowledged() {
+        return base.acknowledged;
+      },
+      defer: (options) => base.defer(options),
+      respond: (message) => base.respond(message),
+    };
+    await this.guard(context, () => invocation.command.execute(context, this.options.services));
+  }
+
+  private findButton(target: string): { message: ShownMessage; button: ButtonSpec } | string {
+    const latest = this.shown.at(-1);
+    if (!latest) return 'There are no buttons to press yet.';
+    const buttonsHint = `Buttons on the latest reply: ${renderButtons(latest.buttons)}`;
+    if (/^\d+$/.test(target)) {
+      const button = latest.buttons[Number(target) - 1];
+      return button ? { message: latest, button } : `There is no button ${target}. ${buttonsHint}`;
+    }
+    const wanted = target.toLowerCase();
+    let disabled = false;
+    for (let index = this.shown.length - 1; index >= 0; index -= 1) {
+      const message = this.shown[index] as ShownMessage;
+      const button = message.buttons.find((candidate) => candidate.label.toLowerCase() === wanted);
+      if (button && !button.disabled) return { message, button };
+      if (button) disabled = true;
+    }
+    return disabled ? `The ${target} button is disabled.` : `There is no button “${target}”. ${buttonsHint}`;
+  }
+
+  private async press(target: string): Promise<void> {
+    const found = this.findButton(target);
+    if (typeof found === 'string') {
+      this.print(found);
+      return;
+    }
+    if (found.button.disabled) {
+      this.print(`The ${found.button.label} button is disabled.`);
+      return;
+    }
+    const { message, button } = found;
+    const prefix = button.customId.split(':')[0];
+    const command = this.options.commands.find((candidate) => candidate.button?.prefix === prefix);
+    const base = this.respondable();
+    let updated = false;
+    const session = this;
+    const context: ButtonContext = {
+      customId: button.customId,
+      invoker: base.invoker,
+      get acknowledged() {
+        return base.acknowledged || updated;
+      },
+      defer: (options) => base.defer(options),
+      respond: (reply) => base.respond(reply),
+      async update(replacement) {
+        updated = true;
+        session.show(replacement, '(the message above is updated)');
+        // The replaced message's old buttons are gone, as they are in Discord.
+        const index = session.shown.indexOf(message);
+        if (index >= 0) session.shown.splice(index, 1);
+      },
+    };
+    if (!command?.button) {
+      await context.respond({ content: 'This button no longer works.', ephemeral: true });
+      return;
+    }
+    const handler = command.button;
+    await this.guard(context, () => handler.handle(context, this.options.services));
+  }
+
+  /** A fault of ours still gets an answer, never a stack trace. */
+  private async guard(context: Respondable, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+      if (!context.acknowledged) this.print('(no reply)');
+    } catch (error) {
+      this.options.services.logger?.error({ err: error }, 'console command failed');
+      this.print('Something went wrong on my side while answering. Please try again in a moment.');
+    }
+  }
+
+  /** Tab completion: command names, option names, and values from a command's autocomplete. */
+  async complete(line: string): Promise<[string[], string]> {
+    const split = tokenize(line);
+    if ('error' in split) return [[], line];
+    const endsWithSpace = /\s$/.test(line);
+    const tokens = split.tokens;
+    if (tokens.length <= 1 && !endsWithSpace) {
+      const head = tokens[0] ?? '';
+      const names = [...this.options.commands.map((command) => `/${command.data.name}`), 'help', 'exit', 'press'];
+      return [names.filter((name) => name.startsWith(head)), head];
+    }
+    const command = this.options.commands.find((candidate) => `/${candidate.data.name}` === tokens[0]);
+    if (!command) return [[], line];
+    const current = endsWithSpace ? '' : (tokens.at(-1) ?? '');
+    const colon = current.indexOf(':');
+    const options = optionHelp(command).map((option) => option.name);
+    if (colon < 0) return [options.map((name) => `${name}:`).filter((name) => name.startsWith(current)), current];
+    const optionName = current.slice(0, colon);
+    const typed = current.slice(colon + 1);
+    if (!command.autocomplete) return [[], current];
+    const choices: AutocompleteChoice[] = [];
+    const context: AutocompleteContext = {
+      invoker: CONSOLE_INVOKER,
+      commandName: command.data.name,
+      focused: { name: optionName, value: typed },
+      async respond(given) {
+        choices.push(...given);
+      },
+    };
+    try {
+      await command.autocomplete(context, this.options.services);
+    } catch {
+      return [[], current];
+    }
+    const quoted = choices.map((choice) => `${optionName}:${/\s/.test(choice.value) ? `"${choice.value}"` : choice.value}`);
+    // The raw token may have lost its quotes in tokenizing; complete against the text as typed.
+    const typedRaw = line.slice(line.lastIndexOf(`${optionName}:`));
+    return [quoted, typedRaw];
+  }
+}
