@@ -1,0 +1,199 @@
+import type { APIEmbed } from 'discord.js';
+import type { Logger } from '../logger.ts';
+import type { IsoDate } from '../wotd/dates.ts';
+import type { Slot } from './due.ts';
+import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
+import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryRecord, type Subscription } from './subscription.ts';
+import type { SubscriptionStore } from './subscription-store.ts';
+
+/**
+ * Posting one day's entry to many channels, exactly once each.
+ *
+ * Per channel: write the record as `sending` (with the day's nonce), post with that nonce and enforce_nonce, then
+ * write `sent`. A crash between the post and the second write leaves `sending`; the next run posts again with the
+ * same nonce, and Discord answers with the message it already created instead of a second one.
+ */
+
+export type DeliveryOutcome = 'sent' | 'forbidden' | 'gone' | 'transient' | 'skipped';
+
+export interface DeliveryJob {
+  subscription: Subscription;
+  slot: Slot;
+  embed: APIEmbed;
+  /** What the last run left for this channel and day, if anything. */
+  record: DeliveryRecord | null;
+}
+
+export interface DeliveryHooks {
+  /** Called after Discord accepted the post and before it is recorded; tests throw here to simulate a crash. */
+  afterSend?(channelId: string, messageId: string): void | Promise<void>;
+}
+
+export interface FanOutOptions {
+  store: SubscriptionStore;
+  poster: ChannelPoster;
+  concurrency: number;
+  logger: Logger;
+  now: () => Date;
+  hooks?: DeliveryHooks;
+  /** Fan-outs at least this large log progress every `progressEvery` finished posts. */
+  progressEvery?: number;
+}
+
+export interface FanOutReport {
+  total: number;
+  sent: number;
+  failed: number;
+  retrying: number;
+  skipped: number;
+}
+
+const RETRY_BASE_MS = 60_000;
+const RETRY_MAX_MS = 30 * 60_000;
+
+/** Wait before the next attempt after `attempts` transient failures: 1, 2, 4 … up to 30 minutes. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+}
+
+export function buildMessage(subscription: Subscription, embed: APIEmbed, day: IsoDate): DailyMessage {
+  const message: DailyMessage = {
+    channelId: subscription.channelId,
+    embeds: [embed],
+    mentionRoleId: subscription.roleId,
+    nonce: deliveryNonce(subscription.channelId, day),
+  };
+  if (subscription.roleId) message.content = `<@&${subscription.roleId}>`;
+  return message;
+}
+
+async function deliverOne(job: DeliveryJob, options: FanOutOptions): Promise<DeliveryOutcome> {
+  const { store, poster, logger } = options;
+  const { slot } = job;
+  const channelId = job.subscription.channelId;
+  // Admin changes made since the list was read win: an unsubscribed or disabled channel is left alone.
+  const subscription = await store.get(channelId);
+  if (!subscription || subscription.status.state === 'disabled') return 'skipped';
+
+  const message = buildMessage(subscription, job.embed, slot.serviceDay);
+  const attempts = (job.record?.attempts ?? 0) + 1;
+  const base: DeliveryRecord = {
+    channelId,
+    day: slot.serviceDay,
+    state: 'sending',
+    nonce: message.nonce,
+    attempts,
+    updatedAt: options.now().toISOString(),
+  };
+  await store.putDelivery(base);
+
+  let messageId: string;
+  try {
+    ({ messageId } = await poster.post(message));
+  } catch (error) {
+    return recordFailure(subscription, base, error, options);
+  }
+  await options.hooks?.afterSend?.(channelId, messageId);
+  await store.putDelivery({ ...base, state: 'sent', messageId, updatedAt: options.now().toISOString() });
+  if (subscription.status.state === 'failing') {
+    await store.update(channelId, (current) =>
+      current.status.state === 'failing' ? { ...current, status: { state: 'active' } } : null,
+    );
+  }
+  logger.debug({ channelId, day: slot.serviceDay, messageId }, 'daily post sent');
+  return 'sent';
+}
+
+async function recordFailure(
+  subscription: Subscription,
+  base: DeliveryRecord,
+  error: unknown,
+  options: FanOutOptions,
+): Promise<DeliveryOutcome> {
+  const { store, logger } = options;
+  const now = options.now();
+  const channelId = subscription.channelId;
+  const day = base.day;
+  if (!isDeliveryError(error) || error.kind === 'transient') {
+    const reason = isDeliveryError(error) ? error.reason : error instanceof Error ? error.message : String(error);
+    const nextAttemptAt = new Date(now.getTime() + retryDelayMs(base.attempts)).toISOString();
+    await store.putDelivery({ ...base, state: 'retrying', error: reason, nextAttemptAt, updatedAt: now.toISOString() });
+    logger.warn({ channelId, day, attempts: base.attempts, reason, nextAttemptAt }, 'daily post failed; will retry today');
+    return 'transient';
+  }
+
+  await store.putDelivery({ ...base, state: 'failed', error: error.reason, updatedAt: now.toISOString() });
+  if (error.kind === 'gone') {
+    await store.update(channelId, (current) => ({
+      ...current,
+      status: { state: 'disabled', reason: error.reason, at: now.toISOString() },
+    }));
+    logger.warn({ channelId, day, reason: error.reason }, 'daily post target is gone; subscription disabled');
+    return 'gone';
+  }
+
+  const updated = await store.update(channelId, (current) => {
+    if (current.status.state === 'disabled') return null;
+    const previous = current.status.state === 'failing' ? current.status : null;
+    if (previous?.lastFailedDay === day) return null;
+    const failedDays = (previous?.failedDays ?? 0) + 1;
+    if (failedDays >= FAILED_DAYS_BEFORE_DISABLE) {
+      return {
+        ...current,
+        status: {
+          state: 'disabled',
+          reason: `${error.reason} on ${failedDays} days in a row`,
+          at: now.toISOString(),
+        },
+      };
+    }
+    return { ...current, status: { state: 'failing', reason: error.reason, failedDays, lastFailedDay: day } };
+  });
+  logger.warn(
+    { channelId, day, reason: error.reason, status: updated?.status.state },
+    updated?.status.state === 'disabled' ? 'daily post refused again; subscription disabled' : 'daily post refused; retrying tomorrow',
+  );
+  return 'forbidden';
+}
+
+/** Delivers every job with at most `concurrency` posts in flight; Discord's rate limits are discord.js's business. */
+export async function fanOut(jobs: DeliveryJob[], options: FanOutOptions): Promise<FanOutReport> {
+  const report: FanOutReport = { total: jobs.length, sent: 0, failed: 0, retrying: 0, skipped: 0 };
+  const progressEvery = options.progressEvery ?? 500;
+  const large = jobs.length >= progressEvery;
+  let next = 0;
+  let finished = 0;
+  if (large) options.logger.info({ total: jobs.length, concurrency: options.concurrency }, 'daily fan-out started');
+
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const job = jobs[next];
+      next += 1;
+      if (!job) return;
+      let outcome: DeliveryOutcome;
+      try {
+        outcome = await deliverOne(job, options);
+      } catch (error) {
+        // The store itself failed; the record (if any) says `sending`, so the next tick retries with the same nonce.
+        options.logger.error({ channelId: job.subscription.channelId, err: error }, 'daily post could not be recorded');
+        outcome = 'transient';
+      }
+      if (outcome === 'sent') report.sent += 1;
+      else if (outcome === 'transient') report.retrying += 1;
+      else if (outcome === 'skipped') report.skipped += 1;
+      else report.failed += 1;
+      finished += 1;
+      if (large && finished % progressEvery === 0 && finished < jobs.length) {
+        options.logger.info(
+          { sent: report.sent, failed: report.failed, retrying: report.retrying, remaining: jobs.length - finished },
+          'daily fan-out progress',
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, jobs.length)) }, worker));
+  if (large || report.failed > 0 || report.retrying > 0) {
+    options.logger.info({ ...report, remaining: 0 }, 'daily fan-out finished');
+  }
+  return report;
+}

@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { APIEmbed } from 'discord.js';
+import type { IsoDate } from '../wotd/dates.ts';
+
+/**
+ * All the scheduler needs of Discord: post one message into one channel.
+ * The discord.js implementation lives in src/discord/channel-poster.ts; tests hand the scheduler a fake.
+ */
+
+export interface DailyMessage {
+  channelId: string;
+  content?: string;
+  embeds: APIEmbed[];
+  /** The one role the message may ping; nothing else is allowed to. */
+  mentionRoleId: string | null;
+  /** The same for every attempt at one channel's post for one day, so Discord can drop duplicates. */
+  nonce: string;
+}
+
+export interface ChannelPoster {
+  post(message: DailyMessage): Promise<{ messageId: string }>;
+}
+
+/**
+ * forbidden: the bot may not post there (403, missing access or permissions) — retried next day;
+ * gone: the channel or server no longer exists (404 Unknown Channel) — the subscription is disabled;
+ * transient: a 5xx, a timeout or a network error — retried later the same day.
+ */
+export type DeliveryFailureKind = 'forbidden' | 'gone' | 'transient';
+
+export class DeliveryError extends Error {
+  override readonly name = 'DeliveryError';
+
+  constructor(
+    readonly kind: DeliveryFailureKind,
+    /** Short, for people: shown by /wotd-subscriptions. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(reason, options);
+  }
+}
+
+export function isDeliveryError(error: unknown): error is DeliveryError {
+  return error instanceof DeliveryError;
+}
+
+/** Discord nonces are at most 25 characters; a hash of (channel, service day) fits and never changes. */
+export function deliveryNonce(channelId: string, day: IsoDate): string {
+  return createHash('sha256').update(`wotd:${channelId}:${day}`).digest('hex').slice(0, 25);
+}

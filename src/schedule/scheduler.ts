@@ -1,0 +1,173 @@
+import type { APIEmbed } from 'discord.js';
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from '../logger.ts';
+import type { IsoDate } from '../wotd/dates.ts';
+import type { Entry } from '../wotd/entry.ts';
+import { isWotdError } from '../wotd/errors.ts';
+import type { WotdLookup } from '../wotd/lookup.ts';
+import { currentSlot, owesPost } from './due.ts';
+import { fanOut, type DeliveryHooks, type DeliveryJob, type FanOutReport } from './delivery.ts';
+import type { ChannelPoster } from './poster.ts';
+import type { SubscriptionStore } from './subscription-store.ts';
+
+export interface SchedulerOptions {
+  store: SubscriptionStore;
+  lookup: Pick<WotdLookup, 'getEntry'>;
+  poster: ChannelPoster;
+  /** The daily post's embed; the bot passes the same one /wotd shows. */
+  render: (entry: Entry) => APIEmbed;
+  logger: Logger;
+  concurrency: number;
+  now?: () => Date;
+  hooks?: DeliveryHooks;
+  progressEvery?: number;
+}
+
+export interface TickReport extends FanOutReport {
+  /** Subscriptions whose post was due but whose entry could not be fetched yet. */
+  waitingForEntry: number;
+}
+
+interface EntryWait {
+  attempts: number;
+  retryAt: number;
+  reason: string;
+}
+
+const ENTRY_RETRY_BASE_MS = 60_000;
+const ENTRY_RETRY_MAX_MS = 30 * 60_000;
+
+/**
+ * Each minute: find the subscriptions whose post is due, fetch each service day's entry once, and deliver.
+ * Nothing here reads the wall clock except through `now`, so tests drive it by calling `tick(instant)`.
+ */
+export class DailyScheduler {
+  private readonly now: () => Date;
+  private readonly entries = new Map<IsoDate, Entry>();
+  private readonly waits = new Map<IsoDate, EntryWait>();
+  private running: Promise<TickReport> | null = null;
+  private task: ScheduledTask | null = null;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Ticks at the start of every minute, and once right away to catch up on posts missed while stopped. */
+  start(): void {
+    if (this.task) return;
+    this.task = cron.schedule('* * * * *', () => this.tickSafely(), { noOverlap: true, name: 'wotd-daily-posts' });
+    void this.tickSafely();
+  }
+
+  async stop(): Promise<void> {
+    const task = this.task;
+    this.task = null;
+    if (task) await task.destroy();
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One pass. Calls that arrive while one is running wait for it rather than starting a second. */
+  tick(at?: Date): Promise<TickReport> {
+    if (this.running) return this.running;
+    // A tick at a given instant (tests) stays at that instant; a live tick follows the clock while it delivers.
+    const clock = at ? () => at : this.now;
+    const run = this.runTick(clock(), clock).finally(() => {
+      this.running = null;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async tickSafely(): Promise<void> {
+    try {
+      await this.tick();
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'daily scheduler tick failed; the next tick tries again');
+    }
+  }
+
+  private async runTick(now: Date, clock: () => Date): Promise<TickReport> {
+    const { store } = this.options;
+    const candidates = (await store.listAll()).flatMap((subscription) => {
+      if (subscription.status.state === 'disabled') return [];
+      const slot = currentSlot(subscription, now);
+      return slot.postAt.getTime() <= now.getTime() ? [{ subscription, slot }] : [];
+    });
+
+    const byDay = new Map<IsoDate, typeof candidates>();
+    for (const candidate of candidates) {
+      const group = byDay.get(candidate.slot.serviceDay) ?? [];
+      group.push(candidate);
+      byDay.set(candidate.slot.serviceDay, group);
+    }
+
+    const jobs: DeliveryJob[] = [];
+    let waitingForEntry = 0;
+    for (const [day, group] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
+      const records = await store.getDeliveries(
+        group.map(({ subscription }) => subscription.channelId),
+        day,
+      );
+      const owed = group.flatMap((candidate, i) => {
+        const record = records[i] ?? null;
+        return owesPost(candidate.subscription, record, now) ? [{ ...candidate, record }] : [];
+      });
+      if (owed.length === 0) continue;
+      const entry = await this.entryFor(day, now);
+      if (!entry) {
+        waitingForEntry += owed.length;
+        continue;
+      }
+      const embed = this.options.render(entry);
+      for (const candidate of owed) jobs.push({ ...candidate, embed });
+    }
+    this.forgetOldDays(now);
+
+    const report = await fanOut(jobs, {
+      store,
+      poster: this.options.poster,
+      concurrency: this.options.concurrency,
+      logger: this.options.logger,
+      now: clock,
+      hooks: this.options.hooks,
+      progressEvery: this.options.progressEvery,
+    });
+    return { ...report, waitingForEntry };
+  }
+
+  /** The service day's entry, fetched once; while it is not available, retried with growing pauses. */
+  private async entryFor(day: IsoDate, now: Date): Promise<Entry | null> {
+    const known = this.entries.get(day);
+    if (known) return known;
+    const wait = this.waits.get(day);
+    if (wait && now.getTime() < wait.retryAt) return null;
+    try {
+      const { value } = await this.options.lookup.getEntry(day, { priority: 'scheduled' });
+      this.entries.set(day, value);
+      this.waits.delete(day);
+      return value;
+    } catch (error) {
+      const attempts = (wait?.attempts ?? 0) + 1;
+      const backoff = Math.min(ENTRY_RETRY_MAX_MS, ENTRY_RETRY_BASE_MS * 2 ** (attempts - 1));
+      const suggested = isWotdError(error) && error.retryAt ? error.retryAt.getTime() : 0;
+      const retryAt = Math.max(now.getTime() + backoff, suggested);
+      const reason = error instanceof Error ? error.message : String(error);
+      this.waits.set(day, { attempts, retryAt, reason });
+      this.options.logger.warn(
+        { day, attempts, reason, retryAt: new Date(retryAt).toISOString() },
+        isWotdError(error, 'not_found') ? "the day's entry is not published yet; retrying" : "could not fetch the day's entry; retrying",
+      );
+      return null;
+    }
+  }
+
+  private forgetOldDays(now: Date): void {
+    const oldest = new Date(now.getTime() - 2 * 86_400_000).toISOString().slice(0, 10);
+    for (const day of [...this.entries.keys(), ...this.waits.keys()]) {
+      if (day < oldest) {
+        this.entries.delete(day);
+        this.waits.delete(day);
+      }
+    }
+  }
+}

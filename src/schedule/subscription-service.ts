@@ -1,0 +1,127 @@
+import { addDays, type IsoDate } from '../wotd/dates.ts';
+import { currentSlot, nextPostTime, slotFor } from './due.ts';
+import type { DeliveryRecord, Subscription } from './subscription.ts';
+import type { SubscriptionStore, UpsertResult } from './subscription-store.ts';
+import { canonicalTimeZone, formatLocalTime, knownTimeZones, parseLocalTime } from './zoned-time.ts';
+
+/** What the admin commands ask of subscriptions; both transports hand commands the same one. */
+
+export interface SubscribeRequest {
+  guildId: string;
+  channelId: string;
+  channelName: string;
+  /** HH:MM, already validated with parseLocalTime. */
+  time: string;
+  /** A canonical IANA name, already validated with canonicalTimeZone. */
+  timeZone: string;
+  roleId: string | null;
+  userId: string;
+}
+
+export interface SubscriptionOverview {
+  subscription: Subscription;
+  /** Null when disabled. */
+  nextPostAt: Date | null;
+  /** Today's delivery, when there is one. */
+  lastDelivery: DeliveryRecord | null;
+}
+
+export interface SubscriptionService {
+  readonly limit: number;
+  subscribe(request: SubscribeRequest): Promise<UpsertResult>;
+  unsubscribe(guildId: string, channelId: string): Promise<Subscription | null>;
+  list(guildId: string): Promise<SubscriptionOverview[]>;
+  /** IANA zones matching what has been typed so far, for autocomplete. */
+  suggestTimeZones(typed: string, limit: number): string[];
+}
+
+export interface ServiceOptions {
+  store: SubscriptionStore;
+  limit: number;
+  now?: () => Date;
+}
+
+export function createSubscriptionService(options: ServiceOptions): SubscriptionService {
+  const { store, limit } = options;
+  const now = options.now ?? (() => new Date());
+
+  return {
+    limit,
+
+    async subscribe(request) {
+      const at = now().toISOString();
+      return store.upsert(request.guildId, request.channelId, limit, (existing) => ({
+        guildId: request.guildId,
+        channelId: request.channelId,
+        channelName: request.channelName,
+        time: request.time,
+        timeZone: request.timeZone,
+        roleId: request.roleId,
+        createdBy: existing?.createdBy ?? request.userId,
+        createdAt: existing?.createdAt ?? at,
+        enabledAt: at,
+        status: { state: 'active' },
+      }));
+    },
+
+    unsubscribe(guildId, channelId) {
+      return store.remove(guildId, channelId);
+    },
+
+    async list(guildId) {
+      const instant = now();
+      const subscriptions = await store.listGuild(guildId);
+      const overviews: SubscriptionOverview[] = [];
+      for (const subscription of subscriptions) {
+        const today = currentSlot(subscription, instant);
+        const days = new Set<IsoDate>([0, 1, 2].map((offset) => slotFor(subscription, addDays(today.localDay, offset)).serviceDay));
+        const records = new Map<IsoDate, DeliveryRecord | null>();
+        for (const day of days) records.set(day, await store.getDelivery(subscription.channelId, day));
+        overviews.push({
+          subscription,
+          nextPostAt: nextPostTime(subscription, (day) => records.get(day) ?? null, instant),
+          lastDelivery: records.get(today.serviceDay) ?? null,
+        });
+      }
+      return overviews.sort((a, b) => a.subscription.channelName.localeCompare(b.subscription.channelName));
+    },
+
+    suggestTimeZones(typed, max) {
+      return suggestTimeZones(typed, max);
+    },
+  };
+}
+
+/** Zones whose name (or any part after a slash) starts with the typed text, then those that merely contain it. */
+export function suggestTimeZones(typed: string, max: number): string[] {
+  const query = typed.trim().toLowerCase().replace(/\s+/g, '_');
+  const zones = knownTimeZones();
+  if (query === '') return zones.slice(0, max);
+  const starts: string[] = [];
+  const contains: string[] = [];
+  for (const zone of zones) {
+    const lower = zone.toLowerCase();
+    if (lower.startsWith(query) || lower.split('/').some((part) => part.startsWith(query))) starts.push(zone);
+    else if (lower.includes(query)) contains.push(zone);
+  }
+  return [...starts, ...contains].slice(0, max);
+}
+
+/** Validates the time and zone options, with the message a member sees when one is wrong. */
+export function parseSchedule(
+  timeText: string | null,
+  zoneText: string | null,
+): { ok: true; time: string; timeZone: string } | { ok: false; message: string } {
+  const time = parseLocalTime(timeText ?? '09:00');
+  if (!time) {
+    return { ok: false, message: `"${timeText ?? ''}" is not a time of day. Use 24-hour HH:MM, for example 09:00 or 18:30.` };
+  }
+  const timeZone = canonicalTimeZone(zoneText ?? 'UTC');
+  if (!timeZone) {
+    return {
+      ok: false,
+      message: `"${zoneText ?? ''}" is not a time zone I know. Use an IANA name such as Europe/London, America/New_York or UTC (start typing to see suggestions).`,
+    };
+  }
+  return { ok: true, time: formatLocalTime(time), timeZone };
+}

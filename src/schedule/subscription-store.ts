@@ -1,0 +1,218 @@
+import type Keyv from 'keyv';
+import type { Logger } from '../logger.ts';
+import { openStore } from '../store.ts';
+import type { IsoDate } from '../wotd/dates.ts';
+import { KeyedMutex } from './keyed-mutex.ts';
+import { deliverySchema, subscriptionSchema, type DeliveryRecord, type Subscription } from './subscription.ts';
+
+/**
+ * Subscriptions and delivery records in their own Keyv namespaces.
+ *
+ * Keys in the `subscriptions` namespace:
+ *   sub:<channelId>    one subscription (a channel has at most one)
+ *   guild:<guildId>    the channel ids subscribed in that server
+ *   index:<n>          one of INDEX_SHARDS lists that together hold every subscribed channel id
+ * so listing everything reads the index shards and the subscriptions they name, and nothing else.
+ * The `deliveries` namespace holds one record per channel and service day: <channelId>:<day>.
+ *
+ * Keyv has no transactions: every change is a read-modify-write done under an in-process lock,
+ * per server for a subscription and its server's list, then per shard for the index. Locks are always taken
+ * in that order, and shared by every store opened on the same URL in this process.
+ */
+
+const INDEX_SHARDS = 32;
+const READ_BATCH = 500;
+
+export type UpsertResult =
+  | { kind: 'created' | 'updated'; subscription: Subscription; previous: Subscription | null }
+  | { kind: 'limit_reached'; limit: number; count: number };
+
+const mutexes = new Map<string, KeyedMutex>();
+
+function shardOf(channelId: string): number {
+  let hash = 2166136261;
+  for (let i = 0; i < channelId.length; i += 1) hash = Math.imul(hash ^ channelId.charCodeAt(i), 16777619);
+  return (hash >>> 0) % INDEX_SHARDS;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+export class SubscriptionStore {
+  private readonly mutex: KeyedMutex;
+
+  private constructor(
+    private readonly subscriptions: Keyv<unknown>,
+    private readonly deliveries: Keyv<unknown>,
+    lockScope: string,
+    private readonly logger?: Logger,
+  ) {
+    let mutex = mutexes.get(lockScope);
+    if (!mutex) {
+      mutex = new KeyedMutex();
+      mutexes.set(lockScope, mutex);
+    }
+    this.mutex = mutex;
+  }
+
+  static async open(storeUrl: string, logger?: Logger): Promise<SubscriptionStore> {
+    const subscriptions = await openStore<unknown>(storeUrl, 'subscriptions');
+    const deliveries = await openStore<unknown>(storeUrl, 'deliveries');
+    // A memory:// store is private to this instance, so its locks must be too.
+    const scope = storeUrl.startsWith('memory:') ? `${storeUrl}#${Math.random()}` : storeUrl;
+    return new SubscriptionStore(subscriptions, deliveries, scope, logger);
+  }
+
+  private closed: Promise<void> | null = null;
+
+  close(): Promise<void> {
+    this.closed ??= Promise.all([this.subscriptions.disconnect(), this.deliveries.disconnect()]).then(() => undefined);
+    return this.closed;
+  }
+
+  async get(channelId: string): Promise<Subscription | null> {
+    return this.parseSubscription(`sub:${channelId}`, await this.subscriptions.get(`sub:${channelId}`));
+  }
+
+  async listGuild(guildId: string): Promise<Subscription[]> {
+    return this.readMany(await this.readIds(`guild:${guildId}`));
+  }
+
+  async listAll(): Promise<Subscription[]> {
+    const shards = await this.subscriptions.getMany(Array.from({ length: INDEX_SHARDS }, (_, n) => `index:${n}`));
+    const ids = shards.flatMap((shard) => (isStringArray(shard) ? shard : []));
+    return this.readMany(ids);
+  }
+
+  /**
+   * Creates or replaces the channel's subscription. `build` gets what is stored now (or null) and returns the new
+   * record; a new one is refused when the server already has `limit`.
+   */
+  async upsert(
+    guildId: string,
+    channelId: string,
+    limit: number,
+    build: (existing: Subscription | null) => Subscription,
+  ): Promise<UpsertResult> {
+    return this.mutex.run(`guild:${guildId}`, async () => {
+      const existing = await this.get(channelId);
+      const ids = await this.readIds(`guild:${guildId}`);
+      if (!existing && !ids.includes(channelId) && ids.length >= limit) {
+        return { kind: 'limit_reached', limit, count: ids.length } as const;
+      }
+      const subscription = build(existing);
+      await this.subscriptions.set(`sub:${channelId}`, subscription);
+      if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
+      await this.addToIndex(channelId);
+      return { kind: existing ? 'updated' : 'created', subscription, previous: existing } as const;
+    });
+  }
+
+  /** Removes a subscription on an admin's request; returns what was removed. Its delivery records stay. */
+  async remove(guildId: string, channelId: string): Promise<Subscription | null> {
+    return this.mutex.run(`guild:${guildId}`, async () => {
+      const existing = await this.get(channelId);
+      if (existing && existing.guildId !== guildId) return null;
+      const ids = await this.readIds(`guild:${guildId}`);
+      if (ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, ids.filter((id) => id !== channelId));
+      await this.subscriptions.delete(`sub:${channelId}`);
+      await this.mutex.run(`index:${shardOf(channelId)}`, async () => {
+        const key = `index:${shardOf(channelId)}`;
+        const shard = await this.readIds(key);
+        if (shard.includes(channelId)) await this.subscriptions.set(key, shard.filter((id) => id !== channelId));
+      });
+      return existing;
+    });
+  }
+
+  /** Read-modify-write of one subscription; `change` returns the new record, or null to leave it as it is. */
+  async update(channelId: string, change: (current: Subscription) => Subscription | null): Promise<Subscription | null> {
+    const seen = await this.get(channelId);
+    if (!seen) return null;
+    return this.mutex.run(`guild:${seen.guildId}`, async () => {
+      const current = await this.get(channelId);
+      if (!current) return null;
+      const next = change(current);
+      if (!next) return current;
+      await this.subscriptions.set(`sub:${channelId}`, next);
+      return next;
+    });
+  }
+
+  /** Every subscription of a server, changed together (e.g. disabled when the bot leaves it). */
+  async updateGuild(guildId: string, change: (current: Subscription) => Subscription | null): Promise<Subscription[]> {
+    return this.mutex.run(`guild:${guildId}`, async () => {
+      const changed: Subscription[] = [];
+      for (const current of await this.listGuild(guildId)) {
+        const next = change(current);
+        if (!next) continue;
+        await this.subscriptions.set(`sub:${current.channelId}`, next);
+        changed.push(next);
+      }
+      return changed;
+    });
+  }
+
+  async getDelivery(channelId: string, day: IsoDate): Promise<DeliveryRecord | null> {
+    const key = `${channelId}:${day}`;
+    return this.parseDelivery(key, await this.deliveries.get(key));
+  }
+
+  /** Delivery records for many channels on one day, in the same order (null where there is none). */
+  async getDeliveries(channelIds: string[], day: IsoDate): Promise<Array<DeliveryRecord | null>> {
+    const results: Array<DeliveryRecord | null> = [];
+    for (let start = 0; start < channelIds.length; start += READ_BATCH) {
+      const keys = channelIds.slice(start, start + READ_BATCH).map((id) => `${id}:${day}`);
+      const values = await this.deliveries.getMany(keys);
+      values.forEach((value, i) => results.push(this.parseDelivery(keys[i] ?? '', value)));
+    }
+    return results;
+  }
+
+  async putDelivery(record: DeliveryRecord): Promise<void> {
+    await this.deliveries.set(`${record.channelId}:${record.day}`, record);
+  }
+
+  private async addToIndex(channelId: string): Promise<void> {
+    const key = `index:${shardOf(channelId)}`;
+    await this.mutex.run(key, async () => {
+      const shard = await this.readIds(key);
+      if (!shard.includes(channelId)) await this.subscriptions.set(key, [...shard, channelId]);
+    });
+  }
+
+  private async readIds(key: string): Promise<string[]> {
+    const value = await this.subscriptions.get(key);
+    return isStringArray(value) ? value : [];
+  }
+
+  private async readMany(channelIds: string[]): Promise<Subscription[]> {
+    const found: Subscription[] = [];
+    for (let start = 0; start < channelIds.length; start += READ_BATCH) {
+      const keys = channelIds.slice(start, start + READ_BATCH).map((id) => `sub:${id}`);
+      const values = await this.subscriptions.getMany(keys);
+      values.forEach((value, i) => {
+        const subscription = this.parseSubscription(keys[i] ?? '', value);
+        if (subscription) found.push(subscription);
+      });
+    }
+    return found;
+  }
+
+  private parseSubscription(key: string, value: unknown): Subscription | null {
+    if (value === undefined || value === null) return null;
+    const parsed = subscriptionSchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    this.logger?.error({ key, issue: parsed.error.issues[0]?.message }, 'stored subscription is damaged; left untouched and skipped');
+    return null;
+  }
+
+  private parseDelivery(key: string, value: unknown): DeliveryRecord | null {
+    if (value === undefined || value === null) return null;
+    const parsed = deliverySchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    this.logger?.error({ key, issue: parsed.error.issues[0]?.message }, 'stored delivery record is damaged; treated as missing');
+    return null;
+  }
+}

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '../../src/logger.ts';
+import { DeliveryError, type ChannelPoster, type DailyMessage, type DeliveryFailureKind } from '../../src/schedule/poster.ts';
+import type { Subscription } from '../../src/schedule/subscription.ts';
+import type { Entry } from '../../src/wotd/entry.ts';
+import { WotdError } from '../../src/wotd/errors.ts';
+import type { Lookup, LookupOptions } from '../../src/wotd/lookup.ts';
+
+/** A temp dir holding a real SQLite store file; `cleanup` removes it. */
+export function tempStore(): { url: string; dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'wotd-schedule-'));
+  return { url: `sqlite://${join(dir, 'store.sqlite')}`, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function makeSubscription(overrides: Partial<Subscription> = {}): Subscription {
+  return {
+    guildId: 'g1',
+    channelId: 'c1',
+    channelName: 'words',
+    time: '09:00',
+    timeZone: 'UTC',
+    roleId: null,
+    createdBy: 'u1',
+    createdAt: '2026-06-01T00:00:00.000Z',
+    enabledAt: '2026-06-01T00:00:00.000Z',
+    status: { state: 'active' },
+    ...overrides,
+  };
+}
+
+export function entryFor(date: string): Entry {
+  return { date, word: `word-${date}`, pos: 'noun', ipa: '/wɜːd/', definition: `The word for ${date}.` };
+}
+
+/** A lookup over a fixed set of published days; counts calls and can be told a day is not out yet. */
+export class FixedLookup {
+  readonly calls: Array<{ date: string | undefined; options: LookupOptions | undefined }> = [];
+  readonly unpublished = new Set<string>();
+
+  async getEntry(date?: string, options?: LookupOptions): Promise<Lookup<Entry>> {
+    this.calls.push({ date, options });
+    if (!date || this.unpublished.has(date)) throw new WotdError('not_found', `No word for ${date ?? 'today'} yet`);
+    return { value: entryFor(date), stale: false, fromCache: false };
+  }
+}
+
+/** Like Discord with enforce_nonce: a repeated nonce in a channel returns the first message. Faults per channel. */
+export class RecordingPoster implements ChannelPoster {
+  readonly messages: Array<DailyMessage & { id: string }> = [];
+  readonly attempts: DailyMessage[] = [];
+  readonly faults = new Map<string, DeliveryFailureKind>();
+  inFlight = 0;
+  maxInFlight = 0;
+  private nextId = 1;
+
+  async post(message: DailyMessage): Promise<{ messageId: string }> {
+    this.attempts.push(message);
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      const fault = this.faults.get(message.channelId);
+      if (fault) throw new DeliveryError(fault, fault === 'forbidden' ? 'Missing Permissions' : fault === 'gone' ? 'Unknown Channel' : 'HTTP 503');
+      const earlier = this.messages.find((m) => m.channelId === message.channelId && m.nonce === message.nonce);
+      if (earlier) return { messageId: earlier.id };
+      const id = String(this.nextId++);
+      this.messages.push({ ...message, id });
+      return { messageId: id };
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+}
+
+/** A real pino logger whose lines are kept for assertions. */
+export function captureLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      callback();
+    },
+  });
+  return { logger: createLogger({ level: 'info', destination }), lines };
+}

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { createSubscriptionService, parseSchedule, suggestTimeZones } from '../../src/schedule/subscription-service.ts';
+import { makeSubscription, tempStore } from './helpers.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function open(url: string): Promise<SubscriptionStore> {
+  const store = await SubscriptionStore.open(url);
+  cleanups.push(() => store.close());
+  return store;
+}
+
+function fresh(): string {
+  const temp = tempStore();
+  cleanups.push(temp.cleanup);
+  return temp.url;
+}
+
+describe('SubscriptionStore on a SQLite file', () => {
+  it('keeps subscriptions and delivery records across a reopen', async () => {
+    const url = fresh();
+    const first = await open(url);
+    await first.upsert('g1', 'c1', 5, () => makeSubscription());
+    await first.putDelivery({ channelId: 'c1', day: '2026-06-15', state: 'sent', nonce: 'abc', attempts: 1, messageId: 'm1', updatedAt: '2026-06-15T09:00:00.000Z' });
+    await first.close();
+
+    const second = await open(url);
+    expect(await second.listAll()).toEqual([makeSubscription()]);
+    expect(await second.listGuild('g1')).toEqual([makeSubscription()]);
+    expect((await second.getDelivery('c1', '2026-06-15'))?.messageId).toBe('m1');
+    expect(await second.getDeliveries(['c1', 'c2'], '2026-06-15')).toMatchObject([{ state: 'sent' }, null]);
+  });
+
+  it('lists from its own namespace and index, untouched by other data in the same file', async () => {
+    const url = fresh();
+    const store = await open(url);
+    const cache = await openStore<unknown>(url, 'wotd-cache');
+    cleanups.push(() => cache.disconnect());
+    await Promise.all(Array.from({ length: 50 }, (_, i) => cache.set(`sub:x${i}`, { junk: i })));
+    await store.upsert('g1', 'c1', 5, () => makeSubscription());
+    expect((await store.listAll()).map((s) => s.channelId)).toEqual(['c1']);
+  });
+
+  it('loses nothing under concurrent changes: many servers at once, and one server racing its limit', async () => {
+    const store = await open(fresh());
+    const writes = [];
+    for (let g = 0; g < 20; g += 1) {
+      for (let c = 0; c < 4; c += 1) {
+        writes.push(store.upsert(`g${g}`, `g${g}c${c}`, 5, () => makeSubscription({ guildId: `g${g}`, channelId: `g${g}c${c}` })));
+      }
+    }
+    const racing = Array.from({ length: 12 }, (_, c) =>
+      store.upsert('busy', `busy${c}`, 5, () => makeSubscription({ guildId: 'busy', channelId: `busy${c}` })),
+    );
+    await Promise.all(writes);
+    const results = await Promise.all(racing);
+    expect(results.filter((r) => r.kind === 'created')).toHaveLength(5);
+    expect(results.filter((r) => r.kind === 'limit_reached')).toHaveLength(7);
+    expect(await store.listAll()).toHaveLength(85);
+    for (let g = 0; g < 20; g += 1) expect(await store.listGuild(`g${g}`)).toHaveLength(4);
+    expect(await store.listGuild('busy')).toHaveLength(5);
+
+    // Status changes racing a re-subscribe: every change is applied to the latest record.
+    await Promise.all([
+      store.update('g0c0', (s) => ({ ...s, channelName: 'renamed' })),
+      store.update('g0c0', (s) => ({ ...s, roleId: 'r1' })),
+      store.upsert('g0', 'g0c0', 5, (existing) => ({ ...(existing ?? makeSubscription()), time: '10:00' })),
+    ]);
+    expect(await store.get('g0c0')).toMatchObject({ channelName: 'renamed', roleId: 'r1', time: '10:00' });
+  });
+
+  it('removes a subscription from every index, and disables a whole server at once', async () => {
+    const store = await open(fresh());
+    await store.upsert('g1', 'c1', 5, () => makeSubscription());
+    await store.upsert('g1', 'c2', 5, () => makeSubscription({ channelId: 'c2' }));
+    expect((await store.remove('g1', 'c1'))?.channelId).toBe('c1');
+    expect(await store.remove('g1', 'c1')).toBeNull();
+    expect((await store.listAll()).map((s) => s.channelId)).toEqual(['c2']);
+    const changed = await store.updateGuild('g1', (s) => ({ ...s, status: { state: 'disabled', reason: 'gone', at: 'now' } }));
+    expect(changed).toHaveLength(1);
+    expect((await store.get('c2'))?.status.state).toBe('disabled');
+  });
+});
+
+describe('subscription service', () => {
+  it('re-subscribing updates the settings, keeps who created it and re-enables it', async () => {
+    const store = await open(fresh());
+    let now = new Date('2026-06-15T07:00:00Z');
+    const service = createSubscriptionService({ store, limit: 2, now: () => now });
+    const request = { guildId: 'g1', channelId: 'c1', channelName: 'words', time: '09:00', timeZone: 'UTC', roleId: null, userId: 'u1' };
+    expect((await service.subscribe(request)).kind).toBe('created');
+    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: 'Missing Access on 3 days in a row', at: now.toISOString() } }));
+    now = new Date('2026-06-15T08:00:00Z');
+    const again = await service.subscribe({ ...request, time: '18:30', timeZone: 'Europe/London', roleId: 'r1', userId: 'u2' });
+    expect(again).toMatchObject({ kind: 'updated', subscription: { time: '18:30', timeZone: 'Europe/London', roleId: 'r1', createdBy: 'u1', status: { state: 'active' } } });
+    const [overview] = await service.list('g1');
+    expect(overview?.nextPostAt?.toISOString()).toBe('2026-06-15T17:30:00.000Z');
+  });
+
+  it('refuses a subscription past the per-server limit but still updates existing ones', async () => {
+    const store = await open(fresh());
+    const service = createSubscriptionService({ store, limit: 1 });
+    const request = { guildId: 'g1', channelId: 'c1', channelName: 'words', time: '09:00', timeZone: 'UTC', roleId: null, userId: 'u1' };
+    await service.subscribe(request);
+    expect(await service.subscribe({ ...request, channelId: 'c2' })).toEqual({ kind: 'limit_reached', limit: 1, count: 1 });
+    expect((await service.subscribe({ ...request, time: '10:00' })).kind).toBe('updated');
+  });
+
+  it('validates times and zones, and suggests zones', () => {
+    expect(parseSchedule(null, null)).toEqual({ ok: true, time: '09:00', timeZone: 'UTC' });
+    expect(parseSchedule('7:05', 'america/new_york')).toEqual({ ok: true, time: '07:05', timeZone: 'America/New_York' });
+    expect(parseSchedule('25:00', 'UTC')).toMatchObject({ ok: false, message: expect.stringContaining('"25:00" is not a time of day') });
+    expect(parseSchedule('09:00', 'Moon/Base')).toMatchObject({ ok: false, message: expect.stringContaining('"Moon/Base" is not a time zone') });
+    expect(suggestTimeZones('lond', 25)).toContain('Europe/London');
+    expect(suggestTimeZones('new york', 25)).toContain('America/New_York');
+    expect(suggestTimeZones('', 25)[0]).toBe('UTC');
+    expect(suggestTimeZones('e', 25)).toHaveLength(25);
+  });
+});
