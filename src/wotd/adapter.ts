@@ -223,7 +223,7 @@ class Adapter implements WotdAdapter {
     }
     const lower = typed.toLowerCase();
     const outcome = await this.withStale(cached && cached.value.length > 0 ? cached.value : undefined, () =>
-      this.shared(`find:${typed}`, options, (flight) => this.fetchFind(flight, typed, today)),
+      this.shared(`find:${lower}`, options, (flight) => this.fetchFind(flight, typed, today)),
     );
     if (outcome.kind === 'not_found') throw notFoundForWord(typed);
     return { ...outcome.value, value: outcome.value.value.filter((entry) => entry.date <= today && entry.word.toLowerCase() === lower) };
