@@ -1,0 +1,186 @@
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
+  ChannelType,
+  DiscordAPIError,
+  Events,
+  MessageFlags,
+  Routes,
+  SlashCommandBuilder,
+  type Client,
+  type Interaction,
+} from 'discord.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loginClient, restFor, startDiscordServer, type DiscordServer, type GuildInfo } from './index.ts';
+
+const wotd = new SlashCommandBuilder()
+  .setName('wotd')
+  .setDescription('Word of the day')
+  .addStringOption((o) => o.setName('date').setDescription('YYYY-MM-DD').setRequired(false))
+  .addChannelOption((o) => o.setName('channel').setDescription('where').addChannelTypes(ChannelType.GuildText))
+  .addIntegerOption((o) => o.setName('limit').setDescription('how many').setMinValue(1).setMaxValue(8));
+const find = new SlashCommandBuilder()
+  .setName('wotd-find')
+  .setDescription('Find a word')
+  .addStringOption((o) => o.setName('word').setDescription('the word').setRequired(true).setAutocomplete(true));
+
+describe('fake Discord interactions', () => {
+  let discord: DiscordServer;
+  let client: Client<true>;
+  let guild: GuildInfo;
+  let general: string;
+  const handlers: ((i: Interaction) => Promise<void>)[] = [];
+  const errors: unknown[] = [];
+
+  beforeEach(async () => {
+    discord = await startDiscordServer({ interactionDeadlineMs: 300 });
+    guild = discord.addGuild({ name: 'Words', roles: [{ name: 'mods', permissions: 1n << 4n }], channels: [{ name: 'general' }, { name: 'daily' }] });
+    general = guild.channelId('general');
+    await restFor(discord).put(Routes.applicationCommands(discord.applicationId), { body: [wotd.toJSON(), find.toJSON()] });
+    client = await loginClient(discord);
+    client.on(Events.InteractionCreate, (interaction) => {
+      const handler = handlers.shift();
+      if (handler) handler(interaction).catch((error: unknown) => errors.push(error));
+    });
+  });
+  afterEach(async () => {
+    handlers.length = 0;
+    errors.length = 0;
+    await client.destroy();
+    await discord.close();
+  });
+
+  it('delivers a slash command with options, member permissions and app_permissions; the reply lands in the recording', async () => {
+    let seen: Record<string, unknown> = {};
+    handlers.push(async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('expected a chat input command');
+      seen = {
+        name: interaction.commandName,
+        date: interaction.options.getString('date'),
+        channel: interaction.options.getChannel('channel')?.id,
+        limit: interaction.options.getInteger('limit'),
+        canManage: interaction.memberPermissions?.has('ManageChannels'),
+        botCanSend: interaction.appPermissions.has('SendMessages'),
+        guildId: interaction.guildId,
+      };
+      await interaction.reply({ content: 'serendipity', embeds: [{ title: 'serendipity', description: 'a happy accident' }] });
+    });
+    const daily = guild.channelId('daily');
+    const ix = discord.invokeCommand({
+      name: 'wotd',
+      channelId: general,
+      options: { date: '2024-01-01', channel: daily, limit: 3 },
+      user: { username: 'mod', roles: ['mods'] },
+    });
+    const reply = await ix.waitForResponse();
+    expect(seen).toEqual({ name: 'wotd', date: '2024-01-01', channel: daily, limit: 3, canManage: true, botCanSend: true, guildId: guild.id });
+    expect(reply).toMatchObject({ content: 'serendipity', ephemeral: false, channelId: general });
+    expect(reply.embeds[0]).toMatchObject({ title: 'serendipity' });
+    expect(ix.callback).toMatchObject({ type: 4, status: 204 });
+    expect(discord.messagesIn(general).map((m) => m.content)).toEqual(['serendipity']);
+    const callbackRequest = discord.requests.find((r) => r.route === 'POST /interactions/:interaction_id/:interaction_token/callback');
+    expect(callbackRequest?.body).toMatchObject({ type: 4, data: { content: 'serendipity' } });
+  });
+
+  it('refuses to invoke what the Discord client would not send', () => {
+    expect(() => discord.invokeCommand({ name: 'nope', channelId: general })).toThrow(/not registered/);
+    expect(() => discord.invokeCommand({ name: 'wotd', channelId: general, options: { limit: 9 } })).toThrow(/above 8/);
+    expect(() => discord.invokeCommand({ name: 'wotd-find', channelId: general })).toThrow(/requires option "word"/);
+    expect(() => discord.invokeCommand({ name: 'wotd', channelId: general, options: { colour: 'x' } })).toThrow(/no option "colour"/);
+  });
+
+  it('follows a deferred ephemeral reply through its edit and a follow-up', async () => {
+    handlers.push(async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+      await interaction.editReply({ content: 'done' });
+      await interaction.followUp({ content: 'and one more', flags: MessageFlags.Ephemeral });
+    });
+    const ix = discord.invokeCommand({ name: 'wotd', channelId: general });
+    const callback = await ix.waitForCallback();
+    expect(callback.type).toBe(5);
+    const reply = await ix.waitForResponse();
+    expect(reply).toMatchObject({ content: 'done', ephemeral: true, loading: false });
+    const follow = await ix.waitForFollowUp(0);
+    expect(follow).toMatchObject({ content: 'and one more', ephemeral: true });
+    expect(discord.messagesIn(general)).toEqual([]);
+  });
+
+  it('round-trips a button: the bot replies with a button, the press updates that message', async () => {
+    handlers.push(async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
+        new ButtonBuilder().setCustomId('wotd:older:2024-01-01').setLabel('Older').setStyle(ButtonStyle.Secondary),
+      );
+      await interaction.reply({ content: 'page 1', components: [row] });
+    });
+    const first = discord.invokeCommand({ name: 'wotd', channelId: general });
+    const page1 = await first.waitForResponse();
+
+    let pressedOn = '';
+    handlers.push(async (interaction) => {
+      if (!interaction.isButton()) throw new Error('expected a button');
+      pressedOn = `${interaction.customId}@${interaction.message.id}`;
+      await interaction.update({ content: 'page 2', components: [] });
+    });
+    const press = discord.pressButton({ channelId: general, customId: 'wotd:older:2024-01-01' });
+    const page2 = await press.waitForResponse();
+    expect(pressedOn).toBe(`wotd:older:2024-01-01@${page1.id}`);
+    expect(page2).toMatchObject({ id: page1.id, content: 'page 2', components: [] });
+    expect(press.callback?.type).toBe(7);
+    expect(() => discord.pressButton({ channelId: general, customId: 'wotd:older:2024-01-01' })).toThrow(/no message/);
+  });
+
+  it('round-trips autocomplete: the focused option arrives and the choices come back', async () => {
+    handlers.push(async (interaction) => {
+      if (!interaction.isAutocomplete()) throw new Error('expected autocomplete');
+      const focused = interaction.options.getFocused(true);
+      await interaction.respond([
+        { name: `${focused.value}ipity`, value: `${focused.value}ipity` },
+        { name: `${focused.value}e`, value: `${focused.value}e` },
+      ]);
+    });
+    const choices = await discord.autocomplete({ name: 'wotd-find', channelId: general, options: { word: 'serend' }, focused: 'word' });
+    expect(choices).toEqual([
+      { name: 'serendipity', value: 'serendipity' },
+      { name: 'serende', value: 'serende' },
+    ]);
+  });
+
+  it('answers a late callback with 10062 and a second callback with 40060, as discord.js sees them', async () => {
+    const lateOutcome = new Promise<unknown>((resolve) => {
+      handlers.push(async (interaction) => {
+        if (!interaction.isChatInputCommand()) return;
+        await new Promise((r) => setTimeout(r, 400));
+        await interaction.reply({ content: 'too late' }).then(() => resolve('accepted'), resolve);
+      });
+    });
+    const late = discord.invokeCommand({ name: 'wotd', channelId: general });
+    const lateError = await lateOutcome;
+    expect(lateError).toBeInstanceOf(DiscordAPIError);
+    expect((lateError as DiscordAPIError).code).toBe(10062);
+    expect((lateError as DiscordAPIError).status).toBe(404);
+    expect(late.callbacks).toMatchObject([{ status: 404, errorCode: 10062 }]);
+    expect(late.original).toBeUndefined();
+
+    const secondOutcome = new Promise<unknown>((resolve) => {
+      handlers.push(async (interaction) => {
+        if (!interaction.isChatInputCommand()) return;
+        await interaction.reply({ content: 'first' });
+        // Bypass discord.js's own "already replied" guard to send a second callback, as a buggy bot could.
+        await client.rest
+          .post(Routes.interactionCallback(interaction.id, interaction.token), { body: { type: 4, data: { content: 'second' } }, auth: false })
+          .then(() => resolve('accepted'), resolve);
+      });
+    });
+    const twice = discord.invokeCommand({ name: 'wotd', channelId: general });
+    const secondError = await secondOutcome;
+    expect(secondError).toBeInstanceOf(DiscordAPIError);
+    expect((secondError as DiscordAPIError).code).toBe(40060);
+    expect((secondError as DiscordAPIError).status).toBe(400);
+    expect(twice.callbacks.map((c) => c.status)).toEqual([204, 400]);
+    expect(discord.messagesIn(general).map((m) => m.content)).toEqual(['first']);
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,154 @@
+import { serializeUser, type User } from './model.ts';
+import { snowflake } from './snowflake.ts';
+
+/** Messages the fake Discord holds: channel posts, interaction responses and follow-ups. */
+
+export const MessageFlag = { SuppressEmbeds: 4, Ephemeral: 64, Loading: 128, SuppressNotifications: 4096 } as const;
+
+type Json = Record<string, unknown>;
+
+export interface StoredMessage {
+  id: string;
+  channelId: string;
+  guildId: string | null;
+  author: User;
+  content: string;
+  embeds: Json[];
+  components: Json[];
+  attachments: Json[];
+  flags: number;
+  allowedMentions: Json | null;
+  nonce: string | number | null;
+  createdAt: number;
+  editedAt: number | null;
+  deletedAt: number | null;
+  /** Set for interaction responses and follow-ups. */
+  interactionId: string | null;
+  webhookId: string | null;
+  /** Every version of the message: creation body and each edit body, in order. */
+  revisions: { at: number; body: Json }[];
+}
+
+/** A read-only snapshot for tests. */
+export interface MessageView {
+  id: string;
+  channelId: string;
+  guildId: string | null;
+  authorId: string;
+  content: string;
+  embeds: Json[];
+  components: Json[];
+  flags: number;
+  ephemeral: boolean;
+  /** A deferred response still "thinking". */
+  loading: boolean;
+  allowedMentions: Json | null;
+  nonce: string | number | null;
+  createdAt: number;
+  editedAt: number | null;
+  deleted: boolean;
+  interactionId: string | null;
+  revisions: { at: number; body: Json }[];
+}
+
+export function viewMessage(m: StoredMessage): MessageView {
+  return {
+    id: m.id,
+    channelId: m.channelId,
+    guildId: m.guildId,
+    authorId: m.author.id,
+    content: m.content,
+    embeds: structuredClone(m.embeds),
+    components: structuredClone(m.components),
+    flags: m.flags,
+    ephemeral: (m.flags & MessageFlag.Ephemeral) !== 0,
+    loading: (m.flags & MessageFlag.Loading) !== 0,
+    allowedMentions: m.allowedMentions ? structuredClone(m.allowedMentions) : null,
+    nonce: m.nonce,
+    createdAt: m.createdAt,
+    editedAt: m.editedAt,
+    deleted: m.deletedAt !== null,
+    interactionId: m.interactionId,
+    revisions: structuredClone(m.revisions),
+  };
+}
+
+function arrayOf(value: unknown): Json[] {
+  return Array.isArray(value) ? (structuredClone(value) as Json[]) : [];
+}
+
+export function createMessage(input: {
+  channelId: string;
+  guildId: string | null;
+  author: User;
+  body: Json;
+  flags?: number;
+  interactionId?: string;
+  webhookId?: string;
+  attachments?: Json[];
+}): StoredMessage {
+  const now = Date.now();
+  const body = input.body;
+  return {
+    id: snowflake(now),
+    channelId: input.channelId,
+    guildId: input.guildId,
+    author: input.author,
+    content: typeof body.content === 'string' ? body.content : '',
+    embeds: arrayOf(body.embeds),
+    components: arrayOf(body.components),
+    attachments: input.attachments ?? [],
+    flags: input.flags ?? (typeof body.flags === 'number' ? body.flags : 0),
+    allowedMentions: typeof body.allowed_mentions === 'object' && body.allowed_mentions !== null ? (structuredClone(body.allowed_mentions) as Json) : null,
+    nonce: typeof body.nonce === 'string' || typeof body.nonce === 'number' ? body.nonce : null,
+    createdAt: now,
+    editedAt: null,
+    deletedAt: null,
+    interactionId: input.interactionId ?? null,
+    webhookId: input.webhookId ?? null,
+    revisions: [{ at: now, body: structuredClone(body) }],
+  };
+}
+
+/** Applies an edit body the way Discord does: only the fields present change; flags keep EPHEMERAL. */
+export function editMessage(m: StoredMessage, body: Json): void {
+  const now = Date.now();
+  const wasLoading = (m.flags & MessageFlag.Loading) !== 0;
+  if ('content' in body) m.content = typeof body.content === 'string' ? body.content : '';
+  if ('embeds' in body) m.embeds = arrayOf(body.embeds);
+  if ('components' in body) m.components = arrayOf(body.components);
+  if ('allowed_mentions' in body) {
+    m.allowedMentions = typeof body.allowed_mentions === 'object' && body.allowed_mentions !== null ? (structuredClone(body.allowed_mentions) as Json) : null;
+  }
+  let flags = m.flags & ~MessageFlag.Loading;
+  if (typeof body.flags === 'number') {
+    flags = (flags & MessageFlag.Ephemeral) | (body.flags & (MessageFlag.SuppressEmbeds | MessageFlag.SuppressNotifications));
+  }
+  m.flags = flags;
+  if (!wasLoading) m.editedAt = now;
+  m.revisions.push({ at: now, body: structuredClone(body) });
+}
+
+export function serializeMessage(m: StoredMessage, applicationId: string): Json {
+  return {
+    id: m.id,
+    type: m.interactionId ? 20 : 0,
+    channel_id: m.channelId,
+    ...(m.guildId ? { guild_id: m.guildId } : {}),
+    author: serializeUser(m.author),
+    content: m.content,
+    timestamp: new Date(m.createdAt).toISOString(),
+    edited_timestamp: m.editedAt ? new Date(m.editedAt).toISOString() : null,
+    tts: false,
+    mention_everyone: false,
+    mentions: [],
+    mention_roles: [],
+    attachments: m.attachments,
+    embeds: m.embeds,
+    components: m.components,
+    pinned: false,
+    flags: m.flags,
+    ...(m.nonce !== null ? { nonce: m.nonce } : {}),
+    ...(m.webhookId ? { webhook_id: m.webhookId, application_id: applicationId } : {}),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Discord's two rate-limit layers.
+ * - Global: at most N requests per second per bot token, counted in fixed one-second windows (epoch-aligned), so the
+ *   recording's per-second counters and the limiter agree exactly. Interaction endpoints are exempt.
+ * - Route buckets: a route (e.g. "POST /channels/:id/messages") plus its major parameter gets `limit` requests per
+ *   `windowMs`, the window starting at the first request, as Discord reports through the X-RateLimit-* headers.
+ */
+
+export interface BucketRule {
+  limit: number;
+  windowMs: number;
+}
+
+export interface BucketVerdict {
+  /** The headers to send with the response (on 2xx and on 429 alike). */
+  headers: Record<string, string>;
+  /** Set when the bucket is exhausted; seconds until it resets. */
+  retryAfter?: number;
+}
+
+export class GlobalLimiter {
+  private window = -1;
+  private used = 0;
+
+  constructor(readonly perSecond: number) {}
+
+  /** Takes a slot, or returns seconds until the next window when the current one is full. */
+  take(now: number): { ok: true } | { ok: false; retryAfter: number } {
+    const window = Math.floor(now / 1000);
+    if (window !== this.window) {
+      this.window = window;
+      this.used = 0;
+    }
+    if (this.used >= this.perSecond) {
+      return { ok: false, retryAfter: Math.max(0.001, ((window + 1) * 1000 - now) / 1000) };
+    }
+    this.used += 1;
+    return { ok: true };
+  }
+}
+
+interface BucketState {
+  used: number;
+  resetAt: number;
+}
+
+export class BucketLimiter {
+  private readonly states = new Map<string, BucketState>();
+
+  /**
+   * @param hash the bucket id Discord shares between routes with one limit (sent as X-RateLimit-Bucket)
+   * @param major the major parameter (channel, guild or webhook id) that splits a bucket
+   */
+  take(hash: string, major: string, rule: BucketRule, now: number): BucketVerdict {
+    const key = `${hash}:${major}`;
+    let state = this.states.get(key);
+    if (!state || now >= state.resetAt) {
+      state = { used: 0, resetAt: now + rule.windowMs };
+      this.states.set(key, state);
+    }
+    const resetAfter = (state.resetAt - now) / 1000;
+    const headers = (remaining: number): Record<string, string> => ({
+      'X-RateLimit-Limit': String(rule.limit),
+      'X-RateLimit-Remaining': String(remaining),
+      'X-RateLimit-Reset': (state.resetAt / 1000).toFixed(3),
+      'X-RateLimit-Reset-After': resetAfter.toFixed(3),
+      'X-RateLimit-Bucket': hash,
+    });
+    if (state.used >= rule.limit) {
+      return { headers: { ...headers(0), 'X-RateLimit-Scope': 'user' }, retryAfter: Math.max(0.001, resetAfter) };
+    }
+    state.used += 1;
+    return { headers: headers(rule.limit - state.used) };
+  }
+}

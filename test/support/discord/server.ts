@@ -1,0 +1,1546 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PermissionFlagsBits } from 'discord.js';
+import { buildOptions, CommandScope, validateCommand, type OptionValues, type RegisteredCommand } from './commands.ts';
+import { Gateway, type GatewayEvent } from './gateway.ts';
+import { createMessage, editMessage, MessageFlag, serializeMessage, viewMessage, type MessageView, type StoredMessage } from './messages.ts';
+import {
+  channelPermissions,
+  ChannelKind,
+  DEFAULT_BOT_PERMISSIONS,
+  DEFAULT_EVERYONE_PERMISSIONS,
+  guildCreatePayload,
+  makeUser,
+  resolveOverwrite,
+  serializeChannel,
+  serializeGuild,
+  serializeMember,
+  serializeRole,
+  serializeUser,
+  toBits,
+  type Channel,
+  type ChannelSpec,
+  type Guild,
+  type GuildSpec,
+  type Member,
+  type MemberSpec,
+  type OverwriteSpec,
+  type Role,
+  type User,
+} from './model.ts';
+import { BucketLimiter, GlobalLimiter, type BucketRule } from './ratelimit.ts';
+import { snowflake } from './snowflake.ts';
+import { FormErrors, isEmptyMessage, validateAutocompleteChoices, validateMessageBody } from './validation.ts';
+import { Changes } from './wait.ts';
+
+type Json = Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Public types
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface DiscordServerOptions {
+  /** Global requests per second per token (Discord: 50). */
+  globalLimitPerSecond?: number;
+  /** The per-channel bucket of POST /channels/:id/messages (default 5 per 5000 ms). */
+  perChannelMessages?: BucketRule;
+  /** Time allowed for the first interaction callback (Discord: 3000 ms). */
+  interactionDeadlineMs?: number;
+  /** How long an interaction token works for webhooks (Discord: 15 min). */
+  interactionTokenTtlMs?: number;
+  /** How long `nonce` + `enforce_nonce` deduplicates (Discord: a few minutes). */
+  nonceWindowMs?: number;
+  /** HELLO's heartbeat_interval (Discord: 41250). */
+  heartbeatIntervalMs?: number;
+  applicationId?: string;
+  botUserId?: string;
+  botUsername?: string;
+  token?: string;
+}
+
+export interface RecordedRequest {
+  seq: number;
+  /** Epoch ms when the request arrived. */
+  at: number;
+  method: string;
+  /** Path below /api/v10, without the query string. */
+  path: string;
+  query: Record<string, string>;
+  /** The matched route template, e.g. "POST /channels/:channel_id/messages"; null when no route matched. */
+  route: string | null;
+  body: unknown;
+  status: number;
+  response: unknown;
+  /** 'global' or 'bucket' when answered 429. */
+  limited: 'global' | 'bucket' | null;
+  /** True when an injected fault answered (or delayed) it. */
+  faulted: boolean;
+  durationMs: number;
+}
+
+export interface RecordedCallback {
+  interactionId: string;
+  at: number;
+  /** ms from dispatch to the callback's arrival. */
+  latencyMs: number;
+  type: number;
+  data: Json | null;
+  status: number;
+  /** The Discord error code when rejected (10062, 40060, 50035…). */
+  errorCode: number | null;
+}
+
+export interface FaultSpec {
+  /** A RegExp tested on "METHOD /path", or a template like "POST /channels/:id/messages" or "/channels/:id" (any method). */
+  route?: string | RegExp;
+  /** Matches any /channels/:channelId/... request. */
+  channelId?: string;
+  /** Status to answer; omit for a slow but otherwise normal response. */
+  status?: 400 | 403 | 404 | 500 | 502 | 503;
+  /** Discord error code (defaults: 403 → 50013, 404 → 10003). */
+  code?: number;
+  message?: string;
+  delayMs?: number;
+  /** How many requests it applies to (default: all). */
+  times?: number;
+}
+
+export interface FaultHandle {
+  readonly hits: number;
+  remove(): void;
+}
+
+export interface GuildInfo {
+  id: string;
+  name: string;
+  everyoneRoleId: string;
+  botRoleId: string | null;
+  ownerId: string;
+  channels: { id: string; name: string; type: number }[];
+  roles: { id: string; name: string }[];
+  members: { id: string; username: string }[];
+  /** Id of the channel or role with that name; throws when there is none. */
+  channelId(name: string): string;
+  roleId(name: string): string;
+}
+
+export interface InvokeUser {
+  /** An existing member's id, or a new member to add with these fields. */
+  id?: string;
+  username?: string;
+  roles?: string[];
+}
+
+interface InteractionTarget {
+  guildId?: string;
+  channelId: string;
+  /** The invoking member; defaults to the harness's default member (only @everyone). */
+  user?: InvokeUser | string;
+  /** Override the member's computed channel permissions (`member.permissions`). */
+  memberPermissions?: bigint | string;
+  /** Override the bot's computed channel permissions (`app_permissions`). */
+  appPermissions?: bigint | string;
+  locale?: string;
+}
+
+export interface InvokeCommandSpec extends InteractionTarget {
+  name: string;
+  options?: OptionValues;
+  subcommand?: string;
+  subcommandGroup?: string;
+}
+
+export interface PressButtonSpec extends InteractionTarget {
+  customId: string;
+  /** The message carrying the button; defaults to the newest message in the channel (ephemeral ones included) that has it. */
+  messageId?: string;
+}
+
+export interface AutocompleteSpec extends InvokeCommandSpec {
+  focused: string;
+  timeoutMs?: number;
+}
+
+export interface SecondStats {
+  /** Epoch second. */
+  second: number;
+  requests: number;
+  /** Requests not answered 429 global. */
+  accepted: number;
+  /** POST /channels/:id/messages answered 2xx. */
+  posts: number;
+  global429: number;
+  bucket429: number;
+}
+
+export interface InteractionHandle {
+  readonly id: string;
+  readonly token: string;
+  /** 2 command, 3 component, 4 autocomplete. */
+  readonly type: number;
+  readonly guildId: string | null;
+  readonly channelId: string;
+  readonly userId: string;
+  /** Epoch ms when INTERACTION_CREATE was dispatched. */
+  readonly sentAt: number;
+  /** The raw INTERACTION_CREATE payload. */
+  readonly payload: Json;
+  /** Every callback attempt, accepted or not. */
+  readonly callbacks: RecordedCallback[];
+  /** The accepted (first) callback, if any. */
+  readonly callback: RecordedCallback | undefined;
+  /** The interaction's original response message as it stands now (for components: the message the button is on after update). */
+  readonly original: MessageView | undefined;
+  readonly followUps: MessageView[];
+  /** Autocomplete choices sent with callback type 8. */
+  readonly choices: { name: string; value: string | number }[] | undefined;
+  waitForCallback(timeoutMs?: number): Promise<RecordedCallback>;
+  /** The first version of the original response that is not "thinking": an immediate reply, an update, or the edit of a deferral. */
+  waitForResponse(timeoutMs?: number): Promise<MessageView>;
+  /** Waits until the original message satisfies `predicate` (e.g. a second edit). */
+  waitForOriginal(predicate: (message: MessageView) => boolean, timeoutMs?: number): Promise<MessageView>;
+  waitForFollowUp(index?: number, timeoutMs?: number): Promise<MessageView>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Internals
+// ---------------------------------------------------------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: FormErrors,
+  ) {
+    super(message);
+  }
+
+  body(): Json {
+    return { message: this.message, code: this.code, ...(this.errors ? { errors: this.errors.tree } : {}) };
+  }
+}
+
+const invalidForm = (errors: FormErrors): ApiError => new ApiError(400, 50035, 'Invalid Form Body', errors);
+const unknown = (code: number, what: string): ApiError => new ApiError(404, code, `Unknown ${what}`);
+
+interface InteractionState {
+  id: string;
+  token: string;
+  type: number;
+  guildId: string | null;
+  channelId: string;
+  user: User;
+  sentAt: number;
+  payload: Json;
+  callbacks: RecordedCallback[];
+  acknowledged: RecordedCallback | undefined;
+  /** The message the response lives in: a new message for commands, the clicked message for components. */
+  original: StoredMessage | undefined;
+  followUps: StoredMessage[];
+  choices: { name: string; value: string | number }[] | undefined;
+}
+
+interface RouteContext {
+  params: Record<string, string>;
+  body: Json;
+  rawBody: unknown;
+  query: URLSearchParams;
+  attachments: Json[];
+}
+
+interface RouteResult {
+  status: number;
+  body?: unknown;
+}
+
+interface Route {
+  method: string;
+  template: string;
+  segments: string[];
+  /** Bot token required (webhook and interaction routes use their own token instead). */
+  auth: boolean;
+  /** Interaction endpoints are not counted against the global limit. */
+  globalExempt: boolean;
+  bucket: ((params: Record<string, string>) => { hash: string; major: string; rule: BucketRule }) | null;
+  handle: (ctx: RouteContext) => RouteResult | Promise<RouteResult>;
+}
+
+interface ActiveFault extends FaultSpec {
+  hits: number;
+  removed: boolean;
+}
+
+const DEFAULT_RULE: BucketRule = { limit: 50, windowMs: 1000 };
+const WEBHOOK_RULE: BucketRule = { limit: 5, windowMs: 2000 };
+const TEXT_TYPES = new Set<number>([0, 1, 2, 5, 10, 11, 12, 13]);
+
+function bucketHash(template: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of template) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
+function templateMatches(template: string, method: string, path: string): boolean {
+  let t = template.trim();
+  const space = t.indexOf(' ');
+  if (space > 0) {
+    if (t.slice(0, space).toUpperCase() !== method) return false;
+    t = t.slice(space + 1);
+  }
+  const a = t.split('/').filter(Boolean);
+  const b = path.split('/').filter(Boolean);
+  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i]);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The server
+// ---------------------------------------------------------------------------------------------------------------
+
+export class DiscordServer {
+  readonly token: string;
+  readonly applicationId: string;
+  readonly botUser: User;
+  /** The member used for interactions when no `user` is given; added to every guild with no extra roles. */
+  readonly defaultUser: User;
+  /** Every REST request, in arrival order. */
+  readonly requests: RecordedRequest[] = [];
+  apiUrl = '';
+  gatewayUrl = '';
+
+  private readonly options: Required<Omit<DiscordServerOptions, 'applicationId' | 'botUserId' | 'botUsername' | 'token'>>;
+  private readonly changes = new Changes();
+  private readonly http: Server;
+  private readonly gateway: Gateway;
+  private readonly globalLimiter: GlobalLimiter;
+  private readonly buckets = new BucketLimiter();
+  private readonly routes: Route[] = [];
+  private readonly faults: ActiveFault[] = [];
+  private readonly guilds = new Map<string, Guild>();
+  private readonly channels = new Map<string, Channel>();
+  private readonly users = new Map<string, User>();
+  private readonly messages = new Map<string, StoredMessage>();
+  private readonly nonces = new Map<string, { messageId: string; at: number }>();
+  private readonly interactions = new Map<string, InteractionState>();
+  private readonly interactionsByToken = new Map<string, InteractionState>();
+  private readonly globalCommands: CommandScope;
+  private readonly guildCommands = new Map<string, CommandScope>();
+  private readonly perSecond = new Map<number, SecondStats>();
+  private seq = 0;
+  private closed = false;
+
+  constructor(options: DiscordServerOptions = {}) {
+    this.options = {
+      globalLimitPerSecond: options.globalLimitPerSecond ?? 50,
+      perChannelMessages: options.perChannelMessages ?? { limit: 5, windowMs: 5000 },
+      interactionDeadlineMs: options.interactionDeadlineMs ?? 3000,
+      interactionTokenTtlMs: options.interactionTokenTtlMs ?? 15 * 60_000,
+      nonceWindowMs: options.nonceWindowMs ?? 5 * 60_000,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+    };
+    this.token = options.token ?? `fake.${snowflake()}.token`;
+    this.applicationId = options.applicationId ?? snowflake();
+    this.botUser = makeUser({ id: options.botUserId ?? this.applicationId, username: options.botUsername ?? 'wotd-bot', bot: true });
+    this.defaultUser = makeUser({ username: 'tester', globalName: 'Tester' });
+    this.users.set(this.botUser.id, this.botUser);
+    this.users.set(this.defaultUser.id, this.defaultUser);
+    this.globalLimiter = new GlobalLimiter(this.options.globalLimitPerSecond);
+    this.globalCommands = new CommandScope(this.applicationId, undefined);
+    this.gateway = new Gateway({
+      token: this.token,
+      heartbeatIntervalMs: this.options.heartbeatIntervalMs,
+      changes: this.changes,
+      readyPayload: () => ({
+        user: { ...serializeUser(this.botUser), verified: true, mfa_enabled: false, flags: 0 },
+        guilds: [...this.guilds.values()].map((g) => ({ id: g.id, unavailable: true })),
+        private_channels: [],
+        application: { id: this.applicationId, flags: 0 },
+        user_settings: {},
+        relationships: [],
+        presences: [],
+        geo_ordered_rtc_regions: [],
+        guild_join_requests: [],
+      }),
+      guildCreates: ([shardId, shardCount]) =>
+        [...this.guilds.values()]
+          .filter((g) => Number((BigInt(g.id) >> 22n) % BigInt(shardCount)) === shardId)
+          .map((g) => guildCreatePayload(g)),
+    });
+    this.http = createServer((req, res) => void this.onRequest(req, res));
+    this.http.on('upgrade', (req, socket, head) => this.gateway.handleUpgrade(req, socket, head));
+    this.http.keepAliveTimeout = 5000;
+    this.defineRoutes();
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = this.http.address() as AddressInfo;
+    this.apiUrl = `http://127.0.0.1:${port}/api`;
+    this.gatewayUrl = `ws://127.0.0.1:${port}`;
+    this.gateway.url = this.gatewayUrl;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.gateway.close();
+    this.http.closeAllConnections();
+    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+  }
+
+  // ------------------------------------------------------------------------------------------- world building
+
+  addGuild(spec: GuildSpec = {}): GuildInfo {
+    const id = spec.id ?? snowflake();
+    if (this.guilds.has(id)) throw new Error(`guild ${id} already exists`);
+    const owner = makeUser({ username: 'owner' });
+    const ownerId = spec.ownerId ?? owner.id;
+    const guild: Guild = {
+      id,
+      name: spec.name ?? `Guild ${id.slice(-4)}`,
+      ownerId,
+      preferredLocale: spec.preferredLocale ?? 'en-US',
+      roles: new Map(),
+      members: new Map(),
+      channels: new Map(),
+      joinedAt: new Date().toISOString(),
+    };
+    guild.roles.set(id, { id, name: '@everyone', permissions: toBits(spec.everyonePermissions, DEFAULT_EVERYONE_PERMISSIONS), position: 0, managed: false });
+    let position = 1;
+    for (const r of spec.roles ?? []) {
+      const role: Role = { id: r.id ?? snowflake(), name: r.name, permissions: toBits(r.permissions, 0n), position: r.position ?? position, managed: r.managed ?? false };
+      position += 1;
+      guild.roles.set(role.id, role);
+    }
+    let botRoleId: string | null = null;
+    let botRoles = spec.botMember?.roles;
+    if (!botRoles) {
+      botRoleId = snowflake();
+      guild.roles.set(botRoleId, { id: botRoleId, name: this.botUser.username, permissions: DEFAULT_BOT_PERMISSIONS, position, managed: true, botId: this.botUser.id });
+      botRoles = [botRoleId];
+    }
+    this.guilds.set(id, guild);
+    this.putMember(guild, { id: this.botUser.id, username: this.botUser.username, bot: true, roles: botRoles, nick: spec.botMember?.nick });
+    if (!spec.ownerId) this.users.set(owner.id, owner);
+    this.putMember(guild, { id: ownerId, username: this.users.get(ownerId)?.username ?? 'owner' });
+    this.putMember(guild, { id: this.defaultUser.id, username: this.defaultUser.username });
+    for (const m of spec.members ?? []) this.putMember(guild, m);
+    for (const c of spec.channels ?? [{ name: 'general' }]) this.putChannel(guild, c);
+    this.gateway.dispatch('GUILD_CREATE', guildCreatePayload(guild), id, 1);
+    return this.guildInfo(guild);
+  }
+
+  guildInfo(guildOrId: Guild | string): GuildInfo {
+    const guild = typeof guildOrId === 'string' ? this.requireGuild(guildOrId) : guildOrId;
+    const channels = [...guild.channels.values()].map((c) => ({ id: c.id, name: c.name, type: c.type }));
+    const roles = [...guild.roles.values()].map((r) => ({ id: r.id, name: r.name }));
+    const botRole = [...guild.roles.values()].find((r) => r.botId === this.botUser.id);
+    return {
+      id: guild.id,
+      name: guild.name,
+      everyoneRoleId: guild.id,
+      botRoleId: botRole?.id ?? null,
+      ownerId: guild.ownerId,
+      channels,
+      roles,
+      members: [...guild.members.values()].map((m) => ({ id: m.user.id, username: m.user.username })),
+      channelId: (name) => {
+        const c = channels.find((x) => x.name === name);
+        if (!c) throw new Error(`guild ${guild.id} has no channel named ${name}`);
+        return c.id;
+      },
+      roleId: (name) => {
+        const r = roles.find((x) => x.name === name);
+        if (!r) throw new Error(`guild ${guild.id} has no role named ${name}`);
+        return r.id;
+      },
+    };
+  }
+
+  addChannel(guildId: string, spec: ChannelSpec = {}): { id: string; name: string; type: number } {
+    const guild = this.requireGuild(guildId);
+    const channel = this.putChannel(guild, spec);
+    this.gateway.dispatch('CHANNEL_CREATE', serializeChannel(channel), guildId, 1);
+    return { id: channel.id, name: channel.name, type: channel.type };
+  }
+
+  /** Changes a channel (name, topic, overwrites) and dispatches CHANNEL_UPDATE. */
+  updateChannel(channelId: string, patch: { name?: string; topic?: string; permissionOverwrites?: OverwriteSpec[] }): void {
+    const channel = this.requireChannel(channelId);
+    if (patch.name !== undefined) channel.name = patch.name;
+    if (patch.topic !== undefined) channel.topic = patch.topic;
+    if (patch.permissionOverwrites) channel.overwrites = this.resolveOverwrites(this.requireGuild(channel.guildId), patch.permissionOverwrites);
+    this.gateway.dispatch('CHANNEL_UPDATE', serializeChannel(channel), channel.guildId, 1);
+  }
+
+  deleteChannel(channelId: string): void {
+    const channel = this.requireChannel(channelId);
+    this.channels.delete(channelId);
+    this.guilds.get(channel.guildId)?.channels.delete(channelId);
+    this.gateway.dispatch('CHANNEL_DELETE', serializeChannel(channel), channel.guildId, 1);
+  }
+
+  /** The bot leaves (or is removed from) the guild: GUILD_DELETE without `unavailable`. */
+  removeGuild(guildId: string): void {
+    const guild = this.requireGuild(guildId);
+    this.guilds.delete(guildId);
+    for (const id of guild.channels.keys()) this.channels.delete(id);
+    this.guildCommands.delete(guildId);
+    this.gateway.dispatch('GUILD_DELETE', { id: guildId }, guildId, 1);
+  }
+
+  addMember(guildId: string, spec: MemberSpec): { id: string; username: string } {
+    const member = this.putMember(this.requireGuild(guildId), spec);
+    return { id: member.user.id, username: member.user.username };
+  }
+
+  /** Replaces a member's roles (ids or names), e.g. to take a permission away from the bot. */
+  setMemberRoles(guildId: string, userId: string, roles: string[]): void {
+    const guild = this.requireGuild(guildId);
+    const member = guild.members.get(userId);
+    if (!member) throw new Error(`user ${userId} is not a member of guild ${guildId}`);
+    member.roles = this.resolveRoleRefs(guild, roles);
+    this.gateway.dispatch('GUILD_MEMBER_UPDATE', { guild_id: guildId, ...serializeMember(member) }, guildId, 1 << 1);
+  }
+
+  /** The bot's effective permissions in a channel, as Discord would compute them. */
+  botPermissions(channelId: string): bigint {
+    const channel = this.requireChannel(channelId);
+    const guild = this.requireGuild(channel.guildId);
+    const member = guild.members.get(this.botUser.id);
+    return member ? channelPermissions(guild, member, channel) : 0n;
+  }
+
+  // ------------------------------------------------------------------------------------------- interactions
+
+  /** Dispatches a chat-input command as the real client would, after checking options against the registration. */
+  invokeCommand(spec: InvokeCommandSpec): InteractionHandle {
+    const { command, target } = this.commandFor(spec);
+    const built = buildOptions(command, spec.options ?? {}, this.resolveContext(target), {
+      subcommand: spec.subcommand,
+      subcommandGroup: spec.subcommandGroup,
+    });
+    return this.dispatchInteraction(2, target.channelId, target.member, spec, {
+      id: command.id,
+      name: command.name,
+      type: 1,
+      ...(built.options.length > 0 ? { options: built.options } : {}),
+      ...(built.resolved ? { resolved: built.resolved } : {}),
+      ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+    });
+  }
+
+  /** Sends an autocomplete interaction (type 4) and waits for the bot's choices. */
+  async autocomplete(spec: AutocompleteSpec): Promise<{ name: string; value: string | number }[]> {
+    const handle = this.startAutocomplete(spec);
+    const callback = await handle.waitForCallback(spec.timeoutMs);
+    if (callback.status >= 400) throw new Error(`autocomplete callback was rejected with ${callback.status} (${String(callback.errorCode)})`);
+    return handle.choices ?? [];
+  }
+
+  startAutocomplete(spec: AutocompleteSpec): InteractionHandle {
+    const { command, target } = this.commandFor(spec);
+    const built = buildOptions(command, spec.options ?? {}, this.resolveContext(target), {
+      subcommand: spec.subcommand,
+      subcommandGroup: spec.subcommandGroup,
+      focused: spec.focused,
+    });
+    return this.dispatchInteraction(4, target.channelId, target.member, spec, {
+      id: command.id,
+      name: command.name,
+      type: 1,
+      options: built.options,
+      ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+    });
+  }
+
+  /** Clicks a button on a message the bot sent; throws when no such (enabled) button exists. */
+  pressButton(spec: PressButtonSpec): InteractionHandle {
+    const channel = this.requireChannel(spec.channelId);
+    const carries = (m: StoredMessage): boolean => findButton(m.components, spec.customId) !== undefined;
+    let message: StoredMessage | undefined;
+    if (spec.messageId) {
+      message = this.messages.get(spec.messageId);
+      if (!message || message.deletedAt !== null) throw new Error(`message ${spec.messageId} does not exist`);
+      if (!carries(message)) throw new Error(`message ${spec.messageId} has no button with custom_id ${spec.customId}`);
+    } else {
+      message = [...this.messages.values()].reverse().find((m) => m.channelId === channel.id && m.deletedAt === null && carries(m));
+      if (!message) throw new Error(`no message in channel ${channel.id} has a button with custom_id ${spec.customId}`);
+    }
+    const button = findButton(message.components, spec.customId);
+    if (button?.disabled === true) throw new Error(`button ${spec.customId} is disabled`);
+    if (spec.guildId !== undefined && spec.guildId !== channel.guildId) throw new Error(`channel ${channel.id} is not in guild ${spec.guildId}`);
+    const member = this.memberFor(this.requireGuild(channel.guildId), spec.user);
+    return this.dispatchInteraction(3, channel.id, member, spec, { custom_id: spec.customId, component_type: 2 }, message);
+  }
+
+  /** Every interaction dispatched so far. */
+  interactionHandles(): InteractionHandle[] {
+    return [...this.interactions.values()].map((s) => this.handleFor(s));
+  }
+
+  /** Registered commands: global, or one guild's. */
+  commands(guildId?: string): RegisteredCommand[] {
+    return guildId ? (this.guildCommands.get(guildId)?.list() ?? []) : this.globalCommands.list();
+  }
+
+  // ------------------------------------------------------------------------------------------- faults & observation
+
+  injectFault(spec: FaultSpec): FaultHandle {
+    if (spec.status === undefined && spec.delayMs === undefined) throw new Error('a fault needs a status or a delayMs');
+    const fault: ActiveFault = { ...spec, hits: 0, removed: false };
+    this.faults.push(fault);
+    return {
+      get hits() {
+        return fault.hits;
+      },
+      remove: () => {
+        fault.removed = true;
+      },
+    };
+  }
+
+  clearFaults(): void {
+    for (const f of this.faults) f.removed = true;
+    this.faults.length = 0;
+  }
+
+  /** Messages visible in a channel now (not ephemeral, not deleted), oldest first. */
+  messagesIn(channelId: string): MessageView[] {
+    return [...this.messages.values()]
+      .filter((m) => m.channelId === channelId && m.deletedAt === null && (m.flags & MessageFlag.Ephemeral) === 0)
+      .map(viewMessage);
+  }
+
+  /** Every message ever created (deleted and ephemeral included), oldest first. */
+  allMessages(): MessageView[] {
+    return [...this.messages.values()].map(viewMessage);
+  }
+
+  /** Successful POST /channels/:id/messages requests (optionally for one channel). */
+  posts(channelId?: string): RecordedRequest[] {
+    return this.requests.filter(
+      (r) => r.route === 'POST /channels/:channel_id/messages' && r.status < 300 && (channelId === undefined || r.path.split('/')[2] === channelId),
+    );
+  }
+
+  /** Every interaction callback attempt, in arrival order. */
+  callbacks(): RecordedCallback[] {
+    return [...this.interactions.values()].flatMap((i) => i.callbacks).sort((a, b) => a.at - b.at);
+  }
+
+  /** Per-second counters (epoch seconds, the same windows the global limiter uses). */
+  stats(): { perSecond: SecondStats[]; total: number; global429: number; bucket429: number; maxAcceptedPerSecond: number; maxPostsPerSecond: number } {
+    const perSecond = [...this.perSecond.values()].sort((a, b) => a.second - b.second);
+    return {
+      perSecond,
+      total: this.requests.length,
+      global429: perSecond.reduce((n, s) => n + s.global429, 0),
+      bucket429: perSecond.reduce((n, s) => n + s.bucket429, 0),
+      maxAcceptedPerSecond: perSecond.reduce((n, s) => Math.max(n, s.accepted), 0),
+      maxPostsPerSecond: perSecond.reduce((n, s) => Math.max(n, s.posts), 0),
+    };
+  }
+
+  /** Resolves when `probe` returns something other than undefined, re-checked on every harness change. */
+  waitFor<T>(probe: () => T | undefined, description: string, timeoutMs = 5000): Promise<T> {
+    return this.changes.until(probe, description, timeoutMs);
+  }
+
+  // ------------------------------------------------------------------------------------------- gateway control
+
+  /** Gateway happenings (connections, IDENTIFY, READY, RESUME, closes…), in order. */
+  get gatewayEvents(): GatewayEvent[] {
+    return this.gateway.events;
+  }
+
+  /** Closes every gateway connection with a close code (4000 resumable, 4009 forces a new session). */
+  closeGateway(code = 4000, reason = 'closed by the test harness'): void {
+    this.gateway.closeAll(code, reason);
+  }
+
+  /** Drops every gateway connection without a close frame (the client sees 1006). */
+  dropGateway(): void {
+    this.gateway.dropAll();
+  }
+
+  /** Sends op 7 Reconnect. */
+  requestReconnect(): void {
+    this.gateway.requestReconnect();
+  }
+
+  /** Sends op 9 Invalid Session. */
+  invalidateSession(resumable = false): void {
+    this.gateway.invalidateSessions(resumable);
+  }
+
+  /** Resolves once `count` gateway events of `kind` have happened in total. */
+  waitForGateway(kind: GatewayEvent['kind'], count = 1, timeoutMs = 10_000): Promise<GatewayEvent> {
+    return this.changes.until(
+      () => this.gateway.events.filter((e) => e.kind === kind)[count - 1],
+      `gateway event "${kind}" #${count}`,
+      timeoutMs,
+    );
+  }
+
+  waitForIdentify(count = 1, timeoutMs?: number): Promise<GatewayEvent> {
+    return this.waitForGateway('identify', count, timeoutMs);
+  }
+
+  waitForReady(count = 1, timeoutMs?: number): Promise<GatewayEvent> {
+    return this.waitForGateway('ready', count, timeoutMs);
+  }
+
+  waitForResume(count = 1, timeoutMs?: number): Promise<GatewayEvent> {
+    return this.waitForGateway('resumed', count, timeoutMs);
+  }
+
+  /** True when some session is identified and connected. */
+  get connected(): boolean {
+    return this.gateway.connectedSessions.length > 0;
+  }
+
+  // ------------------------------------------------------------------------------------------- private: world
+
+  private requireGuild(id: string): Guild {
+    const guild = this.guilds.get(id);
+    if (!guild) throw new Error(`unknown guild ${id}`);
+    return guild;
+  }
+
+  private requireChannel(id: string): Channel {
+    const channel = this.channels.get(id);
+    if (!channel) throw new Error(`unknown channel ${id}`);
+    return channel;
+  }
+
+  private resolveRoleRefs(guild: Guild, refs: string[]): string[] {
+    return refs.map((ref) => {
+      if (guild.roles.has(ref)) return ref;
+      const byName = [...guild.roles.values()].find((r) => r.name === ref);
+      if (!byName) throw new Error(`guild ${guild.id} has no role ${ref}`);
+      return byName.id;
+    });
+  }
+
+  /** Overwrite ids may be '@everyone', a role name, '@bot', or a raw role/user id. */
+  private resolveOverwrites(guild: Guild, specs: OverwriteSpec[]): ReturnType<typeof resolveOverwrite>[] {
+    return specs.map((spec) => {
+      let id = spec.id;
+      if (id === '@everyone') id = guild.id;
+      else if (id === '@bot') id = this.botUser.id;
+      else if (!/^\d+$/.test(id)) {
+        const role = [...guild.roles.values()].find((r) => r.name === id);
+        if (!role) throw new Error(`guild ${guild.id} has no role named ${id} (for a permission overwrite)`);
+        id = role.id;
+      }
+      return resolveOverwrite({ ...spec, id, type: spec.id === '@bot' ? 'member' : spec.type });
+    });
+  }
+
+  private putMember(guild: Guild, spec: MemberSpec): Member {
+    const existing = spec.id ? this.users.get(spec.id) : undefined;
+    const user = existing ?? makeUser(spec);
+    this.users.set(user.id, user);
+    const member: Member = {
+      user,
+      roles: this.resolveRoleRefs(guild, spec.roles ?? []).filter((r) => r !== guild.id),
+      nick: spec.nick ?? null,
+      joinedAt: new Date().toISOString(),
+    };
+    guild.members.set(user.id, member);
+    return member;
+  }
+
+  private putChannel(guild: Guild, spec: ChannelSpec): Channel {
+    const id = spec.id ?? snowflake();
+    if (this.channels.has(id)) throw new Error(`channel ${id} already exists`);
+    const channel: Channel = {
+      id,
+      guildId: guild.id,
+      name: spec.name ?? `channel-${id.slice(-4)}`,
+      type: spec.type ?? ChannelKind.GuildText,
+      position: guild.channels.size,
+      parentId: spec.parentId ?? null,
+      topic: spec.topic ?? null,
+      overwrites: this.resolveOverwrites(guild, spec.permissionOverwrites ?? []),
+    };
+    guild.channels.set(id, channel);
+    this.channels.set(id, channel);
+    return channel;
+  }
+
+  private memberFor(guild: Guild, user: InvokeUser | string | undefined): Member {
+    if (user === undefined) return guild.members.get(this.defaultUser.id) ?? this.putMember(guild, { id: this.defaultUser.id, username: this.defaultUser.username });
+    if (typeof user === 'string') {
+      const member = guild.members.get(user);
+      if (!member) throw new Error(`user ${user} is not a member of guild ${guild.id}`);
+      return member;
+    }
+    const existing = user.id ? guild.members.get(user.id) : undefined;
+    if (existing) {
+      if (user.roles) existing.roles = this.resolveRoleRefs(guild, user.roles);
+      return existing;
+    }
+    return this.putMember(guild, user);
+  }
+
+  private resolvedChannel(channel: Channel, member: Member | undefined): Json {
+    const guild = this.guilds.get(channel.guildId);
+    return {
+      id: channel.id,
+      name: channel.name,
+      type: channel.type,
+      parent_id: channel.parentId,
+      guild_id: channel.guildId,
+      flags: 0,
+      permissions: (guild && member ? channelPermissions(guild, member, channel) : 0n).toString(),
+    };
+  }
+
+  private resolveContext(target: { guildId: string; channelId: string; member: Member }) {
+    const guild = this.requireGuild(target.guildId);
+    return {
+      channel: (id: string) => {
+        const c = guild.channels.get(id);
+        return c ? this.resolvedChannel(c, target.member) : undefined;
+      },
+      channelType: (id: string) => guild.channels.get(id)?.type,
+      role: (id: string) => {
+        const r = guild.roles.get(id);
+        return r ? serializeRole(r) : undefined;
+      },
+      user: (id: string) => {
+        const user = this.users.get(id);
+        if (!user) return undefined;
+        const member = guild.members.get(id);
+        return {
+          user: serializeUser(user),
+          ...(member ? { member: { ...serializeMember(member, false), permissions: channelPermissions(guild, member, this.requireChannel(target.channelId)).toString() } } : {}),
+        };
+      },
+    };
+  }
+
+  private commandFor(spec: InvokeCommandSpec): { command: RegisteredCommand; target: { guildId: string; channelId: string; member: Member } } {
+    const channel = this.requireChannel(spec.channelId);
+    const guildId = spec.guildId ?? channel.guildId;
+    if (channel.guildId !== guildId) throw new Error(`channel ${channel.id} is not in guild ${guildId}`);
+    const guild = this.requireGuild(guildId);
+    const command = this.guildCommands.get(guildId)?.findByName(spec.name) ?? this.globalCommands.findByName(spec.name);
+    if (!command) throw new Error(`/${spec.name} is not registered (globally or in guild ${guildId}); deploy the commands first`);
+    return { command, target: { guildId, channelId: channel.id, member: this.memberFor(guild, spec.user) } };
+  }
+
+  private dispatchInteraction(type: number, channelId: string, member: Member, spec: InteractionTarget, data: Json, message?: StoredMessage): InteractionHandle {
+    const channel = this.requireChannel(channelId);
+    const guild = this.requireGuild(channel.guildId);
+    const bot = guild.members.get(this.botUser.id);
+    const memberPermissions = spec.memberPermissions !== undefined ? toBits(spec.memberPermissions, 0n) : channelPermissions(guild, member, channel);
+    const appPermissions = spec.appPermissions !== undefined ? toBits(spec.appPermissions, 0n) : bot ? channelPermissions(guild, bot, channel) : 0n;
+    const id = snowflake();
+    const token = `aW50ZXJhY3Rpb246${id}:${snowflake()}${Math.random().toString(36).slice(2)}`;
+    const payload: Json = {
+      id,
+      application_id: this.applicationId,
+      type,
+      data,
+      guild_id: guild.id,
+      guild: { id: guild.id, locale: guild.preferredLocale, features: [] },
+      channel_id: channel.id,
+      channel: { ...serializeChannel(channel), permissions: memberPermissions.toString() },
+      member: { ...serializeMember(member), permissions: memberPermissions.toString() },
+      token,
+      version: 1,
+      app_permissions: appPermissions.toString(),
+      locale: spec.locale ?? 'en-US',
+      guild_locale: guild.preferredLocale,
+      entitlements: [],
+      authorizing_integration_owners: { '0': guild.id },
+      context: 0,
+      attachment_size_limit: 10 * 1024 * 1024,
+      ...(message ? { message: serializeMessage(message, this.applicationId) } : {}),
+    };
+    const state: InteractionState = {
+      id,
+      token,
+      type,
+      guildId: guild.id,
+      channelId: channel.id,
+      user: member.user,
+      sentAt: Date.now(),
+      payload,
+      callbacks: [],
+      acknowledged: undefined,
+      original: type === 3 ? message : undefined,
+      followUps: [],
+      choices: undefined,
+    };
+    this.interactions.set(id, state);
+    this.interactionsByToken.set(token, state);
+    this.gateway.dispatch('INTERACTION_CREATE', payload, guild.id);
+    return this.handleFor(state);
+  }
+
+  private handleFor(state: InteractionState): InteractionHandle {
+    const until = this.changes.until.bind(this.changes);
+    const isResponse = (m: StoredMessage | undefined): boolean => {
+      if (!m || (m.flags & MessageFlag.Loading) !== 0) return false;
+      // For a component, the clicked message only counts once the bot updated or edited it.
+      if (state.type === 3) return state.acknowledged !== undefined && m.revisions.length > 1;
+      return true;
+    };
+    return {
+      id: state.id,
+      token: state.token,
+      type: state.type,
+      guildId: state.guildId,
+      channelId: state.channelId,
+      userId: state.user.id,
+      sentAt: state.sentAt,
+      payload: state.payload,
+      get callbacks() {
+        return [...state.callbacks];
+      },
+      get callback() {
+        return state.acknowledged;
+      },
+      get original() {
+        return state.original ? viewMessage(state.original) : undefined;
+      },
+      get followUps() {
+        return state.followUps.map(viewMessage);
+      },
+      get choices() {
+        return state.choices;
+      },
+      waitForCallback: (timeoutMs = 5000) =>
+        until(() => state.acknowledged ?? state.callbacks[0], `a callback for interaction ${state.id}`, timeoutMs),
+      waitForResponse: (timeoutMs = 5000) =>
+        until(
+          () => (isResponse(state.original) && state.original ? viewMessage(state.original) : undefined),
+          `the response to interaction ${state.id}`,
+          timeoutMs,
+        ),
+      waitForOriginal: (predicate, timeoutMs = 5000) =>
+        until(
+          () => {
+            if (!state.original) return undefined;
+            const view = viewMessage(state.original);
+            return predicate(view) ? view : undefined;
+          },
+          `the original response of interaction ${state.id} to match`,
+          timeoutMs,
+        ),
+      waitForFollowUp: (index = 0, timeoutMs = 5000) =>
+        until(() => {
+          const m = state.followUps[index];
+          return m ? viewMessage(m) : undefined;
+        }, `follow-up #${index + 1} of interaction ${state.id}`, timeoutMs),
+    };
+  }
+
+  // ------------------------------------------------------------------------------------------- private: HTTP
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = Date.now();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const prefix = '/api/v10';
+    const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) || '/' : url.pathname;
+    const record: RecordedRequest = {
+      seq: ++this.seq,
+      at,
+      method,
+      path,
+      query: Object.fromEntries(url.searchParams),
+      route: null,
+      body: null,
+      status: 0,
+      response: null,
+      limited: null,
+      faulted: false,
+      durationMs: 0,
+    };
+    let headers: Record<string, string> = {};
+    const respond = (status: number, body?: unknown): void => {
+      record.status = status;
+      record.response = body ?? null;
+      record.durationMs = Date.now() - at;
+      this.requests.push(record);
+      this.count(record);
+      this.changes.notify();
+      if (res.destroyed) return;
+      const out: Record<string, string> = { ...headers, Via: '1.1 fake-discord' };
+      if (body === undefined) {
+        res.writeHead(status, out);
+        res.end();
+      } else {
+        out['Content-Type'] = 'application/json';
+        res.writeHead(status, out);
+        res.end(JSON.stringify(body));
+      }
+    };
+
+    try {
+      const raw = await readBody(req);
+      let parsed: { body: unknown; attachments: Json[] };
+      try {
+        parsed = await parseBody(raw, req.headers['content-type']);
+      } catch {
+        record.body = raw.toString('utf8');
+        respond(400, { message: 'The request body contains invalid JSON.', code: 50109 });
+        return;
+      }
+      record.body = parsed.body;
+      if (!url.pathname.startsWith(`${prefix}/`)) {
+        respond(404, { message: '404: Not Found', code: 0 });
+        return;
+      }
+      const match = this.match(method, path);
+      if (!match) {
+        respond(404, { message: '404: Not Found', code: 0 });
+        return;
+      }
+      if (match === 'method') {
+        respond(405, { message: '405: Method Not Allowed', code: 0 });
+        return;
+      }
+      const { route, params } = match;
+      record.route = `${route.method} ${route.template}`;
+      if (route.auth && req.headers.authorization !== `Bot ${this.token}`) {
+        respond(401, { message: '401: Unauthorized', code: 0 });
+        return;
+      }
+      if (route.auth && !route.globalExempt) {
+        const verdict = this.globalLimiter.take(Date.now());
+        if (!verdict.ok) {
+          record.limited = 'global';
+          headers = { 'Retry-After': String(Math.ceil(verdict.retryAfter)), 'X-RateLimit-Global': 'true', 'X-RateLimit-Scope': 'global' };
+          respond(429, { message: 'You are being rate limited.', retry_after: Number(verdict.retryAfter.toFixed(3)), global: true });
+          return;
+        }
+      }
+      const fault = this.takeFault(method, path);
+      if (fault) {
+        record.faulted = true;
+        if (fault.delayMs) await sleep(fault.delayMs);
+        if (fault.status !== undefined) {
+          const code = fault.code ?? (fault.status === 403 ? 50013 : fault.status === 404 ? 10003 : 0);
+          const message = fault.message ?? defaultFaultMessage(fault.status, code);
+          respond(fault.status, { message, code });
+          return;
+        }
+      }
+      if (route.bucket) {
+        const b = route.bucket(params);
+        const verdict = this.buckets.take(b.hash, b.major, b.rule, Date.now());
+        headers = verdict.headers;
+        if (verdict.retryAfter !== undefined) {
+          record.limited = 'bucket';
+          headers['Retry-After'] = String(Math.ceil(verdict.retryAfter));
+          respond(429, { message: 'You are being rate limited.', retry_after: Number(verdict.retryAfter.toFixed(3)), global: false });
+          return;
+        }
+      }
+      const body = (typeof parsed.body === 'object' && parsed.body !== null && !Array.isArray(parsed.body) ? parsed.body : {}) as Json;
+      const result = await route.handle({ params, body, rawBody: parsed.body, query: url.searchParams, attachments: parsed.attachments });
+      respond(result.status, result.body);
+    } catch (error) {
+      if (error instanceof ApiError) respond(error.status, error.body());
+      else respond(500, { message: `500: Internal Server Error (${error instanceof Error ? error.message : String(error)})`, code: 0 });
+    }
+  }
+
+  private count(r: RecordedRequest): void {
+    const second = Math.floor(r.at / 1000);
+    let s = this.perSecond.get(second);
+    if (!s) {
+      s = { second, requests: 0, accepted: 0, posts: 0, global429: 0, bucket429: 0 };
+      this.perSecond.set(second, s);
+    }
+    s.requests += 1;
+    if (r.limited === 'global') s.global429 += 1;
+    else s.accepted += 1;
+    if (r.limited === 'bucket') s.bucket429 += 1;
+    if (r.route === 'POST /channels/:channel_id/messages' && r.status < 300) s.posts += 1;
+  }
+
+  private takeFault(method: string, path: string): ActiveFault | undefined {
+    for (const fault of this.faults) {
+      if (fault.removed || (fault.times !== undefined && fault.hits >= fault.times)) continue;
+      if (fault.channelId !== undefined && !path.startsWith(`/channels/${fault.channelId}`)) continue;
+      if (fault.route instanceof RegExp && !fault.route.test(`${method} ${path}`)) continue;
+      if (typeof fault.route === 'string' && !templateMatches(fault.route, method, path)) continue;
+      fault.hits += 1;
+      return fault;
+    }
+    return undefined;
+  }
+
+  private match(method: string, path: string): { route: Route; params: Record<string, string> } | 'method' | undefined {
+    const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+    let methodMismatch = false;
+    for (const route of this.routes) {
+      if (route.segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < parts.length; i += 1) {
+        const seg = route.segments[i] as string;
+        const part = parts[i] as string;
+        if (seg.startsWith(':')) params[seg.slice(1)] = part;
+        else if (seg !== part) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) continue;
+      if (route.method !== method) {
+        methodMismatch = true;
+        continue;
+      }
+      return { route, params };
+    }
+    return methodMismatch ? 'method' : undefined;
+  }
+
+  private on(
+    method: string,
+    template: string,
+    handle: Route['handle'],
+    options: { auth?: boolean; globalExempt?: boolean; bucket?: Route['bucket'] | 'default' | null } = {},
+  ): void {
+    const segments = template.split('/').filter(Boolean);
+    const hash = bucketHash(`${method} ${template}`);
+    const majorKey = segments.find((s) => s === ':channel_id' || s === ':guild_id' || s === ':webhook_id');
+    const bucket =
+      options.bucket === undefined || options.bucket === 'default'
+        ? (params: Record<string, string>) => ({ hash, major: majorKey ? (params[majorKey.slice(1)] ?? '') : 'global', rule: DEFAULT_RULE })
+        : options.bucket;
+    // Exact segments win over parameters (e.g. @original before :message_id): keep static routes first.
+    this.routes.push({ method, template, segments, auth: options.auth ?? true, globalExempt: options.globalExempt ?? false, bucket, handle });
+    this.routes.sort((a, b) => staticScore(b.segments) - staticScore(a.segments));
+  }
+
+  // ------------------------------------------------------------------------------------------- private: routes
+
+  private defineRoutes(): void {
+    const ok = (body: unknown, status = 200): RouteResult => ({ status, body });
+    const noContent: RouteResult = { status: 204 };
+
+    this.on('GET', '/gateway', () => ok({ url: this.gatewayUrl }), { auth: false });
+    this.on('GET', '/gateway/bot', () =>
+      ok({ url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 86_400_000, max_concurrency: 1 } }),
+    );
+    this.on('GET', '/users/@me', () => ok({ ...serializeUser(this.botUser), verified: true, mfa_enabled: false, flags: 0 }));
+    this.on('GET', '/users/:user_id', ({ params }) => {
+      const user = this.users.get(params.user_id ?? '');
+      if (!user) throw unknown(10013, 'User');
+      return ok(serializeUser(user));
+    });
+    const application = () =>
+      ok({
+        id: this.applicationId,
+        name: this.botUser.username,
+        icon: null,
+        description: '',
+        bot_public: true,
+        bot_require_code_grant: false,
+        bot: serializeUser(this.botUser),
+        flags: 0,
+        owner: { id: snowflake(0x17a9b1f2c00), username: 'owner', discriminator: '0', avatar: null },
+        verify_key: '0'.repeat(64),
+        team: null,
+        approximate_guild_count: this.guilds.size,
+      });
+    this.on('GET', '/applications/@me', application);
+    this.on('GET', '/oauth2/applications/@me', application);
+
+    // --- application commands
+    const scope = (params: Record<string, string>): CommandScope => {
+      if (params.application_id !== this.applicationId) throw new ApiError(403, 50001, 'Missing Access');
+      const guildId = params.guild_id;
+      if (!guildId) return this.globalCommands;
+      if (!this.guilds.has(guildId)) throw new ApiError(403, 50001, 'Missing Access');
+      let s = this.guildCommands.get(guildId);
+      if (!s) {
+        s = new CommandScope(this.applicationId, guildId);
+        this.guildCommands.set(guildId, s);
+      }
+      return s;
+    };
+    for (const base of ['/applications/:application_id/commands', '/applications/:application_id/guilds/:guild_id/commands']) {
+      this.on('GET', base, ({ params }) => ok(scope(params).list()));
+      this.on('PUT', base, ({ params, rawBody }) => {
+        const s = scope(params);
+        if (!Array.isArray(rawBody)) {
+          const errors = new FormErrors();
+          errors.add([], 'BASE_TYPE_LIST', 'Must be a list.');
+          throw invalidForm(errors);
+        }
+        const errors = new FormErrors();
+        if (rawBody.length > 100) errors.add([], 'BASE_TYPE_MAX_LENGTH', 'Must be 100 or fewer in length.');
+        const seen = new Set<string>();
+        rawBody.forEach((c: unknown, i: number) => {
+          const one = validateCommand(c, [i]);
+          mergeErrors(errors, one);
+          const key = `${String((c as Json).type ?? 1)}:${String((c as Json).name)}`;
+          if (seen.has(key)) errors.add([i, 'name'], 'APPLICATION_COMMAND_ALREADY_EXISTS', 'Application command names must be unique');
+          seen.add(key);
+        });
+        if (!errors.empty) throw invalidForm(errors);
+        return ok(s.overwrite(rawBody as Json[]));
+      });
+      this.on('POST', base, ({ params, body }) => {
+        const s = scope(params);
+        const errors = validateCommand(body);
+        if (!errors.empty) throw invalidForm(errors);
+        const { command, created } = s.upsert(body);
+        return ok(command, created ? 201 : 200);
+      });
+      this.on('GET', `${base}/:command_id`, ({ params }) => ok(scope(params).get(params.command_id ?? '') ?? throwUnknownCommand()));
+      this.on('PATCH', `${base}/:command_id`, ({ params, body }) => {
+        const s = scope(params);
+        const current = s.get(params.command_id ?? '') ?? throwUnknownCommand();
+        const errors = validateCommand({ ...current, ...body });
+        if (!errors.empty) throw invalidForm(errors);
+        return ok(s.patch(current.id, body));
+      });
+      this.on('DELETE', `${base}/:command_id`, ({ params }) => {
+        if (!scope(params).delete(params.command_id ?? '')) throwUnknownCommand();
+        return noContent;
+      });
+    }
+
+    // --- guilds and channels
+    const guildFor = (params: Record<string, string>): Guild => {
+      const guild = this.guilds.get(params.guild_id ?? '');
+      if (!guild) throw unknown(10004, 'Guild');
+      return guild;
+    };
+    this.on('GET', '/guilds/:guild_id', ({ params, query }) => {
+      const guild = guildFor(params);
+      return ok({
+        ...serializeGuild(guild),
+        ...(query.get('with_counts') === 'true' ? { approximate_member_count: guild.members.size, approximate_presence_count: 0 } : {}),
+      });
+    });
+    this.on('GET', '/guilds/:guild_id/channels', ({ params }) => ok([...guildFor(params).channels.values()].map((c) => serializeChannel(c))));
+    this.on('GET', '/guilds/:guild_id/roles', ({ params }) => ok([...guildFor(params).roles.values()].map(serializeRole)));
+    this.on('GET', '/guilds/:guild_id/members/:user_id', ({ params }) => {
+      const member = guildFor(params).members.get(params.user_id ?? '');
+      if (!member) throw unknown(10007, 'Member');
+      return ok(serializeMember(member));
+    });
+
+    const channelFor = (params: Record<string, string>, need: bigint = PermissionFlagsBits.ViewChannel): Channel => {
+      const channel = this.channels.get(params.channel_id ?? '');
+      if (!channel) throw unknown(10003, 'Channel');
+      const perms = this.botPermissions(channel.id);
+      if ((perms & PermissionFlagsBits.ViewChannel) === 0n) throw new ApiError(403, 50001, 'Missing Access');
+      if ((perms & need) !== need) throw new ApiError(403, 50013, 'Missing Permissions');
+      return channel;
+    };
+    this.on('GET', '/channels/:channel_id', ({ params }) => ok(serializeChannel(channelFor(params))));
+    const messageIn = (channel: Channel, id: string | undefined): StoredMessage => {
+      const m = this.messages.get(id ?? '');
+      if (!m || m.channelId !== channel.id || m.deletedAt !== null || (m.flags & MessageFlag.Ephemeral) !== 0) throw unknown(10008, 'Message');
+      return m;
+    };
+    this.on(
+      'POST',
+      '/channels/:channel_id/messages',
+      ({ params, body, attachments }) => {
+        const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
+        if (!TEXT_TYPES.has(channel.type)) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel');
+        this.checkMessage(body, 'create', false, attachments);
+        const nonceKey = body.enforce_nonce === true && body.nonce !== undefined && body.nonce !== null ? `${channel.id}:${String(body.nonce)}` : null;
+        if (nonceKey) {
+          const seen = this.nonces.get(nonceKey);
+          const first = seen ? this.messages.get(seen.messageId) : undefined;
+          if (seen && first && Date.now() - seen.at < this.options.nonceWindowMs) return ok(serializeMessage(first, this.applicationId));
+        }
+        const message = createMessage({ channelId: channel.id, guildId: channel.guildId, author: this.botUser, body, attachments });
+        this.messages.set(message.id, message);
+        if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: Date.now() });
+        const payload = serializeMessage(message, this.applicationId);
+        this.gateway.dispatch('MESSAGE_CREATE', { ...payload, member: { roles: [] } }, channel.guildId, 1 << 9);
+        return ok(payload);
+      },
+      {
+        bucket: (params) => ({ hash: bucketHash('POST /channels/:channel_id/messages'), major: params.channel_id ?? '', rule: this.options.perChannelMessages }),
+      },
+    );
+    this.on('GET', '/channels/:channel_id/messages', ({ params, query }) => {
+      const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
+      const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 50) || 50));
+      return ok(this.messagesIn(channel.id).reverse().slice(0, limit).map((v) => serializeMessage(this.messages.get(v.id) as StoredMessage, this.applicationId)));
+    });
+    this.on('GET', '/channels/:channel_id/messages/:message_id', ({ params }) => {
+      const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
+      return ok(serializeMessage(messageIn(channel, params.message_id), this.applicationId));
+    });
+    this.on('PATCH', '/channels/:channel_id/messages/:message_id', ({ params, body }) => {
+      const channel = channelFor(params);
+      const message = messageIn(channel, params.message_id);
+      if (message.author.id !== this.botUser.id) throw new ApiError(403, 50005, 'Cannot edit a message authored by another user');
+      this.checkMessage(body, 'edit', false);
+      editMessage(message, body);
+      const payload = serializeMessage(message, this.applicationId);
+      this.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
+      return ok(payload);
+    });
+    this.on('DELETE', '/channels/:channel_id/messages/:message_id', ({ params }) => {
+      const channel = channelFor(params);
+      const message = messageIn(channel, params.message_id);
+      if (message.author.id !== this.botUser.id && (this.botPermissions(channel.id) & PermissionFlagsBits.ManageMessages) === 0n) {
+        throw new ApiError(403, 50013, 'Missing Permissions');
+      }
+      message.deletedAt = Date.now();
+      this.gateway.dispatch('MESSAGE_DELETE', { id: message.id, channel_id: channel.id, guild_id: channel.guildId }, channel.guildId, 1 << 9);
+      return noContent;
+    });
+
+    // --- interactions: callback and the interaction webhook
+    this.on(
+      'POST',
+      '/interactions/:interaction_id/:interaction_token/callback',
+      ({ params, body, query, attachments }) => this.interactionCallback(params, body, query, attachments),
+      { auth: false, globalExempt: true, bucket: null },
+    );
+    const webhookBucket = (params: Record<string, string>) => ({
+      hash: bucketHash('webhook'),
+      major: `${params.webhook_id ?? ''}:${params.webhook_token ?? ''}`,
+      rule: WEBHOOK_RULE,
+    });
+    const hook = { auth: false, globalExempt: true, bucket: webhookBucket };
+    const base = '/webhooks/:webhook_id/:webhook_token';
+    this.on('POST', base, ({ params, body, query, attachments }) => this.followUp(params, body, query, attachments), hook);
+    this.on('GET', `${base}/messages/@original`, ({ params }) => ok(this.serializeWebhookMessage(this.originalOf(this.interactionFor(params)))), hook);
+    this.on('PATCH', `${base}/messages/@original`, ({ params, body, attachments }) => ok(this.editWebhookMessage(this.originalOf(this.interactionFor(params)), body, attachments)), hook);
+    this.on('DELETE', `${base}/messages/@original`, ({ params }) => this.deleteWebhookMessage(this.originalOf(this.interactionFor(params))), hook);
+    this.on('GET', `${base}/messages/:message_id`, ({ params }) => ok(this.serializeWebhookMessage(this.webhookMessage(params))), hook);
+    this.on('PATCH', `${base}/messages/:message_id`, ({ params, body, attachments }) => ok(this.editWebhookMessage(this.webhookMessage(params), body, attachments)), hook);
+    this.on('DELETE', `${base}/messages/:message_id`, ({ params }) => this.deleteWebhookMessage(this.webhookMessage(params)), hook);
+  }
+
+  private checkMessage(body: Json, mode: 'create' | 'edit', interaction: boolean, attachments: Json[] = []): void {
+    const errors = validateMessageBody(body, { mode, interaction });
+    if (!errors.empty) throw invalidForm(errors);
+    if (mode === 'create' && attachments.length === 0 && isEmptyMessage(body)) throw new ApiError(400, 50006, 'Cannot send an empty message');
+  }
+
+  private interactionCallback(params: Record<string, string>, body: Json, query: URLSearchParams, attachments: Json[]): RouteResult {
+    const state = this.interactions.get(params.interaction_id ?? '');
+    if (!state || state.token !== params.interaction_token) throw unknown(10062, 'interaction');
+    const now = Date.now();
+    const type = typeof body.type === 'number' ? body.type : -1;
+    const data = typeof body.data === 'object' && body.data !== null ? (body.data as Json) : null;
+    const attempt: RecordedCallback = { interactionId: state.id, at: now, latencyMs: now - state.sentAt, type, data, status: 0, errorCode: null };
+    state.callbacks.push(attempt);
+    const reject = (error: ApiError): never => {
+      attempt.status = error.status;
+      attempt.errorCode = error.code;
+      throw error;
+    };
+    if (state.acknowledged) reject(new ApiError(400, 40060, 'Interaction has already been acknowledged.'));
+    if (now - state.sentAt > this.options.interactionDeadlineMs) reject(unknown(10062, 'interaction'));
+    const allowed = state.type === 2 ? [4, 5, 9] : state.type === 3 ? [4, 5, 6, 7, 9] : state.type === 4 ? [8] : [1];
+    if (!allowed.includes(type)) {
+      const errors = new FormErrors();
+      errors.add(['type'], 'INTERACTION_CALLBACK_TYPE_INVALID', `Interaction callback type ${type} is not valid for interaction type ${state.type}`);
+      reject(invalidForm(errors));
+    }
+    let message: StoredMessage | undefined;
+    if (type === 4 || type === 5) {
+      const d = data ?? {};
+      if (type === 4) {
+        const errors = validateMessageBody(d, { mode: 'create', interaction: true });
+        if (!errors.empty) reject(invalidForm(prefixErrors(errors, 'data')));
+        if (attachments.length === 0 && isEmptyMessage(d)) reject(new ApiError(400, 50006, 'Cannot send an empty message'));
+      } else if (d.flags !== undefined && (typeof d.flags !== 'number' || (d.flags & ~(64 | 4096)) !== 0)) {
+        const errors = new FormErrors();
+        errors.add(['data', 'flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid flags.');
+        reject(invalidForm(errors));
+      }
+      const flags = typeof d.flags === 'number' ? d.flags : 0;
+      message = createMessage({
+        channelId: state.channelId,
+        guildId: state.guildId,
+        author: this.botUser,
+        body: type === 4 ? d : {},
+        flags: type === 5 ? (flags & MessageFlag.Ephemeral) | MessageFlag.Loading : flags,
+        interactionId: state.id,
+        webhookId: this.applicationId,
+        attachments,
+      });
+      this.messages.set(message.id, message);
+      state.original = message;
+    } else if (type === 7) {
+      const d = data ?? {};
+      const errors = validateMessageBody(d, { mode: 'edit', interaction: true });
+      if (!errors.empty) reject(invalidForm(prefixErrors(errors, 'data')));
+      if (state.original) editMessage(state.original, d);
+      message = state.original;
+    } else if (type === 6) {
+      message = state.original;
+    } else if (type === 8) {
+      const errors = validateAutocompleteChoices(data ?? {});
+      if (!errors.empty) reject(invalidForm(prefixErrors(errors, 'data')));
+      state.choices = ((data?.choices ?? []) as { name: string; value: string | number }[]).map((c) => ({ name: c.name, value: c.value }));
+    }
+    attempt.status = query.get('with_response') === 'true' ? 200 : 204;
+    state.acknowledged = attempt;
+    if (attempt.status === 204) return { status: 204 };
+    return {
+      status: 200,
+      body: {
+        interaction: {
+          id: state.id,
+          type: state.type,
+          ...(message
+            ? {
+                response_message_id: message.id,
+                response_message_loading: (message.flags & MessageFlag.Loading) !== 0,
+                response_message_ephemeral: (message.flags & MessageFlag.Ephemeral) !== 0,
+              }
+            : {}),
+        },
+        ...(message && (type === 4 || type === 5 || type === 7) ? { resource: { type, message: serializeMessage(message, this.applicationId) } } : {}),
+      },
+    };
+  }
+
+  private interactionFor(params: Record<string, string>): InteractionState {
+    if (params.webhook_id !== this.applicationId) throw unknown(10015, 'Webhook');
+    const state = this.interactionsByToken.get(params.webhook_token ?? '');
+    if (!state || Date.now() - state.sentAt > this.options.interactionTokenTtlMs) throw new ApiError(401, 50027, 'Invalid Webhook Token');
+    return state;
+  }
+
+  private originalOf(state: InteractionState): StoredMessage {
+    if (!state.acknowledged || !state.original || state.original.deletedAt !== null) throw unknown(10008, 'Message');
+    return state.original;
+  }
+
+  private webhookMessage(params: Record<string, string>): StoredMessage {
+    const state = this.interactionFor(params);
+    const id = params.message_id;
+    const message = state.original?.id === id && state.acknowledged ? state.original : state.followUps.find((m) => m.id === id);
+    if (!message || message.deletedAt !== null) throw unknown(10008, 'Message');
+    return message;
+  }
+
+  private serializeWebhookMessage(message: StoredMessage): Json {
+    return serializeMessage(message, this.applicationId);
+  }
+
+  private editWebhookMessage(message: StoredMessage, body: Json, attachments: Json[]): Json {
+    this.checkMessage(body, 'edit', true);
+    editMessage(message, body);
+    if (attachments.length > 0) message.attachments = attachments;
+    return serializeMessage(message, this.applicationId);
+  }
+
+  private deleteWebhookMessage(message: StoredMessage): RouteResult {
+    message.deletedAt = Date.now();
+    return { status: 204 };
+  }
+
+  private followUp(params: Record<string, string>, body: Json, query: URLSearchParams, attachments: Json[]): RouteResult {
+    const state = this.interactionFor(params);
+    if (!state.acknowledged) throw unknown(10015, 'Webhook');
+    this.checkMessage(body, 'create', true, attachments);
+    const message = createMessage({
+      channelId: state.channelId,
+      guildId: state.guildId,
+      author: this.botUser,
+      body,
+      interactionId: state.id,
+      webhookId: this.applicationId,
+      attachments,
+    });
+    this.messages.set(message.id, message);
+    state.followUps.push(message);
+    return query.get('wait') === 'false' ? { status: 204 } : { status: 200, body: serializeMessage(message, this.applicationId) };
+  }
+}
+
+function throwUnknownCommand(): never {
+  throw unknown(10063, 'application command');
+}
+
+function staticScore(segments: string[]): number {
+  return segments.reduce((n, s, i) => n + (s.startsWith(':') ? 0 : 2 ** (segments.length - i)), 0);
+}
+
+function mergeErrors(into: FormErrors, from: FormErrors): void {
+  const walk = (node: unknown, path: string[]): void => {
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '_errors' && Array.isArray(value)) for (const e of value as { code: string; message: string }[]) into.add(path, e.code, e.message);
+      else walk(value, [...path, key]);
+    }
+  };
+  walk(from.tree, []);
+}
+
+function prefixErrors(errors: FormErrors, key: string): FormErrors {
+  const out = new FormErrors();
+  const walk = (node: unknown, path: string[]): void => {
+    if (typeof node !== 'object' || node === null) return;
+    for (const [k, value] of Object.entries(node)) {
+      if (k === '_errors' && Array.isArray(value)) for (const e of value as { code: string; message: string }[]) out.add([key, ...path], e.code, e.message);
+      else walk(value, [...path, k]);
+    }
+  };
+  walk(errors.tree, []);
+  return out;
+}
+
+function findButton(components: Json[], customId: string): Json | undefined {
+  for (const row of components) {
+    const children = Array.isArray(row.components) ? (row.components as Json[]) : [];
+    for (const c of [row, ...children]) if (c.custom_id === customId) return c;
+  }
+  return undefined;
+}
+
+function defaultFaultMessage(status: number, code: number): string {
+  if (code === 50001) return 'Missing Access';
+  if (code === 50013) return 'Missing Permissions';
+  if (code === 10003) return 'Unknown Channel';
+  if (code === 10008) return 'Unknown Message';
+  if (status === 500) return '500: Internal Server Error';
+  if (status === 502) return '502: Bad Gateway';
+  if (status === 503) return '503: Service Unavailable';
+  return `${status}: Error`;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** JSON bodies, or multipart with `payload_json` plus files (what discord.js sends with attachments). */
+async function parseBody(raw: Buffer, contentType: string | undefined): Promise<{ body: unknown; attachments: Json[] }> {
+  if (raw.length === 0) return { body: null, attachments: [] };
+  if (contentType?.startsWith('multipart/form-data')) {
+    const form = await new Request('http://localhost/', { method: 'POST', headers: { 'content-type': contentType }, body: raw }).formData();
+    let body: unknown = {};
+    const attachments: Json[] = [];
+    for (const [name, value] of form.entries()) {
+      if (name === 'payload_json' && typeof value === 'string') body = JSON.parse(value);
+      else if (typeof value !== 'string') {
+        attachments.push({ id: snowflake(), filename: value.name, size: value.size, content_type: value.type, url: `https://cdn.invalid/${value.name}` });
+      }
+    }
+    return { body, attachments };
+  }
+  return { body: JSON.parse(raw.toString('utf8')) as unknown, attachments: [] };
+}
