@@ -1,0 +1,192 @@
+import { PermissionFlagsBits } from 'discord.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createChannelPoster } from '../../src/discord/channel-poster.ts';
+import { entryEmbed } from '../../src/discord/embeds.ts';
+import { deliveryNonce, isDeliveryError } from '../../src/schedule/poster.ts';
+import { DailyScheduler, type SchedulerOptions } from '../../src/schedule/scheduler.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { restFor, startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import { captureLogger, entryFor, FixedLookup, makeSubscription, tempStore } from './helpers.ts';
+
+/** The scheduler and the discord.js REST poster against the local Discord-compatible server. */
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const render = (entry: ReturnType<typeof entryFor>) => entryEmbed(entry, { siteUrl: 'https://wotd.site' });
+
+async function world(options: Parameters<typeof startDiscordServer>[0] = {}) {
+  const discord = await startDiscordServer(options);
+  cleanups.push(() => discord.close());
+  const guild = discord.addGuild({
+    name: 'Words',
+    roles: [{ name: 'word-fans' }],
+    channels: [
+      { name: 'daily' },
+      { name: 'news', type: 5 },
+      { name: 'locked', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.SendMessages }] },
+      { name: 'hidden', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.ViewChannel }] },
+    ],
+  });
+  const temp = tempStore();
+  cleanups.push(temp.cleanup);
+  const store = await SubscriptionStore.open(temp.url);
+  cleanups.push(() => store.close());
+  return { discord, guild, store, storeUrl: temp.url };
+}
+
+function schedulerFor(discord: DiscordServer, store: SubscriptionStore, overrides: Partial<SchedulerOptions> = {}) {
+  const rest = restFor(discord, { retries: 1, timeout: 5_000 });
+  const { logger, lines } = captureLogger();
+  const scheduler = new DailyScheduler({
+    store,
+    lookup: new FixedLookup(),
+    poster: createChannelPoster(rest),
+    render,
+    logger,
+    concurrency: 8,
+    ...overrides,
+  });
+  return { scheduler, lines, rest };
+}
+
+async function subscribe(store: SubscriptionStore, guildId: string, channelId: string, roleId: string | null = null) {
+  await store.upsert(guildId, channelId, 50, () => makeSubscription({ guildId, channelId, roleId }));
+}
+
+const nine = new Date('2026-06-15T09:00:00Z');
+
+describe('daily posts through the local Discord-compatible server', () => {
+  it('posts the /wotd embed with the role mention, pinging only that role, with nonce and enforce_nonce', async () => {
+    const { discord, guild, store } = await world();
+    const daily = guild.channelId('daily');
+    const news = guild.channelId('news');
+    const role = guild.roleId('word-fans');
+    await subscribe(store, guild.id, daily, role);
+    await subscribe(store, guild.id, news);
+    const { scheduler } = schedulerFor(discord, store);
+
+    expect(await scheduler.tick(nine)).toMatchObject({ sent: 2 });
+    const [message] = discord.messagesIn(daily);
+    expect(message).toMatchObject({
+      content: `<@&${role}>`,
+      embeds: [expect.objectContaining({ title: render(entryFor('2026-06-15')).title, description: render(entryFor('2026-06-15')).description })],
+      allowedMentions: { parse: [], roles: [role] },
+      nonce: deliveryNonce(daily, '2026-06-15'),
+    });
+    expect(discord.posts(daily)[0]?.body).toMatchObject({ enforce_nonce: true });
+    expect(discord.messagesIn(news)).toHaveLength(1);
+    expect(discord.messagesIn(news)[0]?.allowedMentions).toEqual({ parse: [], roles: [] });
+    expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: message?.id });
+  });
+
+  it('exactly once: a crash between the send and the record, then a restart, leaves one message in the channel', async () => {
+    const { discord, guild, store, storeUrl } = await world();
+    const daily = guild.channelId('daily');
+    await subscribe(store, guild.id, daily);
+    const crashing = schedulerFor(discord, store, {
+      hooks: {
+        afterSend() {
+          throw new Error('process killed');
+        },
+      },
+    });
+    await crashing.scheduler.tick(nine);
+    expect((await store.getDelivery(daily, '2026-06-15'))?.state).toBe('sending');
+    await store.close();
+
+    const reopened = await SubscriptionStore.open(storeUrl);
+    cleanups.push(() => reopened.close());
+    const restarted = schedulerFor(discord, reopened);
+    expect(await restarted.scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+
+    expect(discord.posts(daily)).toHaveLength(2);
+    expect(discord.messagesIn(daily)).toHaveLength(1);
+    expect(await reopened.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: discord.messagesIn(daily)[0]?.id });
+  });
+
+  it('403: missing access or permissions marks the subscription failing with the reason', async () => {
+    const { discord, guild, store } = await world();
+    const locked = guild.channelId('locked');
+    const hidden = guild.channelId('hidden');
+    const daily = guild.channelId('daily');
+    await subscribe(store, guild.id, locked);
+    await subscribe(store, guild.id, hidden);
+    await subscribe(store, guild.id, daily);
+    discord.injectFault({ channelId: daily, status: 403, code: 50001, times: 1 });
+    const { scheduler } = schedulerFor(discord, store);
+
+    expect(await scheduler.tick(nine)).toMatchObject({ failed: 3, sent: 0 });
+    expect((await store.get(locked))?.status).toMatchObject({ state: 'failing', failedDays: 1, reason: expect.stringContaining('Missing Permissions') });
+    expect((await store.get(hidden))?.status).toMatchObject({ state: 'failing', reason: expect.stringContaining('Missing Access') });
+    expect((await store.get(daily))?.status).toMatchObject({ state: 'failing', reason: expect.stringContaining('Missing Access') });
+    // Not retried the same day; retried (and recovered where the fault is gone) the next.
+    expect(await scheduler.tick(new Date('2026-06-15T12:00:00Z'))).toMatchObject({ total: 0 });
+    expect(await scheduler.tick(new Date('2026-06-16T09:00:00Z'))).toMatchObject({ sent: 1, failed: 2 });
+    expect((await store.get(daily))?.status).toEqual({ state: 'active' });
+    expect((await store.get(locked))?.status).toMatchObject({ state: 'failing', failedDays: 2 });
+    expect(discord.messagesIn(locked)).toHaveLength(0);
+  });
+
+  it('404 Unknown Channel disables the subscription at once', async () => {
+    const { discord, guild, store } = await world();
+    const daily = guild.channelId('daily');
+    const news = guild.channelId('news');
+    await subscribe(store, guild.id, daily);
+    await subscribe(store, guild.id, news);
+    discord.deleteChannel(daily);
+    discord.injectFault({ channelId: news, status: 404 });
+    const { scheduler } = schedulerFor(discord, store);
+    expect(await scheduler.tick(nine)).toMatchObject({ failed: 2 });
+    expect((await store.get(daily))?.status).toMatchObject({ state: 'disabled', reason: expect.stringContaining('Unknown Channel') });
+    expect((await store.get(news))?.status).toMatchObject({ state: 'disabled' });
+    expect(await store.listGuild(guild.id)).toHaveLength(2);
+  });
+
+  it('500: a passing error is absorbed by the REST retries; a lasting one is retried later the same day', async () => {
+    const { discord, guild, store } = await world();
+    const daily = guild.channelId('daily');
+    const news = guild.channelId('news');
+    await subscribe(store, guild.id, daily);
+    await subscribe(store, guild.id, news);
+    discord.injectFault({ channelId: daily, status: 500, times: 1 });
+    const lasting = discord.injectFault({ channelId: news, status: 503 });
+    const { scheduler } = schedulerFor(discord, store);
+
+    expect(await scheduler.tick(nine)).toMatchObject({ sent: 1, retrying: 1 });
+    expect(discord.messagesIn(daily)).toHaveLength(1);
+    expect(await store.getDelivery(news, '2026-06-15')).toMatchObject({ state: 'retrying', nextAttemptAt: '2026-06-15T09:01:00.000Z' });
+    expect((await store.get(news))?.status).toEqual({ state: 'active' });
+    lasting.remove();
+    expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+    expect(discord.messagesIn(news)).toHaveLength(1);
+  });
+
+  it('429: rate limits are waited out by discord.js and every channel still gets exactly one post', async () => {
+    const { discord, guild, store } = await world({ globalLimitPerSecond: 3 });
+    const channels = Array.from({ length: 5 }, (_, i) => discord.addChannel(guild.id, { name: `extra-${i}` }).id);
+    for (const id of channels) await subscribe(store, guild.id, id);
+    const { scheduler } = schedulerFor(discord, store);
+
+    expect(await scheduler.tick(nine)).toMatchObject({ sent: 5, failed: 0, retrying: 0 });
+    expect(discord.stats().global429).toBeGreaterThan(0);
+    for (const id of channels) expect(discord.messagesIn(id)).toHaveLength(1);
+  });
+
+  it('maps REST errors to forbidden, gone and transient', async () => {
+    const { discord, guild } = await world();
+    const poster = createChannelPoster(restFor(discord, { retries: 0 }));
+    const post = (channelId: string) =>
+      poster.post({ channelId, embeds: [render(entryFor('2026-06-15'))], mentionRoleId: null, nonce: 'n1' }).then(
+        () => null,
+        (error: unknown) => (isDeliveryError(error) ? error.kind : 'other'),
+      );
+    discord.injectFault({ channelId: guild.channelId('daily'), status: 502, times: 1 });
+    expect(await post(guild.channelId('daily'))).toBe('transient');
+    expect(await post(guild.channelId('locked'))).toBe('forbidden');
+    expect(await post(guild.channelId('hidden'))).toBe('forbidden');
+    expect(await post('123456789012345678')).toBe('gone');
+  });
+});
