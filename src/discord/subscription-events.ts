@@ -1,0 +1,48 @@
+import { Events, type Client, type DMChannel, type Guild, type GuildChannel } from 'discord.js';
+import type { Logger } from '../logger.ts';
+import type { Subscription } from '../schedule/subscription.ts';
+import type { SubscriptionStore } from '../schedule/subscription-store.ts';
+
+/**
+ * Keeps subscriptions honest about the channels and servers they point at: a deleted channel or the bot's removal
+ * from a server disables the subscriptions at once. They are disabled, not deleted, so /wotd-subscriptions can say why.
+ * Returns a function that stops watching.
+ */
+export function watchSubscriptionTargets(
+  client: Client,
+  store: SubscriptionStore,
+  logger: Logger,
+  now: () => Date = () => new Date(),
+): () => void {
+  const disable =
+    (reason: string) =>
+    (current: Subscription): Subscription | null =>
+      current.status.state === 'disabled' ? null : { ...current, status: { state: 'disabled', reason, at: now().toISOString() } };
+
+  const onChannelDelete = (channel: DMChannel | GuildChannel): void => {
+    if (channel.isDMBased()) return;
+    store
+      .update(channel.id, disable('the channel was deleted'))
+      .then((changed) => {
+        if (changed?.status.state === 'disabled') logger.info({ channelId: channel.id, guildId: channel.guildId }, 'subscribed channel deleted; subscription disabled');
+      })
+      .catch((error: unknown) => logger.error({ err: error, channelId: channel.id }, 'could not disable the subscription of a deleted channel'));
+  };
+
+  // GUILD_DELETE for an outage arrives as GuildUnavailable in discord.js; GuildDelete means the bot is out of the server.
+  const onGuildDelete = (guild: Guild): void => {
+    store
+      .updateGuild(guild.id, disable('the bot was removed from the server'))
+      .then((changed) => {
+        if (changed.length > 0) logger.info({ guildId: guild.id, disabled: changed.length }, 'removed from a server; its subscriptions disabled');
+      })
+      .catch((error: unknown) => logger.error({ err: error, guildId: guild.id }, 'could not disable the subscriptions of a server the bot left'));
+  };
+
+  client.on(Events.ChannelDelete, onChannelDelete);
+  client.on(Events.GuildDelete, onGuildDelete);
+  return () => {
+    client.off(Events.ChannelDelete, onChannelDelete);
+    client.off(Events.GuildDelete, onGuildDelete);
+  };
+}

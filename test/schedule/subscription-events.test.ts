@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { watchSubscriptionTargets } from '../../src/discord/subscription-events.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { loginClient, startDiscordServer } from '../support/discord/index.ts';
+import { captureLogger, makeSubscription, tempStore } from './helpers.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('gateway events disable subscriptions', () => {
+  it('CHANNEL_DELETE disables that channel\'s subscription; GUILD_DELETE disables the whole server\'s; nothing is deleted', async () => {
+    const discord = await startDiscordServer();
+    cleanups.push(() => discord.close());
+    const words = discord.addGuild({ name: 'Words', channels: [{ name: 'daily' }, { name: 'other' }] });
+    const second = discord.addGuild({ name: 'Second', channels: [{ name: 'a' }, { name: 'b' }] });
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const store = await SubscriptionStore.open(temp.url);
+    cleanups.push(() => store.close());
+    for (const [guildId, channelId] of [
+      [words.id, words.channelId('daily')],
+      [words.id, words.channelId('other')],
+      [second.id, second.channelId('a')],
+      [second.id, second.channelId('b')],
+    ] as const) {
+      await store.upsert(guildId, channelId, 5, () => makeSubscription({ guildId, channelId }));
+    }
+    const client = await loginClient(discord);
+    cleanups.push(() => client.destroy());
+    const stop = watchSubscriptionTargets(client, store, captureLogger().logger, () => new Date('2026-06-15T10:00:00Z'));
+    cleanups.push(stop);
+
+    discord.deleteChannel(words.channelId('daily'));
+    await vi.waitFor(async () => expect((await store.get(words.channelId('daily')))?.status.state).toBe('disabled'));
+    expect((await store.get(words.channelId('daily')))?.status).toEqual({
+      state: 'disabled',
+      reason: 'the channel was deleted',
+      at: '2026-06-15T10:00:00.000Z',
+    });
+    expect((await store.get(words.channelId('other')))?.status.state).toBe('active');
+
+    discord.removeGuild(second.id);
+    await vi.waitFor(async () => {
+      const states = (await store.listGuild(second.id)).map((s) => s.status);
+      expect(states).toEqual([
+        expect.objectContaining({ state: 'disabled', reason: 'the bot was removed from the server' }),
+        expect.objectContaining({ state: 'disabled', reason: 'the bot was removed from the server' }),
+      ]);
+    });
+    expect(await store.listAll()).toHaveLength(4);
+  });
+});
