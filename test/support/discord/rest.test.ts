@@ -1,0 +1,169 @@
+import { DiscordAPIError, HTTPError, PermissionFlagsBits, Routes } from 'discord.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { restFor, startDiscordServer, type DiscordServer, type GuildInfo } from './index.ts';
+
+async function apiError(promise: Promise<unknown>): Promise<DiscordAPIError> {
+  const error = await promise.then(
+    () => new Error('expected the request to fail'),
+    (e: unknown) => e,
+  );
+  if (!(error instanceof DiscordAPIError)) throw error;
+  return error;
+}
+
+describe('fake Discord REST', () => {
+  let discord: DiscordServer;
+  let guild: GuildInfo;
+  let general: string;
+
+  beforeEach(async () => {
+    discord = await startDiscordServer();
+    guild = discord.addGuild({
+      roles: [{ name: 'announcers', permissions: 0n }],
+      channels: [
+        { name: 'general' },
+        { name: 'readonly', permissionOverwrites: [{ id: '@everyone', deny: PermissionFlagsBits.SendMessages }] },
+        { name: 'hidden', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.ViewChannel }] },
+        { name: 'category', type: 4 },
+      ],
+    });
+    general = guild.channelId('general');
+  });
+  afterEach(async () => {
+    await discord.close();
+  });
+
+  it('serves what discord.js calls at login and for lookups', async () => {
+    const rest = restFor(discord);
+    expect(await rest.get(Routes.gatewayBot())).toMatchObject({ url: discord.gatewayUrl, shards: 1, session_start_limit: { max_concurrency: 1 } });
+    expect(await rest.get(Routes.user('@me'))).toMatchObject({ id: discord.botUser.id, bot: true });
+    expect(await rest.get(Routes.currentApplication())).toMatchObject({ id: discord.applicationId });
+    expect(await rest.get(Routes.channel(general))).toMatchObject({ id: general, guild_id: guild.id, name: 'general', type: 0 });
+    expect(await rest.get(Routes.guild(guild.id))).toMatchObject({ id: guild.id, owner_id: guild.ownerId });
+    expect(await rest.get(Routes.guildMember(guild.id, discord.botUser.id))).toMatchObject({ user: { id: discord.botUser.id }, roles: [guild.botRoleId] });
+  });
+
+  it('requires "Bot <token>" (401) and knows unknown channels (404 10003)', async () => {
+    const bad = await fetch(`${discord.apiUrl}/v10/channels/${general}`, { headers: { Authorization: 'Bot wrong' } });
+    expect(bad.status).toBe(401);
+    expect(await bad.json()).toEqual({ message: '401: Unauthorized', code: 0 });
+    const missing = await apiError(restFor(discord).post(Routes.channelMessages('123456789012345678'), { body: { content: 'x' } }));
+    expect([missing.status, missing.code]).toEqual([404, 10003]);
+  });
+
+  it('enforces the bot’s permissions from roles and overwrites: 50001 Missing Access, 50013 Missing Permissions', async () => {
+    const rest = restFor(discord);
+    const hidden = await apiError(rest.post(Routes.channelMessages(guild.channelId('hidden')), { body: { content: 'x' } }));
+    expect([hidden.status, hidden.code, hidden.message]).toEqual([403, 50001, 'Missing Access']);
+    const readonly = await apiError(rest.post(Routes.channelMessages(guild.channelId('readonly')), { body: { content: 'x' } }));
+    expect([readonly.status, readonly.code]).toEqual([403, 50013]);
+    // Granting a role an allow overwrite and giving the bot that role lets it post.
+    discord.updateChannel(guild.channelId('readonly'), {
+      permissionOverwrites: [
+        { id: '@everyone', deny: PermissionFlagsBits.SendMessages },
+        { id: 'announcers', allow: PermissionFlagsBits.SendMessages },
+      ],
+    });
+    discord.setMemberRoles(guild.id, discord.botUser.id, [guild.botRoleId ?? '', 'announcers']);
+    await rest.post(Routes.channelMessages(guild.channelId('readonly')), { body: { content: 'now allowed' } });
+    const category = await apiError(rest.post(Routes.channelMessages(guild.channelId('category')), { body: { content: 'x' } }));
+    expect(category.code).toBe(50008);
+  });
+
+  it('deduplicates nonce + enforce_nonce: the repeat returns the first message and creates none', async () => {
+    const rest = restFor(discord);
+    const first = (await rest.post(Routes.channelMessages(general), { body: { content: 'daily', nonce: 'd-2025-01-20', enforce_nonce: true } })) as { id: string };
+    const again = (await rest.post(Routes.channelMessages(general), { body: { content: 'daily (retry)', nonce: 'd-2025-01-20', enforce_nonce: true } })) as { id: string; content: string };
+    expect(again.id).toBe(first.id);
+    expect(again.content).toBe('daily');
+    // Without enforce_nonce the nonce is only echoed.
+    const loose = (await rest.post(Routes.channelMessages(general), { body: { content: 'other', nonce: 'd-2025-01-20' } })) as { id: string; nonce: string };
+    expect(loose.id).not.toBe(first.id);
+    expect(loose.nonce).toBe('d-2025-01-20');
+    expect(discord.messagesIn(general).map((m) => m.content)).toEqual(['daily', 'other']);
+  });
+
+  it('validates like Discord: 400 Invalid Form Body (50035) with the field errors', async () => {
+    const rest = restFor(discord);
+    // A fresh channel per post keeps the 5-per-5-s message bucket out of the way.
+    const post = (body: Record<string, unknown>) => apiError(rest.post(Routes.channelMessages(discord.addChannel(guild.id).id), { body }));
+
+    const long = await post({ content: 'x'.repeat(2001) });
+    expect([long.status, long.code]).toEqual([400, 50035]);
+    expect(long.rawError).toMatchObject({ message: 'Invalid Form Body', errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } } });
+
+    const embed = await post({ embeds: [{ title: 't'.repeat(257), description: 'd'.repeat(4097), fields: Array.from({ length: 26 }, () => ({ name: 'n', value: 'v' })) }] });
+    expect(embed.rawError).toMatchObject({
+      errors: { embeds: { 0: { title: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] }, description: {}, fields: {} } } },
+    });
+
+    const total = await post({ embeds: [{ description: 'd'.repeat(4000) }, { description: 'd'.repeat(2001) }] });
+    expect(total.rawError).toMatchObject({ errors: { embeds: { _errors: [{ code: 'MAX_EMBED_SIZE_EXCEEDED' }] } } });
+
+    const field = await post({ embeds: [{ fields: [{ name: 'n'.repeat(257), value: 'v'.repeat(1025) }], footer: { text: 'f'.repeat(2049) } }] });
+    expect(field.rawError).toMatchObject({
+      errors: { embeds: { 0: { fields: { 0: { name: {}, value: {} } }, footer: { text: {} } } } },
+    });
+
+    const eleven = await post({ embeds: Array.from({ length: 11 }, () => ({ title: 'x' })) });
+    expect(eleven.code).toBe(50035);
+
+    const mentions = await post({ content: 'hi', allowed_mentions: { parse: ['roles', 'channels'], roles: ['1'] } });
+    expect(mentions.rawError).toMatchObject({
+      errors: { allowed_mentions: { _errors: [{ code: 'MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE' }], parse: { 1: {} } } },
+    });
+    const tooMany = await post({ content: 'hi', allowed_mentions: { users: Array.from({ length: 101 }, (_, i) => String(i + 1)) } });
+    expect(tooMany.code).toBe(50035);
+
+    const empty = await post({ content: '' });
+    expect([empty.status, empty.code]).toEqual([400, 50006]);
+    expect(discord.allMessages()).toEqual([]);
+  });
+
+  it('validates application commands and keeps ids stable across re-registration', async () => {
+    const rest = restFor(discord);
+    const body = [{ name: 'wotd', description: 'Word of the day', options: [{ type: 3, name: 'date', description: 'when' }] }];
+    const [first] = (await rest.put(Routes.applicationCommands(discord.applicationId), { body })) as { id: string }[];
+    const [second] = (await rest.put(Routes.applicationCommands(discord.applicationId), { body })) as { id: string }[];
+    expect(second?.id).toBe(first?.id);
+    await rest.put(Routes.applicationGuildCommands(discord.applicationId, guild.id), { body });
+    expect(discord.commands(guild.id).map((c) => c.name)).toEqual(['wotd']);
+    const bad = await apiError(
+      rest.put(Routes.applicationCommands(discord.applicationId), {
+        body: [{ name: 'Bad Name', description: '' }, { name: 'ok', description: 'x', options: [{ type: 3, name: 'a', description: 'a' }, { type: 3, name: 'b', description: 'b', required: true }] }],
+      }),
+    );
+    expect(bad.code).toBe(50035);
+    expect(bad.rawError).toMatchObject({ errors: { 0: { name: {}, description: {} }, 1: { options: { 1: { required: {} } } } } });
+    expect(discord.commands().map((c) => c.name)).toEqual(['wotd']);
+  });
+
+  it('injects faults per channel or route: 403, 404, 5xx and slow responses', async () => {
+    const rest = restFor(discord, { retries: 0 });
+    const other = discord.addChannel(guild.id, { name: 'other' }).id;
+    const denied = discord.injectFault({ channelId: general, status: 403, code: 50001, times: 1 });
+    const e403 = await apiError(rest.post(Routes.channelMessages(general), { body: { content: 'x' } }));
+    expect([e403.status, e403.code, e403.message]).toEqual([403, 50001, 'Missing Access']);
+    expect(denied.hits).toBe(1);
+    await rest.post(Routes.channelMessages(general), { body: { content: 'after the fault' } });
+
+    discord.injectFault({ route: 'POST /channels/:id/messages', status: 404, times: 1 });
+    const e404 = await apiError(rest.post(Routes.channelMessages(other), { body: { content: 'x' } }));
+    expect([e404.status, e404.code]).toEqual([404, 10003]);
+
+    const down = discord.injectFault({ route: /^POST \/channels\/\d+\/messages$/, status: 503 });
+    const e503 = await rest.post(Routes.channelMessages(other), { body: { content: 'x' } }).catch((e: unknown) => e);
+    expect(e503).toBeInstanceOf(HTTPError);
+    expect((e503 as HTTPError).status).toBe(503);
+    down.remove();
+
+    discord.injectFault({ channelId: other, delayMs: 150, times: 1 });
+    await rest.post(Routes.channelMessages(other), { body: { content: 'slow but fine' } });
+    const slow = discord.requests.at(-1);
+    expect(slow?.faulted).toBe(true);
+    expect(slow?.status).toBe(200);
+    expect(slow?.durationMs).toBeGreaterThanOrEqual(140);
+    expect(discord.messagesIn(other).map((m) => m.content)).toEqual(['slow but fine']);
+    discord.clearFaults();
+  });
+});
