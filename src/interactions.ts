@@ -1,5 +1,6 @@
 import type { APIEmbed, RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import type { Logger } from './logger.ts';
+import type { SubscriptionService } from './schedule/subscription-service.ts';
 import type { WotdLookup } from './wotd/lookup.ts';
 
 /**
@@ -66,9 +67,17 @@ export interface Respondable {
   respond(message: OutgoingMessage): Promise<void>;
 }
 
+/** A permission the bot needs in a channel it posts the daily word to. */
+export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks';
+
 export interface CommandContext extends Respondable {
   readonly commandName: string;
   readonly options: CommandOptions;
+  /**
+   * Which of the ChannelPermissions the bot holds in a channel of the invoking server (the console holds all).
+   * A transport that cannot tell leaves it out, and commands that need it refuse rather than guess.
+   */
+  botPermissionsIn?(channelId: string): Promise<ReadonlySet<ChannelPermission>>;
 }
 
 export interface ButtonContext extends Respondable {
@@ -96,6 +105,8 @@ export interface BotServices {
   siteUrl: string;
   /** Where a command reports faults of its own (never the member's mistakes or the service's failures). */
   logger?: Logger;
+  /** Channel subscriptions to the daily post, for the admin commands; absent where daily posts are not run. */
+  subscriptions?: SubscriptionService;
 }
 
 export interface SlashCommand {
