@@ -66,7 +66,7 @@ export function renderMarkdown(text: string, options: RenderOptions): string {
   for (let index = 0; index < source.length; index += 1) {
     const char = source[index] as string;
     const next = source[index + 1];
-    if (char === '\\' && next !== undefined && /[^\w\s]/.test(next)) {
+    if (char === '\\' && next !== undefined && /[^A-Za-z0-9\s]/.test(next)) {
       out += next;
       index += 1;
     } else if (char === '`') {
