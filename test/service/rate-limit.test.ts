@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { FixedWindowLimiter } from '../../src/service/rate-limit.ts';
+
+describe('FixedWindowLimiter', () => {
+  it('opens a window at the first request and refuses past the limit until it ends', () => {
+    const limiter = new FixedWindowLimiter(2, 60_000);
+    expect(limiter.take('a', 1_000)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
+    expect(limiter.take('a', 30_000)).toEqual({ allowed: true, limit: 2, remaining: 0, resetSeconds: 31 });
+    expect(limiter.take('a', 60_999)).toEqual({ allowed: false, limit: 2, remaining: 0, resetSeconds: 1 });
+    expect(limiter.take('b', 60_999)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(limiter.take('a', 61_000)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
+  });
+
+  it('starts a new window when the clock goes backwards, so a window never outlasts its length', () => {
+    const limiter = new FixedWindowLimiter(1, 60_000);
+    expect(limiter.take('a', 100_000).allowed).toBe(true);
+    expect(limiter.take('a', 100_001).allowed).toBe(false);
+    expect(limiter.take('a', 50_000).allowed).toBe(true);
+  });
+
+  it('forgets expired windows', () => {
+    const limiter = new FixedWindowLimiter(1, 60_000);
+    for (let i = 0; i < 1000; i += 1) limiter.take(`client-${i}`, 0);
+    limiter.take('late', 120_000);
+    const windows = (limiter as unknown as { windows: Map<string, unknown> }).windows;
+    expect([...windows.keys()]).toEqual(['late']);
+  });
+});
