@@ -85,7 +85,9 @@ export interface AdapterStats {
   upstream429: number;
   /** Lookups that failed with rate_limited (busy) and had nothing stale to serve. */
   busy: number;
+  /** Limiter tickets waiting for a slot, and lookups waiting on them. */
   queued: number;
+  waitingLookups: number;
   inFlight: number;
 }
 
@@ -160,7 +162,9 @@ class Adapter implements WotdAdapter {
   }
 
   stats(): AdapterStats {
-    return { ...this.counters, queued: this.limiter.queued, inFlight: this.limiter.active };
+    let waitingLookups = 0;
+    for (const flight of this.flights.values()) if (flight.waiting) waitingLookups += flight.callerCount;
+    return { ...this.counters, queued: this.limiter.queued, waitingLookups, inFlight: this.limiter.active };
   }
 
   async close(): Promise<void> {

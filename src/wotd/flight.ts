@@ -50,6 +50,10 @@ export class Flight<T> {
     return this.waiting && this.ticket ? this.ticket.estimate() : null;
   }
 
+  get callerCount(): number {
+    return this.callers;
+  }
+
   join(priority: Priority): void {
     this.callers++;
     if (RANK[priority] < RANK[this.priority]) {
