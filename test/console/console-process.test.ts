@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeWordDb } from '../../src/service/word-db.ts';
+import { testEntries } from '../commands/world.ts';
+
+const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
+const SETTINGS = ['DISCORD_TOKEN', 'DISCORD_APPLICATION_ID', 'DISCORD_API_URL', 'LOG_LEVEL', 'STORE_URL', 'NO_COLOR'];
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'wotd-console-'));
+  await writeWordDb(join(dir, 'words.sqlite'), testEntries());
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+/** `wotd-bot start` as `npm start` runs it, in a directory of its own (no .env), with stdin a pipe. */
+function startBot(extraEnv: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('WOTD_') && !SETTINGS.includes(key)) env[key] = value;
+  }
+  Object.assign(env, { WOTD_SERVICE_DB: join(dir, 'words.sqlite'), STORE_URL: `sqlite://${join(dir, 'store.sqlite')}` }, extraEnv);
+  const child = spawn(process.execPath, [BIN, 'start'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const run: Run = { stdout: '', stderr: '', code: null };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
+  const exited = new Promise<Run>((done) => child.on('close', (code) => done({ ...run, code })));
+  return { child, run, exited };
+}
+
+/** Asserts each piece appears in `text`, in this order. */
+function expectInOrder(text: string, pieces: string[]): void {
+  let from = 0;
+  for (const piece of pieces) {
+    const at = text.indexOf(piece, from);
+    expect(at, `“${piece}” after position ${from} in:\n${text}`).toBeGreaterThanOrEqual(0);
+    from = at + piece.length;
+  }
+}
+
+describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
+  it('shows the first screen, prints embeds, presses buttons and exits on exit', async () => {
+    const { child, exited } = startBot();
+    child.stdin.end(
+      [
+        '/wotd date:2025-01-14',
+        '/wotd-history date:2025-01-14 limit:2',
+        'press Older',
+        '/wotd-find word:"serendipity"',
+        '/wotd-find word:serendipty',
+        '/wotd date:2999-01-01',
+        '/wotd-history limit:12',
+        '/wotd-subscribe',
+        'exit',
+        '/wotd date:2025-01-13',
+        '',
+      ].join('\n'),
+    );
+    const result = await exited;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.startsWith('wotd-bot: console mode\n')).toBe(true);
+    expectInOrder(result.stdout, [
+      'offline, answering from the embedded Word-of-the-Day service',
+      'DISCORD_TOKEN',
+      'npm run deploy-commands',
+      [
+        '│ serendipity  <https://wotd.site>',
+        '│',
+        '│ noun · /ˌsɛɹ.ənˈdɪp.ɪ.ti/',
+        '│',
+        '│ (historical) The "happy" faculty of finding things by *chance*.',
+        '│',
+        '│ 2025-01-14 · Word of the Day from wotd.site',
+      ].join('\n'),
+      '│ Words of the day before 14 January 2025',
+      '│ mark_down · 2025-01-13',
+      '[1: Older]',
+      '(the message above is updated)',
+      '│ Words of the day before 12 January 2025',
+      '│ serendipity: word of the day once',
+      '│ 2025-01-14 · noun — (historical) The "happy" faculty',
+      '(only you can see this)\n“serendipty” has not been a word of the day, as far as the service knows. Did you mean serendipity?',
+      '(only you can see this)\nThe word of the day for 1 January 2999 has not been revealed yet.',
+      '/wotd-history limit must be a whole number from 1 to 8; 12 is not.',
+      'There is no command /wotd-subscribe.',
+    ]);
+    // Nothing after `exit` is run.
+    expect(result.stdout).not.toContain('2025-01-13 · Word of the Day');
+  });
+
+  it('ends cleanly at the end of input (Ctrl-D) and on SIGTERM', async () => {
+    const piped = startBot();
+    piped.child.stdin.end('/wotd date:14-01-2025\n');
+    const ended = await piped.exited;
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).toContain('│ 2025-01-14 · Word of the Day from wotd.site');
+
+    const waiting = startBot();
+    await new Promise<void>((resolveBanner) => {
+      waiting.child.stdout.on('data', () => {
+        if (waiting.run.stdout.includes('npm start')) resolveBanner();
+      });
+    });
+    waiting.child.kill('SIGTERM');
+    const stopped = await waiting.exited;
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toBe('');
+  });
+
+  it('a bad setting prints one line and exits 2', async () => {
+    const { child, exited } = startBot({ WOTD_RATE_LIMIT: 'lots' });
+    child.stdin.end();
+    const result = await exited;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('wotd-bot: Invalid WOTD_RATE_LIMIT="lots": expected a whole number of requests per minute, at least 1\n');
+    expect(result.stdout).toBe('');
+  });
+});
