@@ -2,6 +2,16 @@ import type { SlashCommand } from '../src/interactions.ts';
 import { wotdCommand } from './wotd.ts';
 import { wotdFindCommand } from './wotd-find.ts';
 import { wotdHistoryCommand } from './wotd-history.ts';
+import { wotdSubscribeCommand } from './wotd-subscribe.ts';
+import { wotdSubscriptionsCommand } from './wotd-subscriptions.ts';
+import { wotdUnsubscribeCommand } from './wotd-unsubscribe.ts';
 
 /** Every slash command the bot offers, in the order `help` lists them. */
-export const commands: SlashCommand[] = [wotdCommand, wotdHistoryCommand, wotdFindCommand];
+export const commands: SlashCommand[] = [
+  wotdCommand,
+  wotdHistoryCommand,
+  wotdFindCommand,
+  wotdSubscribeCommand,
+  wotdUnsubscribeCommand,
+  wotdSubscriptionsCommand,
+];

@@ -1,0 +1,46 @@
+import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
+import { adminGate, channelMention, discordTime, isConsoleChannel, reply } from '../src/schedule/admin-replies.ts';
+import { describeStatus } from '../src/schedule/subscription.ts';
+import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
+
+const data = new SlashCommandBuilder()
+  .setName('wotd-subscriptions')
+  .setDescription('List this server\'s daily word-of-the-day posts: channel, time, next post and status')
+  .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
+  .setContexts(InteractionContextType.Guild);
+
+const EMBED_DESCRIPTION_LIMIT = 4096;
+
+function line({ subscription, nextPostAt, lastDelivery }: SubscriptionOverview): string {
+  const console = isConsoleChannel(subscription.channelId);
+  const where = channelMention(subscription.channelId, subscription.channelName, console);
+  const role = subscription.roleId ? `, mentions ${console ? `@${subscription.roleId}` : `<@&${subscription.roleId}>`}` : '';
+  const retrying = lastDelivery?.state === 'retrying' ? ` (today's post is being retried: ${lastDelivery.error ?? 'Discord did not answer'})` : '';
+  const status = `${describeStatus(subscription.status)}${retrying}`;
+  const next = nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
+  return `${where} — ${subscription.time} ${subscription.timeZone}${role}\n  ${status}; ${next}`;
+}
+
+async function execute(context: CommandContext, services: BotServices): Promise<void> {
+  const gate = await adminGate(context, services);
+  if (!gate) return;
+  const overviews = await gate.subscriptions.list(gate.guildId);
+  if (overviews.length === 0) {
+    return context.respond(reply('No channel here gets the daily word yet. Start with /wotd-subscribe.'));
+  }
+  let description = overviews.map(line).join('\n\n');
+  if (description.length > EMBED_DESCRIPTION_LIMIT) description = `${description.slice(0, EMBED_DESCRIPTION_LIMIT - 1)}…`;
+  await context.respond({
+    ephemeral: true,
+    embeds: [
+      {
+        title: `Daily posts (${overviews.length} of ${gate.subscriptions.limit})`,
+        description,
+        color: 0x5865f2,
+      },
+    ],
+  });
+}
+
+export const wotdSubscriptionsCommand: SlashCommand = { data, execute };

@@ -1,0 +1,55 @@
+import type { BotServices, ChannelPermission, CommandContext, OutgoingMessage } from '../interactions.ts';
+import type { SubscriptionService } from './subscription-service.ts';
+
+/** What the three subscription commands share: the admin gate and their wording. */
+
+export const PERMISSION_NAMES: Record<ChannelPermission, string> = {
+  ViewChannel: 'View Channel',
+  SendMessages: 'Send Messages',
+  EmbedLinks: 'Embed Links',
+};
+
+export const REQUIRED_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks'];
+
+export function reply(content: string): OutgoingMessage {
+  return { content, ephemeral: true };
+}
+
+/**
+ * Checks what Discord's default member permission already hides from most members, since server admins can
+ * override that per role or channel: a server, Manage Channels, and a runtime that runs daily posts.
+ */
+export async function adminGate(
+  context: CommandContext,
+  services: BotServices,
+): Promise<{ guildId: string; subscriptions: SubscriptionService } | null> {
+  const guildId = context.invoker.guildId;
+  if (!guildId) {
+    await context.respond(reply('Daily posts are set up per server: use this command in a server channel, not in a DM.'));
+    return null;
+  }
+  if (!context.invoker.canManageChannels) {
+    await context.respond(reply('You need the **Manage Channels** permission to manage daily posts in this server.'));
+    return null;
+  }
+  if (!services.subscriptions) {
+    await context.respond(reply('Daily posts are not available in this bot right now.'));
+    return null;
+  }
+  return { guildId, subscriptions: services.subscriptions };
+}
+
+/** `<t:…:F>` (full date and time in the reader's zone) and `<t:…:R>` (relative). */
+export function discordTime(instant: Date): string {
+  const seconds = Math.floor(instant.getTime() / 1000);
+  return `<t:${seconds}:F> (<t:${seconds}:R>)`;
+}
+
+export function channelMention(channelId: string, name: string, console: boolean): string {
+  return console ? `#${name}` : `<#${channelId}>`;
+}
+
+/** The console's channels are names, not snowflakes; Discord's are all digits. */
+export function isConsoleChannel(channelId: string): boolean {
+  return !/^\d{15,22}$/.test(channelId);
+}
