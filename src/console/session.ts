@@ -4,6 +4,7 @@ import type {
   BotServices,
   ButtonContext,
   ButtonSpec,
+  ChannelPermission,
   ChannelRef,
   CommandContext,
   CommandOptions,
@@ -142,6 +143,8 @@ export class ConsoleSession {
       },
       defer: (options) => base.defer(options),
       respond: (message) => base.respond(message),
+      // The console stands in for a server where the bot may do everything it needs.
+      botPermissionsIn: async () => new Set<ChannelPermission>(['ViewChannel', 'SendMessages', 'EmbedLinks']),
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
   }

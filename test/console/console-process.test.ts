@@ -61,7 +61,7 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
         '/wotd-find word:serendipty',
         '/wotd date:2999-01-01',
         '/wotd-history limit:12',
-        '/wotd-subscribe',
+        '/wotd-nonsense',
         'exit',
         '/wotd date:2025-01-13',
         '',
@@ -94,7 +94,7 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
       '(only you can see this)\n“serendipty” has not been a word of the day, as far as the service knows. Did you mean serendipity?',
       '(only you can see this)\nThe word of the day for 1 January 2999 has not been revealed yet.',
       '/wotd-history limit must be a whole number from 1 to 8; 12 is not.',
-      'There is no command /wotd-subscribe.',
+      'There is no command /wotd-nonsense.',
     ]);
     // Nothing after `exit` is run.
     expect(result.stdout).not.toContain('2025-01-13 · Word of the Day');

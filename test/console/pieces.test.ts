@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
+import { wotdCommand } from '../../commands/wotd.ts';
+import { wotdFindCommand } from '../../commands/wotd-find.ts';
+import { wotdHistoryCommand } from '../../commands/wotd-history.ts';
 import { parseConsoleLine, tokenize } from '../../src/console/parse.ts';
 import { relativeTime, renderMarkdown, renderMessage } from '../../src/console/render.ts';
 
+const commands = [wotdCommand, wotdHistoryCommand, wotdFindCommand];
 const parse = (line: string) => parseConsoleLine(line, commands);
 const errorOf = (line: string) => {
   const input = parse(line);
