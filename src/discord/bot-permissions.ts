@@ -1,0 +1,26 @@
+import { PermissionFlagsBits, type Guild } from 'discord.js';
+import type { ChannelPermission } from '../interactions.ts';
+
+const FLAGS: Record<ChannelPermission, bigint> = {
+  ViewChannel: PermissionFlagsBits.ViewChannel,
+  SendMessages: PermissionFlagsBits.SendMessages,
+  EmbedLinks: PermissionFlagsBits.EmbedLinks,
+};
+
+/**
+ * The daily-post permissions the bot holds in a channel of `guild`, from its roles and the channel's overwrites
+ * (discord.js's permissionsFor). An unknown channel, or one outside the server, grants nothing.
+ */
+export async function botPermissionsIn(guild: Guild | null, channelId: string): Promise<ReadonlySet<ChannelPermission>> {
+  const held = new Set<ChannelPermission>();
+  if (!guild) return held;
+  const channel = guild.channels.cache.get(channelId) ?? (await guild.channels.fetch(channelId).catch(() => null));
+  if (!channel) return held;
+  const me = guild.members.me ?? (await guild.members.fetchMe().catch(() => null));
+  if (!me) return held;
+  const permissions = channel.permissionsFor(me);
+  for (const [name, flag] of Object.entries(FLAGS) as Array<[ChannelPermission, bigint]>) {
+    if (permissions.has(flag, true)) held.add(name);
+  }
+  return held;
+}

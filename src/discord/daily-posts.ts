@@ -1,0 +1,22 @@
+import type { Client } from 'discord.js';
+import type { Logger } from '../logger.ts';
+import type { DailyPosts } from '../schedule/daily-posts.ts';
+import type { WotdLookup } from '../wotd/lookup.ts';
+import { createChannelPoster } from './channel-poster.ts';
+import { entryEmbed } from './embeds.ts';
+import { watchSubscriptionTargets } from './subscription-events.ts';
+
+/** Daily posts on a connected client: posts through its REST manager, and follows channel and server removals. */
+export function startDiscordDailyPosts(
+  client: Client<true>,
+  daily: DailyPosts,
+  options: { lookup: Pick<WotdLookup, 'getEntry'>; siteUrl: string; logger: Logger },
+): () => void {
+  const unwatch = watchSubscriptionTargets(client, daily.store, options.logger.child({ component: 'daily-posts' }));
+  daily.start({
+    poster: createChannelPoster(client.rest),
+    lookup: options.lookup,
+    render: (entry) => entryEmbed(entry, { siteUrl: options.siteUrl }),
+  });
+  return unwatch;
+}

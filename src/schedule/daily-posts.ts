@@ -1,0 +1,49 @@
+import type { APIEmbed } from 'discord.js';
+import type { Logger } from '../logger.ts';
+import type { Entry } from '../wotd/entry.ts';
+import type { WotdLookup } from '../wotd/lookup.ts';
+import type { ChannelPoster } from './poster.ts';
+import { DailyScheduler } from './scheduler.ts';
+import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
+import { SubscriptionStore } from './subscription-store.ts';
+
+/**
+ * The daily-post feature as a runtime sees it: open the store (the admin commands need the service before the
+ * transport is up), then start the scheduler once there is somewhere to post, and close both on shutdown.
+ */
+export interface DailyPosts {
+  store: SubscriptionStore;
+  subscriptions: SubscriptionService;
+  start(options: { poster: ChannelPoster; lookup: Pick<WotdLookup, 'getEntry'>; render: (entry: Entry) => APIEmbed }): DailyScheduler;
+  close(): Promise<void>;
+}
+
+export interface OpenDailyPostsOptions {
+  storeUrl: string;
+  limit: number;
+  concurrency: number;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<DailyPosts> {
+  const logger = options.logger.child({ component: 'daily-posts' });
+  const store = await SubscriptionStore.open(options.storeUrl, logger);
+  const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
+  let scheduler: DailyScheduler | null = null;
+  return {
+    store,
+    subscriptions,
+    start({ poster, lookup, render }) {
+      if (scheduler) return scheduler;
+      scheduler = new DailyScheduler({ store, lookup, poster, render, logger, concurrency: options.concurrency, now: options.now });
+      scheduler.start();
+      logger.info({ concurrency: options.concurrency }, 'daily posts scheduled (checked every minute)');
+      return scheduler;
+    },
+    async close() {
+      await scheduler?.stop();
+      await store.close();
+    },
+  };
+}
