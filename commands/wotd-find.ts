@@ -87,7 +87,8 @@ function pageButtons(query: string, page: number, pages: number): ButtonSpec[] |
  */
 async function suggestionsFor(query: string, services: BotServices): Promise<string[]> {
   const wanted = query.toLowerCase();
-  for (let length = query.length; length >= 1; length -= 1) {
+  // Down to two letters: one letter in common says nothing about what was meant.
+  for (let length = query.length; length >= Math.min(2, query.length); length -= 1) {
     const words = await services.lookup.suggestWords(query.slice(0, length), SUGGESTIONS + 1);
     const others = words.filter((word) => word.toLowerCase() !== wanted).slice(0, SUGGESTIONS);
     if (others.length > 0) return others;
@@ -106,15 +107,12 @@ async function noMatchMessage(query: string, services: BotServices): Promise<Out
 }
 
 async function findMessage(query: string, page: number, services: BotServices): Promise<OutgoingMessage> {
-  let found;
-  try {
-    found = await services.lookup.findWord(query, INTERACTIVE);
-  } catch (error) {
-    if (isWotdError(error, 'not_found')) return noMatchMessage(query, services);
+  const found = await services.lookup.findWord(query, INTERACTIVE).catch((error: unknown) => {
+    if (isWotdError(error, 'not_found')) return null;
     throw error;
-  }
-  const entries = found.value;
-  if (entries.length === 0) return noMatchMessage(query, services);
+  });
+  const entries = found?.value ?? [];
+  if (!found || entries.length === 0) return noMatchMessage(query, services);
   const pages = pageCount(entries.length);
   if (page > pages) {
     return privateNote(`That page of results is gone: “${quoteInput(query)}” now has ${pages} page${pages === 1 ? '' : 's'}. Run \`/wotd-find\` again.`);

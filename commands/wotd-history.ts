@@ -58,16 +58,13 @@ function historyEmbed(before: IsoDate, today: IsoDate, page: HistoryPage, siteUr
 
 async function historyMessage(before: IsoDate, limit: number, services: BotServices): Promise<OutgoingMessage> {
   const today = services.lookup.today();
-  let found;
-  try {
-    found = await services.lookup.getPrevious(before, limit, INTERACTIVE);
-  } catch (error) {
-    if (isWotdError(error, 'not_found')) return privateNote(`There are no words of the day before ${describeDate(before)}.`);
+  const found = await services.lookup.getPrevious(before, limit, INTERACTIVE).catch((error: unknown) => {
+    if (isWotdError(error, 'not_found')) return null;
     throw error;
-  }
-  const page = found.value;
-  const oldest = page.entries.at(-1);
-  if (!oldest) return privateNote(`There are no words of the day before ${describeDate(before)}.`);
+  });
+  const page = found?.value;
+  const oldest = page?.entries.at(-1);
+  if (!found || !page || !oldest) return privateNote(`There are no words of the day before ${describeDate(before)}.`);
   const message: OutgoingMessage = { embeds: [historyEmbed(before, today, page, services.siteUrl)] };
   if (page.hasMore) {
     const older: ButtonSpec = { customId: olderButtonId(oldest.date, limit), label: 'Older', style: 'secondary' };
