@@ -1,4 +1,4 @@
-import { Events, type Client } from 'discord.js';
+import { Client, DiscordjsErrorCodes, Events, GatewayIntentBits } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loginClient, startDiscordServer, type DiscordServer } from './index.ts';
 
@@ -56,5 +56,71 @@ describe('fake Discord gateway', () => {
     discord.removeGuild(first.id);
     expect(await guildGone).toBe(first.id);
     expect(client.guilds.cache.has(first.id)).toBe(false);
+  });
+
+  it('resumes after close 4000 and replays what was dispatched while disconnected', async () => {
+    const guild = discord.addGuild({ channels: [{ name: 'a' }, { name: 'b' }] });
+    client = await loginClient(discord);
+    const gone = new Promise<string>((resolve) => client?.once(Events.ChannelDelete, (c) => resolve(c.id)));
+    const clientResumed = new Promise<void>((resolve) => client?.once(Events.ShardResume, () => resolve()));
+    discord.closeGateway(4000);
+    discord.deleteChannel(guild.channelId('a'));
+    const resumed = await discord.waitForResume();
+    await clientResumed;
+    expect(await gone).toBe(guild.channelId('a'));
+    expect(discord.gatewayEvents.filter((e) => e.kind === 'identify')).toHaveLength(1);
+    expect(discord.gatewayEvents.find((e) => e.kind === 'close')?.code).toBe(4000);
+    expect(resumed.sessionId).toBe(discord.gatewayEvents.find((e) => e.kind === 'ready')?.sessionId);
+  });
+
+  it('starts a new session after 4009: the RESUME is refused (op 9) and discord.js identifies again', async () => {
+    discord.addGuild();
+    client = await loginClient(discord);
+    // discord.js waits out its 5 s identify throttle before identifying again.
+    const readyAgain = new Promise<void>((resolve) => client?.once(Events.ShardReady, () => resolve()));
+    discord.closeGateway(4009);
+    await readyAgain;
+    expect(discord.gatewayEvents.map((e) => e.kind)).toEqual(expect.arrayContaining(['resume', 'invalid-session']));
+    const [first, second] = discord.gatewayEvents.filter((e) => e.kind === 'ready');
+    expect(second?.sessionId).toBeDefined();
+    expect(second?.sessionId).not.toBe(first?.sessionId);
+    expect(discord.connected).toBe(true);
+  });
+
+  it('resumes after an abnormal drop (1006) and after op 7 Reconnect', async () => {
+    discord.addGuild();
+    client = await loginClient(discord);
+    const resumed = (): Promise<void> => new Promise((resolve) => client?.once(Events.ShardResume, () => resolve()));
+    const afterDrop = resumed();
+    discord.dropGateway();
+    await afterDrop;
+    expect(discord.gatewayEvents.find((e) => e.kind === 'close')?.code).toBe(1006);
+    const afterReconnect = resumed();
+    discord.requestReconnect();
+    await afterReconnect;
+    expect(discord.gatewayEvents.filter((e) => e.kind === 'resumed')).toHaveLength(2);
+    expect(discord.gatewayEvents.filter((e) => e.kind === 'identify')).toHaveLength(1);
+  });
+
+  it('acknowledges heartbeats', async () => {
+    await discord.close();
+    discord = await startDiscordServer({ heartbeatIntervalMs: 100 });
+    client = await loginClient(discord);
+    const acked = new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (client && client.ws.ping >= 0) resolve();
+        else setTimeout(check, 20);
+      };
+      check();
+    });
+    await discord.waitForGateway('heartbeat', 3);
+    await acked;
+    expect(client.ws.ping).toBeGreaterThanOrEqual(0);
+  });
+
+  it('rejects a wrong token at login', async () => {
+    const stranger = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: discord.apiUrl } });
+    await expect(stranger.login('not-the-token')).rejects.toMatchObject({ code: DiscordjsErrorCodes.TokenInvalid });
+    await stranger.destroy();
   });
 });
