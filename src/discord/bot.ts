@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { Events, type Client } from 'discord.js';
 import type { Config } from '../config.ts';
 import type { BotServices, SlashCommand } from '../interactions.ts';
@@ -25,8 +26,9 @@ export interface DiscordBot {
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 
+/** Serialized here, so the error's message and stack survive any log formatter (a raw Error JSON-encodes as {}). */
 function errorFields(error: unknown): Record<string, unknown> {
-  return error instanceof Error ? { err: error } : { err: { message: String(error) } };
+  return { err: error instanceof Error ? pino.stdSerializers.err(error) : { message: String(error) } };
 }
 
 /**

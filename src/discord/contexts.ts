@@ -23,6 +23,7 @@ import type {
   Invoker,
   OutgoingMessage,
 } from '../interactions.ts';
+import { botPermissionsIn } from './bot-permissions.ts';
 
 /** What the router needs beyond the commands' view, to report a failure without destroying a good answer. */
 export interface TrackedResponses {
@@ -189,6 +190,7 @@ export function createCommandContext(interaction: ChatInputCommandInteraction): 
   return {
     commandName: interaction.commandName,
     options: commandOptions(interaction),
+    botPermissionsIn: (channelId) => botPermissionsIn(interaction.guild, channelId),
     invoker: invokerOf(interaction),
     get acknowledged() {
       return responder.acknowledged;

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
@@ -22,8 +23,9 @@ export function buttonPrefix(customId: string): string {
   return colon === -1 ? customId : customId.slice(0, colon);
 }
 
+/** Serialized here, so the error's message and stack survive any log formatter (a raw Error JSON-encodes as {}). */
 function errorFields(error: unknown): Record<string, unknown> {
-  return error instanceof Error ? { err: error } : { err: { message: String(error) } };
+  return { err: error instanceof Error ? pino.stdSerializers.err(error) : { message: String(error) } };
 }
 
 /**

@@ -1,0 +1,384 @@
+import { PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOMETHING_WENT_WRONG, UNKNOWN_BUTTON, UNKNOWN_COMMAND } from '../../src/discord/router.ts';
+import type { SlashCommand } from '../../src/interactions.ts';
+import { BASE, NO_PINGS, sentFor, startBotWorld, waitForSent, type BotWorld } from './bot-world.ts';
+import { TODAY } from './world.ts';
+
+/** Commands only this suite registers, to drive the router's failure paths through the real client. */
+const testCommands: SlashCommand[] = [
+  {
+    data: new SlashCommandBuilder().setName('boom').setDescription('Throws before answering'),
+    execute: async () => {
+      throw new Error('kaboom at /srv/secret/handler.ts:42');
+    },
+  },
+  {
+    data: new SlashCommandBuilder().setName('boom-late').setDescription('Defers, then throws'),
+    execute: async (context) => {
+      await context.defer();
+      throw new Error('late kaboom');
+    },
+  },
+  {
+    data: new SlashCommandBuilder().setName('boom-after').setDescription('Answers, then throws'),
+    execute: async (context) => {
+      await context.respond({ content: 'Here is your answer.' });
+      throw new Error('kaboom after the answer');
+    },
+  },
+  {
+    data: new SlashCommandBuilder().setName('legacy').setDescription('Sends buttons from older versions'),
+    execute: (context) =>
+      context.respond({
+        content: 'Old buttons',
+        buttons: [
+          { customId: 'gone:1', label: 'Gone' },
+          { customId: 'hist:not-a-date', label: 'Broken' },
+          { customId: 'boom:1', label: 'Boom' },
+        ],
+      }),
+    button: {
+      prefix: 'boom',
+      handle: async () => {
+        throw new Error('button kaboom');
+      },
+    },
+  },
+  {
+    data: new SlashCommandBuilder()
+      .setName('inspect')
+      .setDescription('Shows what the context saw')
+      .addChannelOption((option) => option.setName('channel').setDescription('A channel'))
+      .addRoleOption((option) => option.setName('role').setDescription('A role'))
+      .addIntegerOption((option) => option.setName('count').setDescription('A number')),
+    execute: (context) =>
+      context.respond({
+        content: JSON.stringify({
+          invoker: context.invoker,
+          channel: context.options.getChannel('channel'),
+          role: context.options.getRole('role'),
+          count: context.options.getInteger('count'),
+          missing: context.options.getString('nothing'),
+        }),
+        ephemeral: true,
+        mentionRoleIds: ['222222222222222222'],
+      }),
+  },
+];
+
+const retired: SlashCommand = {
+  data: new SlashCommandBuilder().setName('retired').setDescription('Registered but no longer handled'),
+  execute: async () => undefined,
+};
+
+let world: BotWorld;
+
+beforeAll(async () => {
+  world = await startBotWorld({ extraCommands: testCommands, registeredOnly: [retired] });
+});
+
+afterAll(async () => {
+  await world?.close();
+});
+
+function invoke(name: string, options: Record<string, string | number> = {}) {
+  return world.discord.invokeCommand({ name, options, channelId: world.channelId });
+}
+
+function press(customId: string, messageId?: string) {
+  return world.discord.pressButton({ customId, channelId: world.channelId, ...(messageId ? { messageId } : {}) });
+}
+
+const ephemeralReply = (content: unknown) => ({
+  call: 'POST callback',
+  body: { type: 4, data: { content, ...BASE, allowed_mentions: NO_PINGS, flags: 64 } },
+});
+
+describe('/wotd', () => {
+  it('answers a cached entry at once: callback type 4 with the embed, and nothing can ping', async () => {
+    await world.wotd.adapter.getEntry('2025-01-14');
+    const handle = invoke('wotd', { date: '2025-01-14' });
+    expect(await waitForSent(world.discord, handle, 1)).toEqual([
+      {
+        call: 'POST callback',
+        body: {
+          type: 4,
+          data: {
+            ...BASE,
+            embeds: [
+              {
+                title: 'serendipity',
+                url: 'https://wotd.example',
+                description: '**noun** · /ˌsɛɹ.ənˈdɪp.ɪ.ti/\n\n*(historical)* The "happy" faculty of finding things by \\*chance\\*.',
+                color: 0x5865f2,
+                footer: { text: '2025-01-14 · Word of the Day from wotd.example' },
+              },
+            ],
+            allowed_mentions: NO_PINGS,
+          },
+        },
+      },
+    ]);
+    const shown = await handle.waitForResponse();
+    expect(shown.ephemeral).toBe(false);
+    expect(handle.callback?.status).toBe(204);
+  });
+
+  it('reads today, yesterday and both date formats', async () => {
+    const titles: Record<string, string | undefined> = {};
+    for (const date of ['', 'today', 'yesterday', '14-01-2025', '2025-01-18']) {
+      const handle = invoke('wotd', date ? { date } : {});
+      const shown = await handle.waitForResponse();
+      titles[date || '(none)'] = shown.embeds[0]?.title as string | undefined;
+    }
+    expect(titles).toEqual({
+      '(none)': 'tenacity',
+      today: 'tenacity',
+      yesterday: 'solace',
+      '14-01-2025': 'serendipity',
+      '2025-01-18': 'reverie',
+    });
+  });
+
+  it('never lets a definition ping anyone', async () => {
+    await world.wotd.adapter.getEntry('2025-01-13');
+    const [sent] = await waitForSent(world.discord, invoke('wotd', { date: '2025-01-13' }), 1);
+    const data = (sent?.body as { data: { allowed_mentions: unknown; embeds: { description: string }[] } }).data;
+    expect(data.allowed_mentions).toEqual(NO_PINGS);
+    expect(data.embeds[0]?.description).toContain('everyone');
+  });
+
+  it('explains an unreadable or impossible date privately, with how to write one', async () => {
+    const unreadable = await waitForSent(world.discord, invoke('wotd', { date: 'next tuesday' }), 1);
+    expect(unreadable).toEqual([ephemeralReply(expect.stringMatching(/“next tuesday” is not a date I can read\. .*YYYY-MM-DD/))]);
+    const impossible = await waitForSent(world.discord, invoke('wotd', { date: '2025-02-30' }), 1);
+    expect(impossible).toEqual([ephemeralReply(expect.stringMatching(/is not a real calendar day\. .*DD-MM-YYYY/))]);
+  });
+
+  it('says a future word has not been revealed yet', async () => {
+    const sent = await waitForSent(world.discord, invoke('wotd', { date: '2025-01-21' }), 1);
+    expect(sent).toEqual([ephemeralReply(expect.stringContaining('has not been revealed yet'))]);
+  });
+
+  it('says when a day has no word, privately', async () => {
+    await world.wotd.adapter.getEntry('2024-06-01').catch(() => undefined);
+    const sent = await waitForSent(world.discord, invoke('wotd', { date: '2024-06-01' }), 1);
+    expect(sent).toEqual([ephemeralReply('There is no word of the day for 1 June 2024.')]);
+  });
+});
+
+describe('/wotd-history and its Older button', () => {
+  it('lists the words before today with an Older button, and Older replaces the message (type 7)', async () => {
+    await world.wotd.adapter.getPrevious(TODAY, 3);
+    await world.wotd.adapter.getPrevious('2025-01-17', 3);
+    const handle = invoke('wotd-history');
+    expect(await waitForSent(world.discord, handle, 1)).toEqual([
+      {
+        call: 'POST callback',
+        body: {
+          type: 4,
+          data: {
+            ...BASE,
+            embeds: [
+              {
+                title: 'Recent words of the day',
+                url: 'https://wotd.example',
+                color: 0x5865f2,
+                fields: [
+                  { name: 'solace · 2025-01-19', value: '*noun · /solace/*\nA plain definition of solace.' },
+                  { name: 'reverie · 2025-01-18', value: '*noun · /reverie/*\nA plain definition of reverie.' },
+                  { name: 'quixotic · 2025-01-17', value: '*noun · /quixotic/*\nA plain definition of quixotic.' },
+                ],
+                footer: { text: '2025-01-19 to 2025-01-17 · Word of the Day from wotd.example' },
+              },
+            ],
+            components: [{ type: 1, components: [{ type: 2, custom_id: 'hist:2025-01-17:3', label: 'Older', style: 2, disabled: false }] }],
+            allowed_mentions: NO_PINGS,
+          },
+        },
+      },
+    ]);
+    const message = await handle.waitForResponse();
+
+    const older = press('hist:2025-01-17:3', message.id);
+    const [update] = await waitForSent(world.discord, older, 1);
+    expect(update?.call).toBe('POST callback');
+    const body = update?.body as { type: number; data: Record<string, unknown> };
+    expect(body.type).toBe(7);
+    expect(body.data).toMatchObject({
+      content: '',
+      ...BASE,
+      components: [{ type: 1, components: [{ type: 2, custom_id: 'hist:2025-01-14:3', label: 'Older', style: 2, disabled: false }] }],
+      allowed_mentions: NO_PINGS,
+    });
+    expect((body.data.embeds as { title: string; fields: { name: string }[] }[])[0]).toMatchObject({
+      title: 'Words of the day before 17 January 2025',
+      fields: [{ name: 'plume · 2025-01-16' }, { name: 'opaque · 2025-01-15' }, { name: 'serendipity · 2025-01-14' }],
+    });
+    const replaced = await older.waitForResponse();
+    expect(replaced.id).toBe(message.id);
+  });
+
+  it('drops the Older button on the last page', async () => {
+    const first = invoke('wotd-history', { date: '2024-12-20', limit: 8 });
+    const page = await first.waitForResponse();
+    expect((page.embeds[0]?.fields as unknown[]).length).toBe(8);
+    const older = press('hist:2024-12-12:8', page.id);
+    const last = await older.waitForOriginal((message) => message.editedAt !== null);
+    expect((last.embeds[0]?.fields as { name: string }[]).map((field) => field.name)).toEqual(['echo · 2024-12-11', 'echo · 2024-12-10']);
+    expect(last.components).toEqual([]);
+  });
+
+  it('a button that cannot be served any more says so privately', async () => {
+    const legacy = await invoke('legacy').waitForResponse();
+    const sent = await waitForSent(world.discord, press('hist:not-a-date', legacy.id), 1);
+    expect(sent).toEqual([ephemeralReply('This button no longer works. Run `/wotd-history` again to see the words of the day.')]);
+  });
+});
+
+describe('/wotd-find and autocomplete', () => {
+  it('lists every date of a word, newest first', async () => {
+    const shown = await invoke('wotd-find', { word: 'quixotic' }).waitForResponse();
+    const embed = shown.embeds[0] as { title: string; description: string };
+    expect(embed.title).toBe('quixotic: word of the day 2 times');
+    expect(embed.description.indexOf('2025-01-17')).toBeLessThan(embed.description.indexOf('2025-01-04'));
+    expect(embed.description).toContain('adjective');
+    expect(shown.components).toEqual([]);
+  });
+
+  it('pages past 10 results with Newer/Older buttons', async () => {
+    const first = invoke('wotd-find', { word: 'echo' });
+    const page1 = await first.waitForResponse();
+    const buttons = (row: unknown) => (row as { components: { custom_id: string; disabled: boolean }[] }).components;
+    expect(buttons(page1.components[0]).map((b) => [b.custom_id, b.disabled])).toEqual([
+      ['find:0:echo', true],
+      ['find:2:echo', false],
+    ]);
+    const older = press('find:2:echo', page1.id);
+    const page2 = await older.waitForOriginal((message) => message.editedAt !== null);
+    expect(page2.embeds[0]?.footer).toEqual({ text: 'Page 2 of 3 · Word of the Day from wotd.example' });
+    expect(buttons(page2.components[0]).map((b) => [b.custom_id, b.disabled])).toEqual([
+      ['find:1:echo', false],
+      ['find:3:echo', false],
+    ]);
+  });
+
+  it('answers a word with no match kindly, suggesting words from the cache', async () => {
+    await world.wotd.adapter.getEntry('2025-01-14');
+    const handle = invoke('wotd-find', { word: 'serendipty' });
+    const sent = await discordFinalContent(handle);
+    expect(sent).toMatch(/“serendipty” has not been a word of the day.*Did you mean \*\*serendipity\*\*/);
+  });
+
+  it('autocomplete offers cached words and never calls the service', async () => {
+    await world.wotd.adapter.getEntry('2025-01-14');
+    const before = world.wotd.proxy.requests;
+    const handle = world.discord.startAutocomplete({ name: 'wotd-find', options: { word: 'ser' }, focused: 'word', channelId: world.channelId });
+    expect(await waitForSent(world.discord, handle, 1)).toEqual([
+      { call: 'POST callback', body: { type: 8, data: { choices: [{ name: 'serendipity', value: 'serendipity' }] } } },
+    ]);
+    const none = await world.discord.autocomplete({ name: 'wotd-find', options: { word: 'zzzz' }, focused: 'word', channelId: world.channelId });
+    expect(none).toEqual([]);
+    expect(world.wotd.proxy.requests).toBe(before);
+  });
+});
+
+/** The content of the answer the member ends up seeing, whichever path (reply, deferral, follow-up) it took. */
+async function discordFinalContent(handle: ReturnType<typeof invoke>): Promise<string> {
+  const callback = await handle.waitForCallback();
+  if (callback.type === 4) return (callback.data as { content: string }).content;
+  const followUp = await handle.waitForFollowUp(0).catch(() => undefined);
+  if (followUp) return followUp.content;
+  return (await handle.waitForResponse()).content;
+}
+
+describe('the router', () => {
+  it('answers a command it does not know with a clear private message', async () => {
+    expect(await waitForSent(world.discord, invoke('retired'), 1)).toEqual([ephemeralReply(UNKNOWN_COMMAND)]);
+  });
+
+  it('turns a thrown error into a kind private message, logged but never shown', async () => {
+    expect(await waitForSent(world.discord, invoke('boom'), 1)).toEqual([ephemeralReply(SOMETHING_WENT_WRONG)]);
+    expect(SOMETHING_WENT_WRONG).not.toMatch(/kaboom|\.ts|at /);
+    const logged = world.logs.lines.map((line) => JSON.parse(line) as { msg: string; command?: string; err?: { message: string } });
+    expect(logged).toContainEqual(expect.objectContaining({ msg: 'command failed', command: 'boom', err: expect.objectContaining({ message: 'kaboom at /srv/secret/handler.ts:42' }) }));
+  });
+
+  it('after a public deferral, deletes the "thinking" message and follows up privately', async () => {
+    const sent = await waitForSent(world.discord, invoke('boom-late'), 3);
+    expect(sent).toEqual([
+      { call: 'POST callback', body: { type: 5, data: { flags: 0 } } },
+      { call: 'DELETE @original', body: null },
+      { call: 'POST followup', body: { content: SOMETHING_WENT_WRONG, ...BASE, allowed_mentions: NO_PINGS, flags: 64 } },
+    ]);
+  });
+
+  it('after a real answer, leaves it alone and follows up privately', async () => {
+    const handle = invoke('boom-after');
+    const sent = await waitForSent(world.discord, handle, 2);
+    expect(sent).toEqual([
+      { call: 'POST callback', body: { type: 4, data: { content: 'Here is your answer.', ...BASE, allowed_mentions: NO_PINGS } } },
+      { call: 'POST followup', body: { content: SOMETHING_WENT_WRONG, ...BASE, allowed_mentions: NO_PINGS, flags: 64 } },
+    ]);
+    expect(handle.original?.deleted).toBe(false);
+  });
+
+  it('answers unknown and failing buttons privately', async () => {
+    const legacy = await invoke('legacy').waitForResponse();
+    expect(await waitForSent(world.discord, press('gone:1', legacy.id), 1)).toEqual([ephemeralReply(UNKNOWN_BUTTON)]);
+    expect(await waitForSent(world.discord, press('boom:1', legacy.id), 1)).toEqual([ephemeralReply(SOMETHING_WENT_WRONG)]);
+  });
+
+  it('gives commands the invoker, permissions and typed options', async () => {
+    const common = { name: 'inspect', channelId: world.channelId };
+    const options = { channel: world.guild.channelId('news'), role: world.guild.everyoneRoleId, count: 7 };
+    const admin = world.discord.invokeCommand({ ...common, options, memberPermissions: PermissionFlagsBits.ManageChannels | PermissionFlagsBits.ViewChannel });
+    const [sent] = await waitForSent(world.discord, admin, 1);
+    const data = (sent?.body as { data: { content: string; allowed_mentions: unknown; flags: number } }).data;
+    expect(data.allowed_mentions).toEqual({ parse: [], roles: ['222222222222222222'] });
+    expect(data.flags).toBe(64);
+    expect(JSON.parse(data.content)).toEqual({
+      invoker: { userId: admin.userId, guildId: world.guild.id, channelId: world.channelId, canManageChannels: true },
+      channel: { id: world.guild.channelId('news'), name: 'news', kind: 'announcement' },
+      role: { id: world.guild.everyoneRoleId, name: '@everyone' },
+      count: 7,
+      missing: null,
+    });
+    const member = world.discord.invokeCommand({ ...common, options: { channel: world.channelId }, memberPermissions: PermissionFlagsBits.ViewChannel });
+    const [plain] = await waitForSent(world.discord, member, 1);
+    const seen = JSON.parse((plain?.body as { data: { content: string } }).data.content) as { invoker: { canManageChannels: boolean }; channel: { kind: string } };
+    expect(seen.invoker.canManageChannels).toBe(false);
+    expect(seen.channel.kind).toBe('text');
+  });
+});
+
+describe('the runtime', () => {
+  it('acknowledged every interaction in time, each exactly once', () => {
+    const handles = world.discord.interactionHandles();
+    expect(handles.length).toBeGreaterThan(20);
+    for (const handle of handles) {
+      expect(handle.callbacks.map((callback) => callback.status), `interaction ${handle.id}`).toEqual([204]);
+    }
+  });
+
+  it('logs the invite URL at start-up, and the token never', async () => {
+    const started = world.logs.lines.map((line) => JSON.parse(line) as { msg: string; inviteUrl?: string }).find((line) => line.inviteUrl);
+    expect(started?.inviteUrl).toBe(
+      `https://discord.com/oauth2/authorize?client_id=${world.discord.applicationId}&scope=bot+applications.commands&permissions=19456`,
+    );
+    expect(started?.msg).toContain(started?.inviteUrl);
+    await world.bot.stop();
+    expect(world.logs.lines.at(-1)).toContain('disconnected from Discord');
+    expect(world.logs.text()).not.toContain(world.discord.token);
+    expect(world.logs.text()).toContain('connecting to Discord');
+  });
+});
+
+// Keep the helper honest: it must see the bot's requests for a handle and nothing else.
+it('sentFor only reports the requests of one interaction', () => {
+  const handles = world.discord.interactionHandles();
+  const total = handles.reduce((sum, handle) => sum + sentFor(world.discord, handle).length, 0);
+  const interactionRequests = world.discord.requests.filter((request) => /^\/(interactions|webhooks)\//.test(request.path)).length;
+  expect(total).toBe(interactionRequests);
+});
