@@ -7,6 +7,9 @@ import type { BotServices } from './interactions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { startWotdService, type RunningService } from './service/server.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
+import { createConsolePoster } from './console/daily-posts.ts';
+import { entryEmbed } from './discord/embeds.ts';
+import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 
 const USAGE = `Usage: wotd-bot start
 
@@ -54,9 +57,11 @@ async function runDiscord(config: Config, token: string): Promise<number> {
   const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token] });
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
+  let daily: DailyPosts | undefined;
   try {
     adapter = await openWotdAdapter(config, { onRequest: upstreamLog(logger) });
-    const services: BotServices = { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger };
+    daily = await openDailyPosts(dailyPostSettings(config, logger));
+    const services: BotServices = { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions };
     logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
     const bot = await Promise.race([
@@ -64,8 +69,11 @@ async function runDiscord(config: Config, token: string): Promise<number> {
       signal.promise.then(() => null),
     ]);
     if (!bot) return 0;
+    const { startDiscordDailyPosts } = await import('./discord/daily-posts.ts');
+    startDiscordDailyPosts(bot.client, daily, { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger });
     const received = await signal.promise;
     logger.info({ signal: received }, 'shutting down');
+    await daily.close();
     await bot.stop();
     return 0;
   } catch (error) {
@@ -74,9 +82,14 @@ async function runDiscord(config: Config, token: string): Promise<number> {
     return 1;
   } finally {
     signal.dispose();
+    await daily?.close();
     await adapter?.close();
     logger.flush();
   }
+}
+
+function dailyPostSettings(config: Config, logger: Logger) {
+  return { storeUrl: config.STORE_URL, limit: config.SUBSCRIPTION_LIMIT, concurrency: config.DELIVERY_CONCURRENCY, logger };
 }
 
 function upstreamLog(logger: Logger) {
@@ -91,6 +104,7 @@ async function runConsole(config: Config): Promise<number> {
   const signal = nextSignal();
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;
+  let daily: DailyPosts | undefined;
   try {
     let source: ConsoleSource;
     let baseUrl: string;
@@ -113,9 +127,16 @@ async function runConsole(config: Config): Promise<number> {
       onRequest: upstreamLog(logger),
     });
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+    daily = await openDailyPosts(dailyPostSettings(config, logger));
+    // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time.
+    daily.start({
+      poster: createConsolePoster({ write: (text) => process.stdout.write(text), color: terminal && !process.env.NO_COLOR }),
+      lookup: adapter,
+      render: (entry) => entryEmbed(entry, { siteUrl: config.WOTD_SITE_URL }),
+    });
     const session = new ConsoleSession({
       commands,
-      services: { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger },
+      services: { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions },
       write: (text) => process.stdout.write(text),
       color: terminal && !process.env.NO_COLOR,
       showThinking: terminal,
@@ -135,6 +156,7 @@ async function runConsole(config: Config): Promise<number> {
     return 1;
   } finally {
     signal.dispose();
+    await daily?.close();
     await adapter?.close();
     await service?.close();
     logger.flush();

@@ -38,6 +38,8 @@ export interface FanOutOptions {
   hooks?: DeliveryHooks;
   /** Fan-outs at least this large log progress every `progressEvery` finished posts. */
   progressEvery?: number;
+  /** Checked before each post: true stops taking new ones (shutdown); those not started are caught up later. */
+  stopping?: () => boolean;
 }
 
 export interface FanOutReport {
@@ -167,6 +169,7 @@ export async function fanOut(jobs: DeliveryJob[], options: FanOutOptions): Promi
 
   const worker = async (): Promise<void> => {
     for (;;) {
+      if (options.stopping?.()) return;
       const job = jobs[next];
       next += 1;
       if (!job) return;
@@ -192,8 +195,9 @@ export async function fanOut(jobs: DeliveryJob[], options: FanOutOptions): Promi
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, jobs.length)) }, worker));
-  if (large || report.failed > 0 || report.retrying > 0) {
-    options.logger.info({ ...report, remaining: 0 }, 'daily fan-out finished');
+  const remaining = jobs.length - finished;
+  if (large || report.failed > 0 || report.retrying > 0 || remaining > 0) {
+    options.logger.info({ ...report, remaining }, remaining > 0 ? 'daily fan-out stopped early; the rest go out on restart' : 'daily fan-out finished');
   }
   return report;
 }

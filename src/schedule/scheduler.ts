@@ -47,6 +47,7 @@ export class DailyScheduler {
   private readonly waits = new Map<IsoDate, EntryWait>();
   private running: Promise<TickReport> | null = null;
   private task: ScheduledTask | null = null;
+  private stopping = false;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -59,7 +60,9 @@ export class DailyScheduler {
     void this.tickSafely();
   }
 
+  /** Stops ticking and lets the posts in flight finish; posts not yet started go out at the next start. */
   async stop(): Promise<void> {
+    this.stopping = true;
     const task = this.task;
     this.task = null;
     if (task) await task.destroy();
@@ -69,6 +72,7 @@ export class DailyScheduler {
   /** One pass. Calls that arrive while one is running wait for it rather than starting a second. */
   tick(at?: Date): Promise<TickReport> {
     if (this.running) return this.running;
+    if (this.stopping) return Promise.resolve({ total: 0, sent: 0, failed: 0, retrying: 0, skipped: 0, waitingForEntry: 0 });
     // A tick at a given instant (tests) stays at that instant; a live tick follows the clock while it delivers.
     const clock = at ? () => at : this.now;
     const run = this.runTick(clock(), clock).finally(() => {
@@ -131,6 +135,7 @@ export class DailyScheduler {
       now: clock,
       hooks: this.options.hooks,
       progressEvery: this.options.progressEvery,
+      stopping: () => this.stopping,
     });
     return { ...report, waitingForEntry };
   }
