@@ -117,6 +117,11 @@ async function run(
       ...(common.apiUrl ? { baseUrl: common.apiUrl } : {}),
       ...(common.variant ? { variant: common.variant } : {}),
       maxWaitMs: { interactive: CLI_MAX_WAIT_MS },
+      onRequest: (event) => {
+        if (event.outcome === 'ok' || event.outcome === 'not_found') return;
+        const detail = event.detail ? `: ${event.detail}` : '';
+        process.stderr.write(`wotd-bot: GET ${event.path} → ${event.outcome.replace('_', ' ')}${detail}\n`);
+      },
     });
     const result = await answer(adapter, parsed.positionals, values);
     if (result.found === null) return fail(common, 'not_found', result.notFound);

@@ -48,6 +48,8 @@ export interface UpstreamEvent {
   path: string;
   query: Record<string, string>;
   outcome: Attempt['kind'];
+  /** What went wrong, for outcomes other than ok and rate_limited. */
+  detail?: string;
   /** Real milliseconds the attempt took. */
   elapsedMs: number;
 }
@@ -451,20 +453,30 @@ class Adapter implements WotdAdapter {
       } finally {
         permit.release();
       }
-      this.options.onRequest?.({ path, query, outcome: attempt.kind, elapsedMs: performance.now() - started });
+      this.options.onRequest?.({
+        path,
+        query,
+        outcome: attempt.kind,
+        elapsedMs: performance.now() - started,
+        ...('message' in attempt ? { detail: attempt.message } : {}),
+      });
       switch (attempt.kind) {
         case 'ok':
           return attempt;
         case 'not_found':
           return attempt;
         case 'bad_request': {
-          if (dated && this.detected === null && !flipped) {
-            // An auto adapter guessed the date format wrong; the other variant rejects it as malformed.
-            flipped = true;
+          const future = /future/i.test(attempt.message);
+          if (dated && this.detected === null && !future) {
+            // An auto adapter guessed the date format wrong: the other variant rejects it as malformed.
+            // If the other format is refused as well, the guess was not the problem: put it back.
             this.guess = this.guess === 'A' ? 'B' : 'A';
-            continue;
+            if (!flipped) {
+              flipped = true;
+              continue;
+            }
           }
-          if (/future/i.test(attempt.message)) {
+          if (future) {
             throw new WotdError('future_date', `The service says that date is in the future (${attempt.message})`);
           }
           throw new WotdError('bad_response', `The service rejected the request: ${attempt.message}`);
