@@ -284,10 +284,10 @@ class Adapter implements WotdAdapter {
       const created = new Flight<T>(this.limiter, priority, run);
       flight = created;
       this.flights.set(key, created);
-      created.result.then(
-        () => this.flights.delete(key),
-        () => this.flights.delete(key),
-      );
+      const forget = (): void => {
+        if (this.flights.get(key) === created) this.flights.delete(key);
+      };
+      created.result.then(forget, forget);
     }
     flight.join(priority);
     if (maxWaitMs === undefined) {
@@ -300,12 +300,13 @@ class Adapter implements WotdAdapter {
     const estimate = flight.estimate();
     if (estimate !== null && estimate - nowMs > maxWaitMs) {
       flight.leave();
+      if (flight.isAbandoned && this.flights.get(key) === flight) this.flights.delete(key);
       throw busy(estimate);
     }
-    return this.boundedWait(flight, maxWaitMs);
+    return this.boundedWait(key, flight, maxWaitMs);
   }
 
-  private boundedWait<T>(flight: Flight<T>, maxWaitMs: number): Promise<T> {
+  private boundedWait<T>(key: string, flight: Flight<T>, maxWaitMs: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const check = (): void => {
@@ -318,6 +319,8 @@ class Adapter implements WotdAdapter {
         settled = true;
         const retryAt = flight.estimate() ?? this.now().getTime();
         flight.leave();
+        // A later caller must start afresh rather than join a request that will never be sent.
+        if (flight.isAbandoned && this.flights.get(key) === flight) this.flights.delete(key);
         reject(busy(retryAt));
       };
       let timer = this.timers.setTimeout(check, maxWaitMs);

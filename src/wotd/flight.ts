@@ -50,6 +50,11 @@ export class Flight<T> {
     return this.waiting && this.ticket ? this.ticket.estimate() : null;
   }
 
+  /** Every caller gave up while it waited; it will send nothing. */
+  get isAbandoned(): boolean {
+    return this.abandoned;
+  }
+
   get callerCount(): number {
     return this.callers;
   }

@@ -37,7 +37,7 @@ function buildSchemas(variant: Variant) {
   return {
     entry,
     previous: z.object({ has_more: z.boolean(), results: z.array(entry) }),
-    find: z.union([entry.transform((single) => [single]), z.array(entry)]),
+    findMany: z.array(entry),
   };
 }
 
@@ -84,7 +84,10 @@ export function parsePrevious(body: unknown, variant: Variant, before: IsoDate):
 
 /** Object or array, in any order, returned newest first with one entry per date. */
 export function parseFind(body: unknown, variant: Variant): Entry[] {
-  const entries = parseWith(schemas[variant].find, body, 'search result');
+  // One deployment answers a single object, another an array: read whichever came, with errors about that shape.
+  const entries = Array.isArray(body)
+    ? parseWith(schemas[variant].findMany, body, 'search result')
+    : [parseWith(schemas[variant].entry, body, 'search result')];
   const byDate = new Map<IsoDate, Entry>();
   for (const entry of entries) byDate.set(entry.date, entry);
   return [...byDate.values()].sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
