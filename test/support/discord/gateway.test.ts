@@ -75,8 +75,8 @@ describe('fake Discord gateway', () => {
 
   it('starts a new session after 4009: the RESUME is refused (op 9) and discord.js identifies again', async () => {
     discord.addGuild();
-    client = await loginClient(discord);
-    // discord.js waits out its 5 s identify throttle before identifying again.
+    // discord.js would wait out its 5 s identify throttle before identifying again; skip that wait here.
+    client = await loginClient(discord, { ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => undefined }) } });
     const readyAgain = new Promise<void>((resolve) => client?.once(Events.ShardReady, () => resolve()));
     discord.closeGateway(4009);
     await readyAgain;

@@ -6,6 +6,7 @@ import {
   DiscordAPIError,
   Events,
   MessageFlags,
+  PermissionFlagsBits,
   Routes,
   SlashCommandBuilder,
   type Client,
@@ -88,6 +89,23 @@ describe('fake Discord interactions', () => {
     expect(() => discord.invokeCommand({ name: 'wotd', channelId: general, options: { limit: 9 } })).toThrow(/above 8/);
     expect(() => discord.invokeCommand({ name: 'wotd-find', channelId: general })).toThrow(/requires option "word"/);
     expect(() => discord.invokeCommand({ name: 'wotd', channelId: general, options: { colour: 'x' } })).toThrow(/no option "colour"/);
+    expect(() => discord.invokeCommand({ name: 'wotd', channelId: general, options: { channel: guild.roleId('mods') } })).toThrow(/unknown channel/);
+  });
+
+  it('only lets members with a command’s default_member_permissions invoke it', async () => {
+    const admin = new SlashCommandBuilder().setName('wotd-subscribe').setDescription('Subscribe').setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels);
+    await restFor(discord).put(Routes.applicationGuildCommands(discord.applicationId, guild.id), { body: [admin.toJSON()] });
+    expect(() => discord.invokeCommand({ name: 'wotd-subscribe', channelId: general })).toThrow(/default_member_permissions/);
+    let canManage: boolean | undefined;
+    handlers.push(async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      canManage = interaction.memberPermissions?.has('ManageChannels');
+      await interaction.reply({ content: 'subscribed', flags: MessageFlags.Ephemeral });
+    });
+    const ix = discord.invokeCommand({ name: 'wotd-subscribe', channelId: general, user: { username: 'mod', roles: ['mods'] } });
+    expect(await ix.waitForResponse()).toMatchObject({ content: 'subscribed', ephemeral: true });
+    expect(canManage).toBe(true);
+    expect(ix.payload.data).toMatchObject({ guild_id: guild.id, name: 'wotd-subscribe' });
   });
 
   it('follows a deferred ephemeral reply through its edit and a follow-up', async () => {

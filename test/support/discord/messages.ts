@@ -7,6 +7,13 @@ export const MessageFlag = { SuppressEmbeds: 4, Ephemeral: 64, Loading: 128, Sup
 
 type Json = Record<string, unknown>;
 
+/** Who a message actually notifies: what its content mentions, filtered by allowed_mentions and permissions. */
+export interface Pings {
+  everyone: boolean;
+  roles: string[];
+  users: string[];
+}
+
 export interface StoredMessage {
   id: string;
   channelId: string;
@@ -27,6 +34,7 @@ export interface StoredMessage {
   webhookId: string | null;
   /** Every version of the message: creation body and each edit body, in order. */
   revisions: { at: number; body: Json }[];
+  pings: Pings;
 }
 
 /** A read-only snapshot for tests. */
@@ -49,6 +57,8 @@ export interface MessageView {
   deleted: boolean;
   interactionId: string | null;
   revisions: { at: number; body: Json }[];
+  /** Who was notified (the latest version's mentions, as Discord resolves them). */
+  pings: Pings;
 }
 
 export function viewMessage(m: StoredMessage): MessageView {
@@ -70,6 +80,7 @@ export function viewMessage(m: StoredMessage): MessageView {
     deleted: m.deletedAt !== null,
     interactionId: m.interactionId,
     revisions: structuredClone(m.revisions),
+    pings: structuredClone(m.pings),
   };
 }
 
@@ -107,11 +118,12 @@ export function createMessage(input: {
     interactionId: input.interactionId ?? null,
     webhookId: input.webhookId ?? null,
     revisions: [{ at: now, body: structuredClone(body) }],
+    pings: { everyone: false, roles: [], users: [] },
   };
 }
 
 /** Applies an edit body the way Discord does: only the fields present change; flags keep EPHEMERAL. */
-export function editMessage(m: StoredMessage, body: Json): void {
+export function editMessage(m: StoredMessage, body: Json): StoredMessage {
   const now = Date.now();
   const wasLoading = (m.flags & MessageFlag.Loading) !== 0;
   if ('content' in body) m.content = typeof body.content === 'string' ? body.content : '';
@@ -127,6 +139,7 @@ export function editMessage(m: StoredMessage, body: Json): void {
   m.flags = flags;
   if (!wasLoading) m.editedAt = now;
   m.revisions.push({ at: now, body: structuredClone(body) });
+  return m;
 }
 
 export function serializeMessage(m: StoredMessage, applicationId: string): Json {
@@ -140,9 +153,9 @@ export function serializeMessage(m: StoredMessage, applicationId: string): Json 
     timestamp: new Date(m.createdAt).toISOString(),
     edited_timestamp: m.editedAt ? new Date(m.editedAt).toISOString() : null,
     tts: false,
-    mention_everyone: false,
-    mentions: [],
-    mention_roles: [],
+    mention_everyone: m.pings.everyone,
+    mentions: m.pings.users.map((id) => ({ id, username: `user${id.slice(-4)}`, discriminator: '0', global_name: null, avatar: null })),
+    mention_roles: [...m.pings.roles],
     attachments: m.attachments,
     embeds: m.embeds,
     components: m.components,
@@ -150,5 +163,29 @@ export function serializeMessage(m: StoredMessage, applicationId: string): Json 
     flags: m.flags,
     ...(m.nonce !== null ? { nonce: m.nonce } : {}),
     ...(m.webhookId ? { webhook_id: m.webhookId, application_id: applicationId } : {}),
+  };
+}
+
+/**
+ * Discord's mention resolution: content mentions (`@everyone`/`@here`, `<@&role>`, `<@user>`) are kept when
+ * allowed_mentions allows them (absent = everything), role pings need a mentionable role or Mention Everyone,
+ * and @everyone needs Mention Everyone. Embeds never ping.
+ */
+export function resolvePings(
+  content: string,
+  allowedMentions: Json | null,
+  can: { mentionEveryone: boolean; roleMentionable: (id: string) => boolean },
+): Pings {
+  const everyoneInContent = /@(everyone|here)/.test(content);
+  const roleIds = [...content.matchAll(/<@&(\d+)>/g)].map((x) => x[1] as string);
+  const userIds = [...content.matchAll(/<@!?(\d+)>/g)].map((x) => x[1] as string);
+  const parse = allowedMentions ? (Array.isArray(allowedMentions.parse) ? (allowedMentions.parse as string[]) : []) : ['everyone', 'roles', 'users'];
+  const listed = (key: 'roles' | 'users'): string[] => (allowedMentions && Array.isArray(allowedMentions[key]) ? (allowedMentions[key] as string[]) : []);
+  const allowRole = (id: string): boolean => parse.includes('roles') || listed('roles').includes(id);
+  const allowUser = (id: string): boolean => parse.includes('users') || listed('users').includes(id);
+  return {
+    everyone: everyoneInContent && parse.includes('everyone') && can.mentionEveryone,
+    roles: [...new Set(roleIds)].filter((id) => allowRole(id) && (can.mentionEveryone || can.roleMentionable(id))),
+    users: [...new Set(userIds)].filter(allowUser),
   };
 }

@@ -38,6 +38,8 @@ export interface RoleSpec {
   permissions?: bigint | string;
   position?: number;
   managed?: boolean;
+  /** Whether anyone may ping it (default false). */
+  mentionable?: boolean;
 }
 
 export interface UserSpec {
@@ -80,6 +82,7 @@ export interface Role {
   permissions: bigint;
   position: number;
   managed: boolean;
+  mentionable: boolean;
   botId?: string;
 }
 
@@ -224,7 +227,7 @@ export function serializeRole(role: Role): Record<string, unknown> {
     position: role.position,
     permissions: role.permissions.toString(),
     managed: role.managed,
-    mentionable: false,
+    mentionable: role.mentionable,
     flags: 0,
     ...(role.botId ? { tags: { bot_id: role.botId } } : {}),
   };

@@ -166,4 +166,23 @@ describe('fake Discord REST', () => {
     expect(discord.messagesIn(other).map((m) => m.content)).toEqual(['slow but fine']);
     discord.clearFaults();
   });
+
+  it('records who a message really pings: allowed_mentions, mentionable roles and Mention Everyone decide', async () => {
+    const rest = restFor(discord);
+    const loud = discord.addGuild({ roles: [{ name: 'fans', mentionable: true }, { name: 'quiet' }] });
+    const channel = loud.channelId('general');
+    const fans = loud.roleId('fans');
+    const quiet = loud.roleId('quiet');
+    const content = `@everyone <@&${fans}> <@&${quiet}> <@${discord.defaultUser.id}>`;
+    await rest.post(Routes.channelMessages(channel), { body: { content } });
+    await rest.post(Routes.channelMessages(channel), { body: { content, allowed_mentions: { parse: [] } } });
+    await rest.post(Routes.channelMessages(channel), { body: { content, allowed_mentions: { parse: ['everyone'], roles: [fans] } } });
+    const [open, none, some] = await discord.waitForMessages(channel, 3);
+    // The bot lacks Mention Everyone: @everyone and the non-mentionable role never ping.
+    expect(open?.pings).toEqual({ everyone: false, roles: [fans], users: [discord.defaultUser.id] });
+    expect(none?.pings).toEqual({ everyone: false, roles: [], users: [] });
+    expect(some?.pings).toEqual({ everyone: false, roles: [fans], users: [] });
+    const recorded = discord.requests.at(-1)?.response as { mention_roles: string[] };
+    expect(recorded.mention_roles).toEqual([fans]);
+  });
 });

@@ -4,8 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PermissionFlagsBits } from 'discord.js';
 import { buildOptions, CommandScope, validateCommand, type OptionValues, type RegisteredCommand } from './commands.ts';
 import { Gateway, type GatewayEvent } from './gateway.ts';
-import { createMessage, editMessage, MessageFlag, serializeMessage, viewMessage, type MessageView, type StoredMessage } from './messages.ts';
+import { createMessage, editMessage, MessageFlag, resolvePings, serializeMessage, viewMessage, type MessageView, type StoredMessage } from './messages.ts';
 import {
+  ALL_PERMISSIONS,
+  basePermissions,
   channelPermissions,
   ChannelKind,
   DEFAULT_BOT_PERMISSIONS,
@@ -72,6 +74,8 @@ export interface RecordedRequest {
   body: unknown;
   status: number;
   response: unknown;
+  /** Rate-limit and Retry-After headers sent with the response. */
+  responseHeaders: Record<string, string>;
   /** 'global' or 'bucket' when answered 429. */
   limited: 'global' | 'bucket' | null;
   /** True when an injected fault answered (or delayed) it. */
@@ -306,6 +310,8 @@ export class DiscordServer {
   readonly defaultUser: User;
   /** Every REST request, in arrival order. */
   readonly requests: RecordedRequest[] = [];
+  /** Bugs inside the harness itself (answered 500); tests may assert this stays empty. */
+  readonly internalErrors: Error[] = [];
   apiUrl = '';
   gatewayUrl = '';
 
@@ -409,10 +415,10 @@ export class DiscordServer {
       channels: new Map(),
       joinedAt: new Date().toISOString(),
     };
-    guild.roles.set(id, { id, name: '@everyone', permissions: toBits(spec.everyonePermissions, DEFAULT_EVERYONE_PERMISSIONS), position: 0, managed: false });
+    guild.roles.set(id, { id, name: '@everyone', permissions: toBits(spec.everyonePermissions, DEFAULT_EVERYONE_PERMISSIONS), position: 0, managed: false, mentionable: false });
     let position = 1;
     for (const r of spec.roles ?? []) {
-      const role: Role = { id: r.id ?? snowflake(), name: r.name, permissions: toBits(r.permissions, 0n), position: r.position ?? position, managed: r.managed ?? false };
+      const role: Role = { id: r.id ?? snowflake(), name: r.name, permissions: toBits(r.permissions, 0n), position: r.position ?? position, managed: r.managed ?? false, mentionable: r.mentionable ?? false };
       position += 1;
       guild.roles.set(role.id, role);
     }
@@ -420,7 +426,7 @@ export class DiscordServer {
     let botRoles = spec.botMember?.roles;
     if (!botRoles) {
       botRoleId = snowflake();
-      guild.roles.set(botRoleId, { id: botRoleId, name: this.botUser.username, permissions: DEFAULT_BOT_PERMISSIONS, position, managed: true, botId: this.botUser.id });
+      guild.roles.set(botRoleId, { id: botRoleId, name: this.botUser.username, permissions: DEFAULT_BOT_PERMISSIONS, position, managed: true, mentionable: false, botId: this.botUser.id });
       botRoles = [botRoleId];
     }
     this.guilds.set(id, guild);
@@ -614,6 +620,18 @@ export class DiscordServer {
     return [...this.messages.values()]
       .filter((m) => m.channelId === channelId && m.deletedAt === null && (m.flags & MessageFlag.Ephemeral) === 0)
       .map(viewMessage);
+  }
+
+  /** Waits until a channel shows at least `count` messages; resolves with them. */
+  waitForMessages(channelId: string, count = 1, timeoutMs = 5000): Promise<MessageView[]> {
+    return this.changes.until(
+      () => {
+        const list = this.messagesIn(channelId);
+        return list.length >= count ? list : undefined;
+      },
+      `${count} message(s) in channel ${channelId}`,
+      timeoutMs,
+    );
   }
 
   /** Every message ever created (deleted and ephemeral included), oldest first. */
@@ -833,7 +851,18 @@ export class DiscordServer {
     const guild = this.requireGuild(guildId);
     const command = this.guildCommands.get(guildId)?.findByName(spec.name) ?? this.globalCommands.findByName(spec.name);
     if (!command) throw new Error(`/${spec.name} is not registered (globally or in guild ${guildId}); deploy the commands first`);
-    return { command, target: { guildId, channelId: channel.id, member: this.memberFor(guild, spec.user) } };
+    const member = this.memberFor(guild, spec.user);
+    const required = command.default_member_permissions;
+    if (typeof required === 'string') {
+      const bits = BigInt(required);
+      let held = spec.memberPermissions !== undefined ? toBits(spec.memberPermissions, 0n) : basePermissions(guild, member);
+      if ((held & PermissionFlagsBits.Administrator) !== 0n) held = ALL_PERMISSIONS;
+      // Discord's client hides a command from members without its default permissions (admins always see it).
+      if ((held & bits) !== bits) {
+        throw new Error(`member ${member.user.id} lacks /${command.name}'s default_member_permissions (${required}); Discord would not offer it`);
+      }
+    }
+    return { command, target: { guildId, channelId: channel.id, member } };
   }
 
   private dispatchInteraction(type: number, channelId: string, member: Member, spec: InteractionTarget, data: Json, message?: StoredMessage): InteractionHandle {
@@ -962,6 +991,7 @@ export class DiscordServer {
       body: null,
       status: 0,
       response: null,
+      responseHeaders: {},
       limited: null,
       faulted: false,
       durationMs: 0,
@@ -970,6 +1000,7 @@ export class DiscordServer {
     const respond = (status: number, body?: unknown): void => {
       record.status = status;
       record.response = body ?? null;
+      record.responseHeaders = { ...headers };
       record.durationMs = Date.now() - at;
       this.requests.push(record);
       this.count(record);
@@ -1052,7 +1083,12 @@ export class DiscordServer {
       respond(result.status, result.body);
     } catch (error) {
       if (error instanceof ApiError) respond(error.status, error.body());
-      else respond(500, { message: `500: Internal Server Error (${error instanceof Error ? error.message : String(error)})`, code: 0 });
+      else {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        this.internalErrors.push(failure);
+        process.stderr.write(`discord harness: internal error on ${method} ${path}: ${failure.stack ?? failure.message}\n`);
+        respond(500, { message: `500: Internal Server Error (${failure.message})`, code: 0 });
+      }
     }
   }
 
@@ -1265,7 +1301,7 @@ export class DiscordServer {
           if (seen && first && Date.now() - seen.at < this.options.nonceWindowMs) return ok(serializeMessage(first, this.applicationId));
         }
         const message = createMessage({ channelId: channel.id, guildId: channel.guildId, author: this.botUser, body, attachments });
-        this.messages.set(message.id, message);
+        this.keep(message);
         if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: Date.now() });
         const payload = serializeMessage(message, this.applicationId);
         this.gateway.dispatch('MESSAGE_CREATE', { ...payload, member: { roles: [] } }, channel.guildId, 1 << 9);
@@ -1290,6 +1326,7 @@ export class DiscordServer {
       if (message.author.id !== this.botUser.id) throw new ApiError(403, 50005, 'Cannot edit a message authored by another user');
       this.checkMessage(body, 'edit', false);
       editMessage(message, body);
+      this.keep(message);
       const payload = serializeMessage(message, this.applicationId);
       this.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
       return ok(payload);
@@ -1326,6 +1363,19 @@ export class DiscordServer {
     this.on('GET', `${base}/messages/:message_id`, ({ params }) => ok(this.serializeWebhookMessage(this.webhookMessage(params))), hook);
     this.on('PATCH', `${base}/messages/:message_id`, ({ params, body, attachments }) => ok(this.editWebhookMessage(this.webhookMessage(params), body, attachments)), hook);
     this.on('DELETE', `${base}/messages/:message_id`, ({ params }) => this.deleteWebhookMessage(this.webhookMessage(params)), hook);
+  }
+
+  /** Stores a new message (or re-resolves an edited one): computes who it pings. */
+  private keep(message: StoredMessage): StoredMessage {
+    const channel = this.channels.get(message.channelId);
+    const guild = channel ? this.guilds.get(channel.guildId) : undefined;
+    const mentionEveryone = channel ? (this.botPermissions(channel.id) & PermissionFlagsBits.MentionEveryone) !== 0n : false;
+    message.pings = resolvePings(message.content, message.allowedMentions, {
+      mentionEveryone,
+      roleMentionable: (id) => guild?.roles.get(id)?.mentionable === true,
+    });
+    this.messages.set(message.id, message);
+    return message;
   }
 
   private checkMessage(body: Json, mode: 'create' | 'edit', interaction: boolean, attachments: Json[] = []): void {
@@ -1378,13 +1428,13 @@ export class DiscordServer {
         webhookId: this.applicationId,
         attachments,
       });
-      this.messages.set(message.id, message);
+      this.keep(message);
       state.original = message;
     } else if (type === 7) {
       const d = data ?? {};
       const errors = validateMessageBody(d, { mode: 'edit', interaction: true });
       if (!errors.empty) reject(invalidForm(prefixErrors(errors, 'data')));
-      if (state.original) editMessage(state.original, d);
+      if (state.original) this.keep(editMessage(state.original, d));
       message = state.original;
     } else if (type === 6) {
       message = state.original;
@@ -1441,7 +1491,7 @@ export class DiscordServer {
 
   private editWebhookMessage(message: StoredMessage, body: Json, attachments: Json[]): Json {
     this.checkMessage(body, 'edit', true);
-    editMessage(message, body);
+    this.keep(editMessage(message, body));
     if (attachments.length > 0) message.attachments = attachments;
     return serializeMessage(message, this.applicationId);
   }
@@ -1464,7 +1514,7 @@ export class DiscordServer {
       webhookId: this.applicationId,
       attachments,
     });
-    this.messages.set(message.id, message);
+    this.keep(message);
     state.followUps.push(message);
     return query.get('wait') === 'false' ? { status: 204 } : { status: 200, body: serializeMessage(message, this.applicationId) };
   }
