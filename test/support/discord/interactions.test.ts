@@ -150,6 +150,40 @@ describe('fake Discord interactions', () => {
     expect(() => discord.pressButton({ channelId: general, customId: 'wotd:older:2024-01-01' })).toThrow(/no message/);
   });
 
+  it('defers a button update (type 6) and edits the message the button is on; a deferral can become an ephemeral follow-up', async () => {
+    handlers.push(async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      const row = new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId('next').setLabel('Next').setStyle(ButtonStyle.Primary));
+      await interaction.reply({ content: 'page 1', components: [row], withResponse: true });
+    });
+    const page1 = await discord.invokeCommand({ name: 'wotd', channelId: general }).waitForResponse();
+
+    handlers.push(async (interaction) => {
+      if (!interaction.isButton()) return;
+      await interaction.deferUpdate();
+      await new Promise((r) => setTimeout(r, 20));
+      await interaction.editReply({ content: 'page 2', components: [] });
+    });
+    const press = discord.pressButton({ channelId: general, customId: 'next', messageId: page1.id });
+    const page2 = await press.waitForResponse();
+    expect(press.callback?.type).toBe(6);
+    expect(page2).toMatchObject({ id: page1.id, content: 'page 2' });
+    expect(page2.editedAt).not.toBeNull();
+
+    handlers.push(async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      await interaction.deferReply();
+      await interaction.deleteReply();
+      await interaction.followUp({ content: 'only you can see this', flags: MessageFlags.Ephemeral });
+    });
+    const ix = discord.invokeCommand({ name: 'wotd', channelId: general });
+    const follow = await ix.waitForFollowUp();
+    expect(follow).toMatchObject({ content: 'only you can see this', ephemeral: true });
+    expect(ix.original?.deleted).toBe(true);
+    expect(discord.messagesIn(general).map((m) => m.content)).toEqual(['page 2']);
+    expect(discord.internalErrors).toEqual([]);
+  });
+
   it('round-trips autocomplete: the focused option arrives and the choices come back', async () => {
     handlers.push(async (interaction) => {
       if (!interaction.isAutocomplete()) throw new Error('expected autocomplete');
