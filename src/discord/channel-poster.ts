@@ -9,14 +9,42 @@ import {
 } from 'discord.js';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 
+export interface ChannelPosterOptions {
+  /**
+   * Daily posts started per second, evenly spaced (default 47; 0 turns pacing off). discord.js keeps to the global
+   * 50 requests/s in its own one-second windows, which do not line up with Discord's, so a fan-out at full speed
+   * draws a 429 now and then at a window edge. Evenly spaced posts below the ceiling never touch it, and leave room
+   * for command replies.
+   */
+  postsPerSecond?: number;
+}
+
+export const DEFAULT_POSTS_PER_SECOND = 47;
+
+/** Hands out start times at least 1/rate apart; callers wait for theirs. */
+function pacer(perSecond: number): () => Promise<void> {
+  if (perSecond <= 0) return () => Promise.resolve();
+  const intervalMs = 1000 / perSecond;
+  let nextSlot = 0;
+  return () => {
+    const now = performance.now();
+    const slot = Math.max(now, nextSlot);
+    nextSlot = slot + intervalMs;
+    const waitMs = slot - now;
+    return waitMs <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, waitMs));
+  };
+}
+
 /**
  * The daily post over discord.js's REST manager, which queues for Discord's global and per-route rate limits and
  * retries 429s and (a few times) 5xx itself. What is left when it gives up is sorted here into the scheduler's
  * three kinds of failure.
  */
-export function createChannelPoster(rest: REST): ChannelPoster {
+export function createChannelPoster(rest: REST, options: ChannelPosterOptions = {}): ChannelPoster {
+  const waitForSlot = pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND);
   return {
     async post(message: DailyMessage) {
+      await waitForSlot();
       const body: RESTPostAPIChannelMessageJSONBody = {
         embeds: message.embeds,
         allowed_mentions: { parse: [], roles: message.mentionRoleId ? [message.mentionRoleId] : [] },

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { commands } from '../../commands/index.ts';
+import { createConsolePoster } from '../../src/console/daily-posts.ts';
+import { ConsoleSession } from '../../src/console/session.ts';
+import { entryEmbed } from '../../src/discord/embeds.ts';
+import { DailyScheduler } from '../../src/schedule/scheduler.ts';
+import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import type { WotdLookup } from '../../src/wotd/lookup.ts';
+import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('daily posts in the console transport', () => {
+  it('a subscription made at the console posts there at its time, once, and is listed with its status', async () => {
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const store = await SubscriptionStore.open(temp.url);
+    cleanups.push(() => store.close());
+    let now = new Date('2026-06-15T07:00:00Z');
+    const clock = () => now;
+    const output: string[] = [];
+    const write = (text: string) => output.push(text);
+    const lookup = new FixedLookup();
+    const session = new ConsoleSession({
+      commands,
+      services: {
+        lookup: lookup as unknown as WotdLookup,
+        siteUrl: 'https://wotd.site',
+        subscriptions: createSubscriptionService({ store, limit: 5, now: clock }),
+      },
+      write,
+      color: false,
+      showThinking: false,
+      now: clock,
+    });
+
+    await session.handleLine('/wotd-subscribe channel:#words time:09:30 timezone:europe/london role:@readers');
+    expect(output.join('')).toContain('Subscribed #words: the word of the day every day at 09:30 (Europe/London), mentioning @readers.');
+
+    const scheduler = new DailyScheduler({
+      store,
+      lookup,
+      poster: createConsolePoster({ write, color: false, now: clock }),
+      render: (entry) => entryEmbed(entry, { siteUrl: 'https://wotd.site' }),
+      logger: captureLogger().logger,
+      concurrency: 2,
+      now: clock,
+    });
+    output.length = 0;
+    expect((await scheduler.tick(new Date('2026-06-15T08:29:00Z'))).total).toBe(0);
+    now = new Date('2026-06-15T08:30:00Z');
+    expect(await scheduler.tick(now)).toMatchObject({ sent: 1 });
+    const posted = output.join('');
+    expect(posted).toContain('Daily word in #words:');
+    expect(posted).toContain('@readers');
+    expect(posted).toContain('word-2026-06-15');
+    expect((await scheduler.tick(new Date('2026-06-15T08:31:00Z'))).total).toBe(0);
+
+    output.length = 0;
+    await session.handleLine('/wotd-subscriptions');
+    const listed = output.join('');
+    expect(listed).toContain('#words — 09:30 Europe/London, mentions @readers');
+    expect(listed).toContain('active; next post');
+
+    output.length = 0;
+    await session.handleLine('/wotd-unsubscribe channel:#words');
+    expect(output.join('')).toContain('Unsubscribed #words');
+  });
+});
