@@ -1,4 +1,4 @@
-import { Client, DiscordjsErrorCodes, Events, GatewayIntentBits } from 'discord.js';
+import { Client, DiscordjsErrorCodes, Events, GatewayIntentBits, PermissionFlagsBits } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loginClient, startDiscordServer, type DiscordServer } from './index.ts';
 
@@ -122,5 +122,38 @@ describe('fake Discord gateway', () => {
     const stranger = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: discord.apiUrl } });
     await expect(stranger.login('not-the-token')).rejects.toMatchObject({ code: DiscordjsErrorCodes.TokenInvalid });
     await stranger.destroy();
+  });
+
+  it('keeps the client’s view of permissions current: role updates, the bot’s own member update, outages', async () => {
+    const guild = discord.addGuild({ everyonePermissions: PermissionFlagsBits.ViewChannel, roles: [{ name: 'posters', permissions: 0n }], channels: [{ name: 'daily' }] });
+    client = await loginClient(discord);
+    const daily = guild.channelId('daily');
+    const me = () => client?.guilds.cache.get(guild.id)?.members.me;
+    const canPost = () => {
+      const channel = client?.channels.cache.get(daily);
+      const member = me();
+      return channel && member && 'permissionsFor' in channel ? channel.permissionsFor(member).has('SendMessages') : undefined;
+    };
+    expect(canPost()).toBe(true);
+
+    const roleUpdated = new Promise<void>((resolve) => client?.once(Events.GuildRoleUpdate, () => resolve()));
+    discord.updateRole(guild.id, guild.botRoleId ?? '', { permissions: PermissionFlagsBits.ViewChannel });
+    await roleUpdated;
+    expect(canPost()).toBe(false);
+    expect(discord.botPermissions(daily) & PermissionFlagsBits.SendMessages).toBe(0n);
+
+    const memberUpdated = new Promise<void>((resolve) => client?.once(Events.GuildMemberUpdate, () => resolve()));
+    discord.updateRole(guild.id, 'posters', { permissions: PermissionFlagsBits.SendMessages });
+    discord.setMemberRoles(guild.id, discord.botUser.id, [guild.botRoleId ?? '', 'posters']);
+    await memberUpdated;
+    expect(canPost()).toBe(true);
+
+    const gone = new Promise<boolean>((resolve) => client?.once(Events.GuildUnavailable, (g) => resolve(g.available)));
+    discord.setGuildAvailable(guild.id, false);
+    expect(await gone).toBe(false);
+    const back = new Promise<void>((resolve) => client?.once(Events.GuildAvailable, () => resolve()));
+    discord.setGuildAvailable(guild.id, true);
+    await back;
+    expect(client.guilds.cache.get(guild.id)?.available).toBe(true);
   });
 });

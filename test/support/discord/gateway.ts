@@ -76,6 +76,8 @@ interface Connection {
   session: GatewaySession | null;
   heartbeatTimer: NodeJS.Timeout | null;
   lastHeartbeatSeq: number | null;
+  /** Discord allows 120 gateway sends per 60 s per connection. */
+  sendWindow: { startedAt: number; count: number };
 }
 
 export interface GatewayOptions {
@@ -141,6 +143,10 @@ export class Gateway {
     for (const connection of this.connections) this.send(connection, { op: GatewayOp.Reconnect, d: null });
   }
 
+  requestHeartbeat(): void {
+    for (const connection of this.connections) this.send(connection, { op: GatewayOp.Heartbeat, d: null });
+  }
+
   /** Invalidates every session (op 9); `resumable` tells the client whether RESUME may follow. */
   invalidateSessions(resumable: boolean): void {
     for (const connection of this.connections) {
@@ -161,7 +167,14 @@ export class Gateway {
   }
 
   private accept(socket: WebSocket, request: IncomingMessage): void {
-    const connection: Connection = { id: this.nextConnectionId++, socket, session: null, heartbeatTimer: null, lastHeartbeatSeq: null };
+    const connection: Connection = {
+      id: this.nextConnectionId++,
+      socket,
+      session: null,
+      heartbeatTimer: null,
+      lastHeartbeatSeq: null,
+      sendWindow: { startedAt: Date.now(), count: 0 },
+    };
     this.connections.add(connection);
     this.record({ kind: 'open', connectionId: connection.id, detail: request.url });
     socket.on('close', (code) => this.onClose(connection, code));
@@ -203,6 +216,13 @@ export class Gateway {
   private onMessage(connection: Connection, data: import('ws').RawData, isBinary: boolean): void {
     if (isBinary) {
       connection.socket.close(GatewayClose.DecodeError, 'Binary frames are not supported');
+      return;
+    }
+    const now = Date.now();
+    if (now - connection.sendWindow.startedAt >= 60_000) connection.sendWindow = { startedAt: now, count: 0 };
+    connection.sendWindow.count += 1;
+    if (connection.sendWindow.count > 120) {
+      connection.socket.close(GatewayClose.RateLimited, 'You are being rate limited.');
       return;
     }
     let payload: { op?: unknown; d?: unknown };

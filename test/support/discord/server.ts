@@ -324,6 +324,7 @@ export class DiscordServer {
   private readonly routes: Route[] = [];
   private readonly faults: ActiveFault[] = [];
   private readonly guilds = new Map<string, Guild>();
+  private readonly unavailable = new Set<string>();
   private readonly channels = new Map<string, Channel>();
   private readonly users = new Map<string, User>();
   private readonly messages = new Map<string, StoredMessage>();
@@ -370,7 +371,7 @@ export class DiscordServer {
       }),
       guildCreates: ([shardId, shardCount]) =>
         [...this.guilds.values()]
-          .filter((g) => Number((BigInt(g.id) >> 22n) % BigInt(shardCount)) === shardId)
+          .filter((g) => Number((BigInt(g.id) >> 22n) % BigInt(shardCount)) === shardId && !this.unavailable.has(g.id))
           .map((g) => guildCreatePayload(g)),
     });
     this.http = createServer((req, res) => void this.onRequest(req, res));
@@ -494,6 +495,7 @@ export class DiscordServer {
   removeGuild(guildId: string): void {
     const guild = this.requireGuild(guildId);
     this.guilds.delete(guildId);
+    this.unavailable.delete(guildId);
     for (const id of guild.channels.keys()) this.channels.delete(id);
     this.guildCommands.delete(guildId);
     this.gateway.dispatch('GUILD_DELETE', { id: guildId }, guildId, 1);
@@ -509,8 +511,37 @@ export class DiscordServer {
     const guild = this.requireGuild(guildId);
     const member = guild.members.get(userId);
     if (!member) throw new Error(`user ${userId} is not a member of guild ${guildId}`);
-    member.roles = this.resolveRoleRefs(guild, roles);
-    this.gateway.dispatch('GUILD_MEMBER_UPDATE', { guild_id: guildId, ...serializeMember(member) }, guildId, 1 << 1);
+    member.roles = this.resolveRoleRefs(guild, roles).filter((r) => r !== guild.id);
+    // Discord sends the bot its own member updates whatever the intents; others need GUILD_MEMBERS.
+    const intent = userId === this.botUser.id ? undefined : 1 << 1;
+    this.gateway.dispatch('GUILD_MEMBER_UPDATE', { guild_id: guildId, ...serializeMember(member) }, guildId, intent);
+  }
+
+  /** Changes a role (by id or name) and dispatches GUILD_ROLE_UPDATE. */
+  updateRole(guildId: string, role: string, patch: { name?: string; permissions?: bigint | string; mentionable?: boolean }): void {
+    const guild = this.requireGuild(guildId);
+    const [id] = this.resolveRoleRefs(guild, [role]);
+    const target = guild.roles.get(id ?? '');
+    if (!target) throw new Error(`guild ${guildId} has no role ${role}`);
+    if (patch.name !== undefined) target.name = patch.name;
+    if (patch.permissions !== undefined) target.permissions = toBits(patch.permissions, target.permissions);
+    if (patch.mentionable !== undefined) target.mentionable = patch.mentionable;
+    this.gateway.dispatch('GUILD_ROLE_UPDATE', { guild_id: guildId, role: serializeRole(target) }, guildId, 1);
+  }
+
+  /**
+   * A guild outage: unavailable sends GUILD_DELETE with `unavailable: true` (the bot stays in the guild) and REST
+   * answers for it fail; available again sends GUILD_CREATE.
+   */
+  setGuildAvailable(guildId: string, available: boolean): void {
+    const guild = this.requireGuild(guildId);
+    if (available) {
+      this.unavailable.delete(guildId);
+      this.gateway.dispatch('GUILD_CREATE', guildCreatePayload(guild), guildId, 1);
+    } else {
+      this.unavailable.add(guildId);
+      this.gateway.dispatch('GUILD_DELETE', { id: guildId, unavailable: true }, guildId, 1);
+    }
   }
 
   /** The bot's effective permissions in a channel, as Discord would compute them. */
@@ -689,6 +720,11 @@ export class DiscordServer {
   /** Sends op 7 Reconnect. */
   requestReconnect(): void {
     this.gateway.requestReconnect();
+  }
+
+  /** Asks connected clients for an immediate heartbeat (op 1). */
+  requestHeartbeat(): void {
+    this.gateway.requestHeartbeat();
   }
 
   /** Sends op 9 Invalid Session. */
@@ -1256,6 +1292,7 @@ export class DiscordServer {
     const guildFor = (params: Record<string, string>): Guild => {
       const guild = this.guilds.get(params.guild_id ?? '');
       if (!guild) throw unknown(10004, 'Guild');
+      if (this.unavailable.has(guild.id)) throw new ApiError(503, 0, '503: Service Unavailable');
       return guild;
     };
     this.on('GET', '/guilds/:guild_id', ({ params, query }) => {
@@ -1276,6 +1313,7 @@ export class DiscordServer {
     const channelFor = (params: Record<string, string>, need: bigint = PermissionFlagsBits.ViewChannel): Channel => {
       const channel = this.channels.get(params.channel_id ?? '');
       if (!channel) throw unknown(10003, 'Channel');
+      if (this.unavailable.has(channel.guildId)) throw new ApiError(503, 0, '503: Service Unavailable');
       const perms = this.botPermissions(channel.id);
       if ((perms & PermissionFlagsBits.ViewChannel) === 0n) throw new ApiError(403, 50001, 'Missing Access');
       if ((perms & need) !== need) throw new ApiError(403, 50013, 'Missing Permissions');
