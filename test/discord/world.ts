@@ -55,6 +55,8 @@ export interface SlowProxy {
   delayMs: number;
   /** Answer every request with a bare 503, as a service that is down. */
   down: boolean;
+  /** Answer every request as the live service does when its limit is spent: 429, an HTML body, no Retry-After. */
+  rateLimited: boolean;
   requests: number;
   close(): Promise<void>;
 }
@@ -67,12 +69,16 @@ function listen(server: Server): Promise<string> {
 
 /** A loopback HTTP proxy to `target` whose speed and health the test controls. */
 export async function startSlowProxy(target: string): Promise<SlowProxy> {
-  const state = { delayMs: 0, down: false, requests: 0 };
+  const state = { delayMs: 0, down: false, rateLimited: false, requests: 0 };
   const server = createServer((incoming, outgoing) => {
     state.requests += 1;
     setTimeout(() => {
       if (state.down) {
         outgoing.writeHead(503, { 'content-type': 'text/html' }).end('<html><body>503 Service Unavailable</body></html>');
+        return;
+      }
+      if (state.rateLimited) {
+        outgoing.writeHead(429, { 'content-type': 'text/html' }).end('<html><body>429 Too Many Requests</body></html>');
         return;
       }
       const forwarded = request(`${target}${incoming.url ?? '/'}`, { method: incoming.method, headers: incoming.headers }, (response) => {
@@ -97,6 +103,12 @@ export async function startSlowProxy(target: string): Promise<SlowProxy> {
     },
     set down(value: boolean) {
       state.down = value;
+    },
+    get rateLimited() {
+      return state.rateLimited;
+    },
+    set rateLimited(value: boolean) {
+      state.rateLimited = value;
     },
     get requests() {
       return state.requests;
