@@ -92,6 +92,7 @@ async function main(): Promise<void> {
   const daysAgo = zipfSampler(HISTORY_DAYS, ZIPF_EXPONENT, random);
   const startMs = clock.ms;
   const cachedTimes: number[] = [];
+  const busyMinutes: number[] = [];
   const outcomes = { found: 0, notFound: 0, busy: 0, stale: 0, other: 0 };
   let settled = 0;
   const kinds = { today: 0, date: 0, history: 0, find: 0 };
@@ -137,7 +138,10 @@ async function main(): Promise<void> {
             outcomes.notFound++;
             const after = adapter.stats();
             if (after.cacheHits > before.cacheHits && after.upstreamRequests === before.upstreamRequests) cachedTimes.push(elapsed);
-          } else if (isWotdError(error, 'rate_limited')) outcomes.busy++;
+          } else if (isWotdError(error, 'rate_limited')) {
+            outcomes.busy++;
+            busyMinutes.push(Math.floor((clock.ms - startMs) / 60_000));
+          }
           else {
             outcomes.other++;
             process.stderr.write(`lookup failed: ${String(error)}\n`);
@@ -180,6 +184,7 @@ async function main(): Promise<void> {
     `  upstream: ${stats.upstreamRequests} requests (${(stats.upstreamRequests / (simulatedHours * 60)).toFixed(2)}/min on average; statuses ${statusText}), 429s ${stats.upstream429}`,
     `  cache: ${stats.cacheHits} hits of ${stats.lookups} lookups (${(hitRatio * 100).toFixed(2)}%), ${stats.coalesced} joined a request under way`,
     `  outcomes: ${outcomes.found} found, ${outcomes.notFound} not found, ${outcomes.stale} stale, ${outcomes.busy} busy after waiting up to ${MAX_WAIT_MS / 1000} s, ${outcomes.other} other failures`,
+    `  busy lookups fell in simulated minutes ${busyMinutes.length > 0 ? `${Math.min(...busyMinutes)} to ${Math.max(...busyMinutes)} of the day` : '(none)'}`,
     `  cached answers (${cachedTimes.length}): p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms, max ${(cachedTimes.at(-1) ?? Number.NaN).toFixed(3)} ms (real time)`,
     `  wall time ${((performance.now() - wallStart) / 1000).toFixed(1)} s`,
     `bench adapter: lookups=${LOOKUPS} upstream_requests=${stats.upstreamRequests} upstream_429=${stats.upstream429} hit_ratio=${hitRatio.toFixed(4)} cached_p50_ms=${p50.toFixed(3)} cached_p99_ms=${p99.toFixed(3)} busy=${outcomes.busy}`,
