@@ -18,7 +18,8 @@
  * - `ttls`: see cache.ts (today 15 min, recent 404 5 min, old 404 6 h, find 1 h); `memoryRecords` (20 000)
  *   records kept in memory in front of the store.
  * - `now`, `timers`, `fetch`, `random`: injectable clock, timers, HTTP and jitter for tests and the benchmark.
- * - `onRequest(event)`: called after every upstream attempt (logging, counting).
+ * - `onRequest(event)`: called after every upstream attempt (logging, counting); `onStoreError(error)` when the
+ *   cache store fails (lookups then go on without it: reads count as misses, writes stay in memory).
  *
  * `openWotdAdapter(config, overrides)` builds one from the settings (WOTD_API_URL, default the public service;
  * WOTD_API_VARIANT, WOTD_RATE_LIMIT, WOTD_TIMEOUT_MS, STORE_URL).
@@ -73,6 +74,8 @@ export interface WotdAdapterOptions {
   fetch?: FetchLike;
   random?: () => number;
   onRequest?: (event: UpstreamEvent) => void;
+  /** The cache store failed; the lookup went on without it. */
+  onStoreError?: (error: unknown) => void;
 }
 
 export interface AdapterStats {
@@ -105,10 +108,13 @@ type Outcome<T> = { kind: 'ok'; value: T } | { kind: 'not_found'; message: strin
 
 export async function createWotdAdapter(options: WotdAdapterOptions): Promise<WotdAdapter> {
   const now = options.now ?? systemClock;
+  // Keyv swallows a store's failures (reads come back empty) and reports them as 'error' events.
+  if (options.onStoreError) options.store.on('error', options.onStoreError);
   const cache = await WotdCache.open(options.store, {
     now: () => now().getTime(),
     ...(options.ttls ? { ttls: options.ttls } : {}),
     ...(options.memoryRecords !== undefined ? { memoryRecords: options.memoryRecords } : {}),
+    ...(options.onStoreError ? { onStoreError: options.onStoreError } : {}),
   });
   return new Adapter(options, cache);
 }

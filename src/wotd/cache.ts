@@ -54,6 +54,8 @@ export interface WotdCacheOptions {
   ttls?: Partial<CacheTtls>;
   /** Records kept in memory in front of the store. */
   memoryRecords?: number;
+  /** A failing store never fails a lookup: reads count as misses, writes stay in memory, and this hears of it. */
+  onStoreError?: (error: unknown) => void;
 }
 
 export class WotdCache {
@@ -73,7 +75,7 @@ export class WotdCache {
 
   static async open(store: Keyv, options: WotdCacheOptions): Promise<WotdCache> {
     const cache = new WotdCache(store as Keyv<Value>, options);
-    const stored = await store.get('words');
+    const stored = await cache.guard(() => store.get('words'), undefined);
     if (Array.isArray(stored)) for (const word of stored) cache.indexWord(word);
     return cache;
   }
@@ -181,9 +183,9 @@ export class WotdCache {
 
   private async saveWords(): Promise<void> {
     // Another process (the CLI beside the bot) may have added words to the shared store meanwhile.
-    const stored = await this.store.get('words');
+    const stored = await this.guard(() => this.store.get('words'), undefined);
     if (Array.isArray(stored)) for (const word of stored) this.indexWord(word);
-    await this.store.set('words', [...this.words.values()]);
+    await this.guard(() => this.store.set('words', [...this.words.values()]), false);
   }
 
   private async read<T>(key: string): Promise<Cached<T> | null> {
@@ -192,7 +194,7 @@ export class WotdCache {
       this.memory.delete(key);
       this.memory.set(key, record);
     } else {
-      const stored = await this.store.get(key);
+      const stored = await this.guard(() => this.store.get(key), undefined);
       if (!stored || Array.isArray(stored)) return null;
       record = stored;
       this.remember(key, record);
@@ -202,12 +204,23 @@ export class WotdCache {
 
   private async write(key: string, record: Stored<unknown>, keyvTtl?: number): Promise<void> {
     this.remember(key, record);
-    await this.store.set(key, record, keyvTtl);
+    await this.guard(() => this.store.set(key, record, keyvTtl), false);
   }
 
   private async forget(key: string): Promise<void> {
     const hadInMemory = this.memory.delete(key);
-    if (hadInMemory || (await this.store.has(key))) await this.store.delete(key);
+    await this.guard(async () => {
+      if (hadInMemory || (await this.store.has(key))) await this.store.delete(key);
+    }, undefined);
+  }
+
+  private async guard<T>(operation: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.options.onStoreError?.(error);
+      return fallback;
+    }
   }
 
   private remember(key: string, record: Stored<unknown>): void {
