@@ -17,7 +17,8 @@
  *   addMember / setMemberRoles; permissions resolve from roles and overwrites like Discord's (the bot gets a managed
  *   role with View, Send, Embed Links, Read History unless `botMember.roles` says otherwise), and REST answers
  *   50001/50013 from them.
- * Interactions: invokeCommand (options checked against the registered command: register first via PUT
+ * Interactions: invokeCommand (in a guild channel, or `dm: true`; options checked against the registered command:
+ *   register first via PUT
  *   /applications/:id/commands), pressButton (the button must be on a message), autocomplete (→ choices),
  *   each returning an InteractionHandle (callbacks, original, followUps, waitFor…).
  * Discord's rules: 50/s global limit per token (fixed one-second windows; interaction routes exempt), per-route buckets

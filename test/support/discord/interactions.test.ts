@@ -5,6 +5,7 @@ import {
   ChannelType,
   DiscordAPIError,
   Events,
+  InteractionContextType,
   MessageFlags,
   PermissionFlagsBits,
   Routes,
@@ -182,6 +183,33 @@ describe('fake Discord interactions', () => {
     expect(ix.original?.deleted).toBe(true);
     expect(discord.messagesIn(general).map((m) => m.content)).toEqual(['page 2']);
     expect(discord.internalErrors).toEqual([]);
+  });
+
+  it('invokes commands in the bot’s DMs: no guild or member, only commands allowed there', async () => {
+    const guildOnly = new SlashCommandBuilder().setName('wotd-subscribe').setDescription('Subscribe').setContexts(InteractionContextType.Guild);
+    await restFor(discord).put(Routes.applicationCommands(discord.applicationId), { body: [wotd.toJSON(), guildOnly.toJSON()] });
+    expect(() => discord.invokeCommand({ name: 'wotd-subscribe', dm: true })).toThrow(/cannot be used in DMs/);
+    let where: unknown;
+    handlers.push(async (interaction) => {
+      if (!interaction.isChatInputCommand()) return;
+      where = { guildId: interaction.guildId, member: interaction.member, user: interaction.user.id, channelId: interaction.channelId };
+      const row = new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId('more').setLabel('More').setStyle(ButtonStyle.Primary));
+      await interaction.reply({ content: 'in your DMs', components: [row] });
+    });
+    const ix = discord.invokeCommand({ name: 'wotd', dm: true, user: { username: 'lurker' } });
+    const reply = await ix.waitForResponse();
+    expect(where).toEqual({ guildId: null, member: null, user: ix.userId, channelId: ix.channelId });
+    expect(ix.payload).toMatchObject({ context: 1, channel: { type: 1 } });
+    expect(reply).toMatchObject({ content: 'in your DMs', guildId: null, channelId: ix.channelId });
+    expect(discord.messagesIn(ix.channelId).map((m) => m.content)).toEqual(['in your DMs']);
+
+    handlers.push(async (interaction) => {
+      if (!interaction.isButton()) return;
+      await interaction.update({ content: 'more, privately', components: [] });
+    });
+    const press = discord.pressButton({ channelId: ix.channelId, customId: 'more' });
+    expect(await press.waitForResponse()).toMatchObject({ id: reply.id, content: 'more, privately' });
+    expect(press.userId).toBe(ix.userId);
   });
 
   it('round-trips autocomplete: the focused option arrives and the choices come back', async () => {

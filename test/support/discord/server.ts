@@ -138,7 +138,10 @@ export interface InvokeUser {
 
 interface InteractionTarget {
   guildId?: string;
-  channelId: string;
+  /** A guild channel, or a DM channel id from a previous DM interaction. Required unless `dm` is set. */
+  channelId?: string;
+  /** Invoke in the user's DM with the bot (no guild, no member; only global commands allowed in DMs). */
+  dm?: boolean;
   /** The invoking member; defaults to the harness's default member (only @everyone). */
   user?: InvokeUser | string;
   /** Override the member's computed channel permissions (`member.permissions`). */
@@ -228,6 +231,19 @@ class ApiError extends Error {
 
 const invalidForm = (errors: FormErrors): ApiError => new ApiError(400, 50035, 'Invalid Form Body', errors);
 const unknown = (code: number, what: string): ApiError => new ApiError(404, code, `Unknown ${what}`);
+
+type Place = { kind: 'guild'; guild: Guild; channel: Channel; member: Member } | { kind: 'dm'; channelId: string; user: User };
+
+/** What Discord reports as the app's permissions in a DM with it. */
+const DM_APP_PERMISSIONS: bigint =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.ReadMessageHistory |
+  PermissionFlagsBits.AddReactions |
+  PermissionFlagsBits.UseExternalEmojis |
+  PermissionFlagsBits.UseApplicationCommands;
 
 interface InteractionState {
   id: string;
@@ -325,6 +341,9 @@ export class DiscordServer {
   private readonly faults: ActiveFault[] = [];
   private readonly guilds = new Map<string, Guild>();
   private readonly unavailable = new Set<string>();
+  /** DM channel id → user id, and back. */
+  private readonly dmChannels = new Map<string, string>();
+  private readonly dmByUser = new Map<string, string>();
   private readonly channels = new Map<string, Channel>();
   private readonly users = new Map<string, User>();
   private readonly messages = new Map<string, StoredMessage>();
@@ -556,12 +575,12 @@ export class DiscordServer {
 
   /** Dispatches a chat-input command as the real client would, after checking options against the registration. */
   invokeCommand(spec: InvokeCommandSpec): InteractionHandle {
-    const { command, target } = this.commandFor(spec);
-    const built = buildOptions(command, spec.options ?? {}, this.resolveContext(target), {
+    const { command, place } = this.commandFor(spec);
+    const built = buildOptions(command, spec.options ?? {}, this.resolveContext(place), {
       subcommand: spec.subcommand,
       subcommandGroup: spec.subcommandGroup,
     });
-    return this.dispatchInteraction(2, target.channelId, target.member, spec, {
+    return this.dispatchInteraction(2, place, spec, {
       id: command.id,
       name: command.name,
       type: 1,
@@ -580,13 +599,13 @@ export class DiscordServer {
   }
 
   startAutocomplete(spec: AutocompleteSpec): InteractionHandle {
-    const { command, target } = this.commandFor(spec);
-    const built = buildOptions(command, spec.options ?? {}, this.resolveContext(target), {
+    const { command, place } = this.commandFor(spec);
+    const built = buildOptions(command, spec.options ?? {}, this.resolveContext(place), {
       subcommand: spec.subcommand,
       subcommandGroup: spec.subcommandGroup,
       focused: spec.focused,
     });
-    return this.dispatchInteraction(4, target.channelId, target.member, spec, {
+    return this.dispatchInteraction(4, place, spec, {
       id: command.id,
       name: command.name,
       type: 1,
@@ -597,7 +616,8 @@ export class DiscordServer {
 
   /** Clicks a button on a message the bot sent; throws when no such (enabled) button exists. */
   pressButton(spec: PressButtonSpec): InteractionHandle {
-    const channel = this.requireChannel(spec.channelId);
+    const place = this.placeFor(spec);
+    const channelId = place.kind === 'guild' ? place.channel.id : place.channelId;
     const carries = (m: StoredMessage): boolean => findButton(m.components, spec.customId) !== undefined;
     let message: StoredMessage | undefined;
     if (spec.messageId) {
@@ -605,14 +625,13 @@ export class DiscordServer {
       if (!message || message.deletedAt !== null) throw new Error(`message ${spec.messageId} does not exist`);
       if (!carries(message)) throw new Error(`message ${spec.messageId} has no button with custom_id ${spec.customId}`);
     } else {
-      message = [...this.messages.values()].reverse().find((m) => m.channelId === channel.id && m.deletedAt === null && carries(m));
-      if (!message) throw new Error(`no message in channel ${channel.id} has a button with custom_id ${spec.customId}`);
+      message = [...this.messages.values()].reverse().find((m) => m.channelId === channelId && m.deletedAt === null && carries(m));
+      if (!message) throw new Error(`no message in channel ${channelId} has a button with custom_id ${spec.customId}`);
     }
+    if (message.channelId !== channelId) throw new Error(`message ${message.id} is not in channel ${channelId}`);
     const button = findButton(message.components, spec.customId);
     if (button?.disabled === true) throw new Error(`button ${spec.customId} is disabled`);
-    if (spec.guildId !== undefined && spec.guildId !== channel.guildId) throw new Error(`channel ${channel.id} is not in guild ${spec.guildId}`);
-    const member = this.memberFor(this.requireGuild(channel.guildId), spec.user);
-    return this.dispatchInteraction(3, channel.id, member, spec, { custom_id: spec.customId, component_type: 2 }, message);
+    return this.dispatchInteraction(3, place, spec, { custom_id: spec.customId, component_type: 2 }, message);
   }
 
   /** Every interaction dispatched so far. */
@@ -856,12 +875,23 @@ export class DiscordServer {
     };
   }
 
-  private resolveContext(target: { guildId: string; channelId: string; member: Member }) {
-    const guild = this.requireGuild(target.guildId);
+  private resolveContext(place: Place) {
+    if (place.kind === 'dm') {
+      return {
+        channel: () => undefined,
+        channelType: () => undefined,
+        role: () => undefined,
+        user: (id: string) => {
+          const user = this.users.get(id);
+          return user ? { user: serializeUser(user) } : undefined;
+        },
+      };
+    }
+    const { guild, channel, member } = place;
     return {
       channel: (id: string) => {
         const c = guild.channels.get(id);
-        return c ? this.resolvedChannel(c, target.member) : undefined;
+        return c ? this.resolvedChannel(c, member) : undefined;
       },
       channelType: (id: string) => guild.channels.get(id)?.type,
       role: (id: string) => {
@@ -871,23 +901,66 @@ export class DiscordServer {
       user: (id: string) => {
         const user = this.users.get(id);
         if (!user) return undefined;
-        const member = guild.members.get(id);
+        const other = guild.members.get(id);
         return {
           user: serializeUser(user),
-          ...(member ? { member: { ...serializeMember(member, false), permissions: channelPermissions(guild, member, this.requireChannel(target.channelId)).toString() } } : {}),
+          ...(other ? { member: { ...serializeMember(other, false), permissions: channelPermissions(guild, other, channel).toString() } } : {}),
         };
       },
     };
   }
 
-  private commandFor(spec: InvokeCommandSpec): { command: RegisteredCommand; target: { guildId: string; channelId: string; member: Member } } {
+  /** Where an interaction happens: a guild channel as a member, or the bot's DM with a user. */
+  private placeFor(spec: InteractionTarget): Place {
+    const dmUser = spec.channelId ? this.dmChannels.get(spec.channelId) : undefined;
+    if (spec.dm || dmUser) {
+      if (spec.guildId) throw new Error('a DM interaction has no guild');
+      let user: User;
+      if (dmUser) user = this.users.get(dmUser) ?? this.defaultUser;
+      else if (spec.user === undefined) user = this.defaultUser;
+      else if (typeof spec.user === 'string') {
+        const known = this.users.get(spec.user);
+        if (!known) throw new Error(`unknown user ${spec.user}`);
+        user = known;
+      } else {
+        user = (spec.user.id ? this.users.get(spec.user.id) : undefined) ?? makeUser(spec.user);
+        this.users.set(user.id, user);
+      }
+      return { kind: 'dm', channelId: this.dmChannelOf(user.id), user };
+    }
+    if (!spec.channelId) throw new Error('an interaction needs a channelId (or dm: true)');
     const channel = this.requireChannel(spec.channelId);
-    const guildId = spec.guildId ?? channel.guildId;
-    if (channel.guildId !== guildId) throw new Error(`channel ${channel.id} is not in guild ${guildId}`);
-    const guild = this.requireGuild(guildId);
-    const command = this.guildCommands.get(guildId)?.findByName(spec.name) ?? this.globalCommands.findByName(spec.name);
-    if (!command) throw new Error(`/${spec.name} is not registered (globally or in guild ${guildId}); deploy the commands first`);
-    const member = this.memberFor(guild, spec.user);
+    if (spec.guildId !== undefined && spec.guildId !== channel.guildId) throw new Error(`channel ${channel.id} is not in guild ${spec.guildId}`);
+    const guild = this.requireGuild(channel.guildId);
+    return { kind: 'guild', guild, channel, member: this.memberFor(guild, spec.user) };
+  }
+
+  /** The id of the bot's DM channel with a user (created on first use, as POST /users/@me/channels does). */
+  dmChannelOf(userId: string): string {
+    const existing = this.dmByUser.get(userId);
+    if (existing) return existing;
+    const id = snowflake();
+    this.dmChannels.set(id, userId);
+    this.dmByUser.set(userId, id);
+    return id;
+  }
+
+  private commandFor(spec: InvokeCommandSpec): { command: RegisteredCommand; place: Place } {
+    const place = this.placeFor(spec);
+    if (place.kind === 'dm') {
+      const command = this.globalCommands.findByName(spec.name);
+      if (!command) throw new Error(`/${spec.name} is not registered globally; deploy the commands first`);
+      const contexts = command.contexts;
+      const allowed = Array.isArray(contexts) ? contexts.includes(1) : command.dm_permission !== false;
+      if (!allowed) throw new Error(`/${command.name} cannot be used in DMs (contexts ${JSON.stringify(contexts ?? null)}); Discord would not offer it`);
+      return { command, place };
+    }
+    const { guild, member } = place;
+    const command = this.guildCommands.get(guild.id)?.findByName(spec.name) ?? this.globalCommands.findByName(spec.name);
+    if (!command) throw new Error(`/${spec.name} is not registered (globally or in guild ${guild.id}); deploy the commands first`);
+    if (Array.isArray(command.contexts) && !command.contexts.includes(0)) {
+      throw new Error(`/${command.name} cannot be used in guilds (contexts ${JSON.stringify(command.contexts)}); Discord would not offer it`);
+    }
     const required = command.default_member_permissions;
     if (typeof required === 'string') {
       const bits = BigInt(required);
@@ -898,45 +971,70 @@ export class DiscordServer {
         throw new Error(`member ${member.user.id} lacks /${command.name}'s default_member_permissions (${required}); Discord would not offer it`);
       }
     }
-    return { command, target: { guildId, channelId: channel.id, member } };
+    return { command, place };
   }
 
-  private dispatchInteraction(type: number, channelId: string, member: Member, spec: InteractionTarget, data: Json, message?: StoredMessage): InteractionHandle {
-    const channel = this.requireChannel(channelId);
-    const guild = this.requireGuild(channel.guildId);
-    const bot = guild.members.get(this.botUser.id);
-    const memberPermissions = spec.memberPermissions !== undefined ? toBits(spec.memberPermissions, 0n) : channelPermissions(guild, member, channel);
-    const appPermissions = spec.appPermissions !== undefined ? toBits(spec.appPermissions, 0n) : bot ? channelPermissions(guild, bot, channel) : 0n;
+  private dispatchInteraction(type: number, place: Place, spec: InteractionTarget, data: Json, message?: StoredMessage): InteractionHandle {
     const id = snowflake();
     const token = `aW50ZXJhY3Rpb246${id}:${snowflake()}${Math.random().toString(36).slice(2)}`;
-    const payload: Json = {
+    const common: Json = {
       id,
       application_id: this.applicationId,
       type,
       data,
-      guild_id: guild.id,
-      guild: { id: guild.id, locale: guild.preferredLocale, features: [] },
-      channel_id: channel.id,
-      channel: { ...serializeChannel(channel), permissions: memberPermissions.toString() },
-      member: { ...serializeMember(member), permissions: memberPermissions.toString() },
       token,
       version: 1,
-      app_permissions: appPermissions.toString(),
       locale: spec.locale ?? 'en-US',
-      guild_locale: guild.preferredLocale,
       entitlements: [],
-      authorizing_integration_owners: { '0': guild.id },
-      context: 0,
       attachment_size_limit: 10 * 1024 * 1024,
       ...(message ? { message: serializeMessage(message, this.applicationId) } : {}),
     };
+    let payload: Json;
+    let guildId: string | null;
+    let channelId: string;
+    let user: User;
+    if (place.kind === 'guild') {
+      const { guild, channel, member } = place;
+      const bot = guild.members.get(this.botUser.id);
+      const memberPermissions = spec.memberPermissions !== undefined ? toBits(spec.memberPermissions, 0n) : channelPermissions(guild, member, channel);
+      const appPermissions = spec.appPermissions !== undefined ? toBits(spec.appPermissions, 0n) : bot ? channelPermissions(guild, bot, channel) : 0n;
+      payload = {
+        ...common,
+        guild_id: guild.id,
+        guild: { id: guild.id, locale: guild.preferredLocale, features: [] },
+        channel_id: channel.id,
+        channel: { ...serializeChannel(channel), permissions: memberPermissions.toString() },
+        member: { ...serializeMember(member), permissions: memberPermissions.toString() },
+        app_permissions: appPermissions.toString(),
+        guild_locale: guild.preferredLocale,
+        authorizing_integration_owners: { '0': guild.id },
+        context: 0,
+      };
+      guildId = guild.id;
+      channelId = channel.id;
+      user = member.user;
+    } else {
+      const appPermissions = spec.appPermissions !== undefined ? toBits(spec.appPermissions, 0n) : DM_APP_PERMISSIONS;
+      payload = {
+        ...common,
+        channel_id: place.channelId,
+        channel: { id: place.channelId, type: 1, last_message_id: null, flags: 0, recipients: [serializeUser(place.user)] },
+        user: serializeUser(place.user),
+        app_permissions: appPermissions.toString(),
+        authorizing_integration_owners: { '0': '0' },
+        context: 1,
+      };
+      guildId = null;
+      channelId = place.channelId;
+      user = place.user;
+    }
     const state: InteractionState = {
       id,
       token,
       type,
-      guildId: guild.id,
-      channelId: channel.id,
-      user: member.user,
+      guildId,
+      channelId,
+      user,
       sentAt: Date.now(),
       payload,
       callbacks: [],
@@ -947,7 +1045,7 @@ export class DiscordServer {
     };
     this.interactions.set(id, state);
     this.interactionsByToken.set(token, state);
-    this.gateway.dispatch('INTERACTION_CREATE', payload, guild.id);
+    this.gateway.dispatch('INTERACTION_CREATE', payload, guildId ?? undefined);
     return this.handleFor(state);
   }
 
@@ -1319,7 +1417,17 @@ export class DiscordServer {
       if ((perms & need) !== need) throw new ApiError(403, 50013, 'Missing Permissions');
       return channel;
     };
-    this.on('GET', '/channels/:channel_id', ({ params }) => ok(serializeChannel(channelFor(params))));
+    const dmChannel = (id: string): Json | undefined => {
+      const userId = this.dmChannels.get(id);
+      const user = userId ? this.users.get(userId) : undefined;
+      return user ? { id, type: 1, last_message_id: null, flags: 0, recipients: [serializeUser(user)] } : undefined;
+    };
+    this.on('GET', '/channels/:channel_id', ({ params }) => ok(dmChannel(params.channel_id ?? '') ?? serializeChannel(channelFor(params))));
+    this.on('POST', '/users/@me/channels', ({ body }) => {
+      const recipient = typeof body.recipient_id === 'string' ? this.users.get(body.recipient_id) : undefined;
+      if (!recipient) throw unknown(10013, 'User');
+      return ok(dmChannel(this.dmChannelOf(recipient.id)));
+    });
     const messageIn = (channel: Channel, id: string | undefined): StoredMessage => {
       const m = this.messages.get(id ?? '');
       if (!m || m.channelId !== channel.id || m.deletedAt !== null || (m.flags & MessageFlag.Ephemeral) !== 0) throw unknown(10008, 'Message');
@@ -1329,8 +1437,11 @@ export class DiscordServer {
       'POST',
       '/channels/:channel_id/messages',
       ({ params, body, attachments }) => {
-        const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
-        if (!TEXT_TYPES.has(channel.type)) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel');
+        const dm = dmChannel(params.channel_id ?? '');
+        const channel = dm
+          ? { id: String(dm.id), guildId: null }
+          : channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
+        if ('type' in channel && !TEXT_TYPES.has(channel.type)) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel');
         this.checkMessage(body, 'create', false, attachments);
         const nonceKey = body.enforce_nonce === true && body.nonce !== undefined && body.nonce !== null ? `${channel.id}:${String(body.nonce)}` : null;
         if (nonceKey) {
@@ -1342,7 +1453,8 @@ export class DiscordServer {
         this.keep(message);
         if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: Date.now() });
         const payload = serializeMessage(message, this.applicationId);
-        this.gateway.dispatch('MESSAGE_CREATE', { ...payload, member: { roles: [] } }, channel.guildId, 1 << 9);
+        if (channel.guildId) this.gateway.dispatch('MESSAGE_CREATE', { ...payload, member: { roles: [] } }, channel.guildId, 1 << 9);
+        else this.gateway.dispatch('MESSAGE_CREATE', payload, undefined, 1 << 12);
         return ok(payload);
       },
       {
