@@ -263,4 +263,30 @@ describe('fake Discord interactions', () => {
     expect(discord.messagesIn(general).map((m) => m.content)).toEqual(['first']);
     expect(errors).toEqual([]);
   });
+
+  it('stops accepting webhook calls once the interaction token expires (401 50027)', async () => {
+    await client.destroy();
+    await discord.close();
+    discord = await startDiscordServer({ interactionTokenTtlMs: 150 });
+    guild = discord.addGuild();
+    general = guild.channelId('general');
+    await restFor(discord).put(Routes.applicationCommands(discord.applicationId), { body: [wotd.toJSON()] });
+    client = await loginClient(discord);
+    client.on(Events.InteractionCreate, (interaction) => {
+      const handler = handlers.shift();
+      if (handler) handler(interaction).catch((error: unknown) => errors.push(error));
+    });
+    const outcome = new Promise<unknown>((resolve) => {
+      handlers.push(async (interaction) => {
+        if (!interaction.isChatInputCommand()) return;
+        await interaction.deferReply();
+        await new Promise((r) => setTimeout(r, 250));
+        await interaction.editReply({ content: 'too late' }).then(() => resolve('accepted'), resolve);
+      });
+    });
+    discord.invokeCommand({ name: 'wotd', channelId: general });
+    const error = await outcome;
+    expect(error).toBeInstanceOf(DiscordAPIError);
+    expect([(error as DiscordAPIError).status, (error as DiscordAPIError).code]).toEqual([401, 50027]);
+  });
 });

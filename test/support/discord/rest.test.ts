@@ -185,4 +185,25 @@ describe('fake Discord REST', () => {
     const recorded = discord.requests.at(-1)?.response as { mention_roles: string[] };
     expect(recorded.mention_roles).toEqual([fans]);
   });
+
+  it('edits, deletes and lists channel messages, and takes files as multipart', async () => {
+    const rest = restFor(discord);
+    const posted = (await rest.post(Routes.channelMessages(general), {
+      body: { content: 'with a file' },
+      files: [{ name: 'word.txt', data: Buffer.from('serendipity'), contentType: 'text/plain' }],
+    })) as { id: string; attachments: { filename: string; size: number }[] };
+    expect(posted.attachments).toMatchObject([{ filename: 'word.txt', size: 11 }]);
+    const second = (await rest.post(Routes.channelMessages(general), { body: { content: 'draft' } })) as { id: string };
+    const edited = (await rest.patch(Routes.channelMessage(general, second.id), { body: { content: 'final' } })) as { content: string; edited_timestamp: string | null };
+    expect(edited.content).toBe('final');
+    expect(edited.edited_timestamp).not.toBeNull();
+    const listed = (await rest.get(Routes.channelMessages(general))) as { id: string }[];
+    expect(listed.map((m) => m.id)).toEqual([second.id, posted.id]);
+    await rest.delete(Routes.channelMessage(general, posted.id));
+    expect(discord.messagesIn(general).map((m) => m.content)).toEqual(['final']);
+    const gone = await apiError(rest.get(Routes.channelMessage(general, posted.id)));
+    expect([gone.status, gone.code]).toEqual([404, 10008]);
+    const tooLong = await apiError(rest.patch(Routes.channelMessage(general, second.id), { body: { content: 'x'.repeat(2001) } }));
+    expect(tooLong.code).toBe(50035);
+  });
 });
