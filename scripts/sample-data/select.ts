@@ -118,9 +118,8 @@ function isUnsuitable(wordnet: Wordnet, synset: Synset): boolean {
 
 /**
  * Words worth a day: letters only, 6 to 14 long, rare in everyday text (at most `maxTagged` senses tagged
- * in the SemCor corpus), with a pronunciation, and not a name. Plain -ly adverbs and -ed/-ing participle
- * adjectives are left to recur as second senses rather than open. A word with any unsuitable sense is left
- * out entirely.
+ * in the SemCor corpus), with a pronunciation, and not a name. Plain -ly adverbs and -ed/-ing participles
+ * and gerunds are left out, and so is a word with any unsuitable sense.
  */
 export function candidates(wordnet: Wordnet, pronunciations: Record<string, string>, maxTagged = 0): Candidate[] {
   const byLemma = new Map<string, typeof wordnet.index>();
@@ -148,7 +147,9 @@ export function candidates(wordnet: Wordnet, pronunciations: Record<string, stri
         if (isUnsuitable(wordnet, synset)) unsuitable = true;
         // Only senses where the word is written in lower case: "Mercury" the planet is a name, not our word.
         if (!synset.words.includes(lemma)) continue;
-        const label = labelOf(wordnet, synset);
+        const domain = labelOf(wordnet, synset);
+        // "(meteorology)" in front of meteorology's own definition says nothing.
+        const label = domain === `(${lemma})` ? '' : domain;
         const definition = definitionOf(synset.gloss, label, lemma);
         if (definition === '' || senses.some((sense) => sense.definition === definition)) continue;
         senses.push({ pos: POS_NAMES[entry.pos], definition, label: definition.startsWith(label) ? label : '' });
@@ -157,7 +158,7 @@ export function candidates(wordnet: Wordnet, pronunciations: Record<string, stri
     if (unsuitable || senses.length === 0) continue;
     const primary = senses[0] as Sense;
     if (primary.pos === 'adverb' && lemma.endsWith('ly')) continue;
-    if (primary.pos === 'adjective' && /(ed|ing)$/.test(lemma)) continue;
+    if (/(ed|ing)$/.test(lemma) && primary.pos !== 'verb') continue;
     let ipa: string;
     try {
       ipa = arpabetToIpa(arpabet);
