@@ -19,22 +19,20 @@ export interface BucketVerdict {
 }
 
 export class GlobalLimiter {
-  private window = -1;
-  private used = 0;
+  /** Admitted requests per epoch second; a few seconds are kept because requests are judged by arrival time. */
+  private readonly used = new Map<number, number>();
 
   constructor(readonly perSecond: number) {}
 
-  /** Takes a slot, or returns seconds until the next window when the current one is full. */
-  take(now: number): { ok: true } | { ok: false; retryAfter: number } {
-    const window = Math.floor(now / 1000);
-    if (window !== this.window) {
-      this.window = window;
-      this.used = 0;
+  /** Takes a slot in the window of `at`, or returns seconds until that window ends when it is full. */
+  take(at: number): { ok: true } | { ok: false; retryAfter: number } {
+    const window = Math.floor(at / 1000);
+    for (const old of this.used.keys()) if (old < window - 5) this.used.delete(old);
+    const used = this.used.get(window) ?? 0;
+    if (used >= this.perSecond) {
+      return { ok: false, retryAfter: Math.max(0.001, ((window + 1) * 1000 - Math.max(at, Date.now())) / 1000) };
     }
-    if (this.used >= this.perSecond) {
-      return { ok: false, retryAfter: Math.max(0.001, ((window + 1) * 1000 - now) / 1000) };
-    }
-    this.used += 1;
+    this.used.set(window, used + 1);
     return { ok: true };
   }
 }

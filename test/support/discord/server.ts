@@ -78,6 +78,8 @@ export interface RecordedRequest {
   responseHeaders: Record<string, string>;
   /** 'global' or 'bucket' when answered 429. */
   limited: 'global' | 'bucket' | null;
+  /** Admitted by the global limiter (bot-token routes that are not interaction endpoints). */
+  countedGlobally: boolean;
   /** True when an injected fault answered (or delayed) it. */
   faulted: boolean;
   durationMs: number;
@@ -170,11 +172,14 @@ export interface AutocompleteSpec extends InvokeCommandSpec {
 }
 
 export interface SecondStats {
-  /** Epoch second. */
+  /** Epoch second (the global limiter's window). */
   second: number;
+  /** Every REST request that arrived in this second. */
   requests: number;
-  /** Requests not answered 429 global. */
+  /** Requests admitted against the global limit (never more than globalLimitPerSecond). */
   accepted: number;
+  /** Requests outside the global limit: interaction callbacks and webhook calls (and 401s, unknown routes). */
+  exempt: number;
   /** POST /channels/:id/messages answered 2xx. */
   posts: number;
   global429: number;
@@ -1127,6 +1132,7 @@ export class DiscordServer {
       response: null,
       responseHeaders: {},
       limited: null,
+      countedGlobally: false,
       faulted: false,
       durationMs: 0,
     };
@@ -1182,8 +1188,10 @@ export class DiscordServer {
         return;
       }
       if (route.auth && !route.globalExempt) {
-        const verdict = this.globalLimiter.take(Date.now());
-        if (!verdict.ok) {
+        // Judged by arrival time, the same clock the per-second stats use, so the two always agree.
+        const verdict = this.globalLimiter.take(at);
+        if (verdict.ok) record.countedGlobally = true;
+        else {
           record.limited = 'global';
           headers = { 'Retry-After': String(Math.ceil(verdict.retryAfter)), 'X-RateLimit-Global': 'true', 'X-RateLimit-Scope': 'global' };
           respond(429, { message: 'You are being rate limited.', retry_after: Number(verdict.retryAfter.toFixed(3)), global: true });
@@ -1230,12 +1238,13 @@ export class DiscordServer {
     const second = Math.floor(r.at / 1000);
     let s = this.perSecond.get(second);
     if (!s) {
-      s = { second, requests: 0, accepted: 0, posts: 0, global429: 0, bucket429: 0 };
+      s = { second, requests: 0, accepted: 0, exempt: 0, posts: 0, global429: 0, bucket429: 0 };
       this.perSecond.set(second, s);
     }
     s.requests += 1;
     if (r.limited === 'global') s.global429 += 1;
-    else s.accepted += 1;
+    else if (r.countedGlobally) s.accepted += 1;
+    else s.exempt += 1;
     if (r.limited === 'bucket') s.bucket429 += 1;
     if (r.route === 'POST /channels/:channel_id/messages' && r.status < 300) s.posts += 1;
   }
