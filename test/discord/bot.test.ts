@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOMETHING_WENT_WRONG, UNKNOWN_BUTTON, UNKNOWN_COMMAND } from '../../src/discord/router.ts';
 import type { SlashCommand } from '../../src/interactions.ts';
 import { BASE, NO_PINGS, sentFor, startBotWorld, waitForSent, type BotWorld } from './bot-world.ts';
-import { TODAY } from './world.ts';
+import { startDiscordBot } from '../../src/discord/bot.ts';
+import { capturingLogger, SITE_URL, TODAY } from './world.ts';
 
 /** Commands only this suite registers, to drive the router's failure paths through the real client. */
 const testCommands: SlashCommand[] = [
@@ -262,6 +263,10 @@ describe('/wotd-find and autocomplete', () => {
       ['find:1:echo', false],
       ['find:3:echo', false],
     ]);
+    const newer = press('find:1:echo', page1.id);
+    const back = await newer.waitForOriginal((message) => message.embeds[0]?.footer !== undefined && (message.embeds[0].footer as { text: string }).text.startsWith('Page 1'));
+    expect((back.embeds[0]?.description as string).split('\n')).toHaveLength(10);
+    expect(back.id).toBe(page1.id);
   });
 
   it('answers a word with no match kindly, suggesting words from the cache', async () => {
@@ -360,6 +365,29 @@ describe('the runtime', () => {
     for (const handle of handles) {
       expect(handle.callbacks.map((callback) => callback.status), `interaction ${handle.id}`).toEqual([204]);
     }
+  });
+
+  it('keeps answering after the gateway connection drops (discord.js resumes the session)', async () => {
+    world.discord.closeGateway(4000);
+    await world.discord.waitForResume();
+    const shown = await invoke('wotd', { date: '2025-01-14' }).waitForResponse();
+    expect(shown.embeds[0]?.title).toBe('serendipity');
+    expect(world.logs.text()).toContain('gateway session resumed');
+  });
+
+  it('refuses to start with a token Discord rejects, without logging it', async () => {
+    const token = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.wrong.token-that-must-not-leak';
+    const logs = capturingLogger([token]);
+    await expect(
+      startDiscordBot({
+        config: { DISCORD_TOKEN: token, DISCORD_API_URL: world.discord.apiUrl, DISCORD_APPLICATION_ID: undefined },
+        commands: [],
+        services: { lookup: world.wotd.adapter, siteUrl: SITE_URL },
+        logger: logs.logger,
+      }),
+    ).rejects.toThrow(/invalid token/i);
+    expect(logs.text()).not.toContain(token);
+    expect(logs.text()).not.toContain('token-that-must-not-leak');
   });
 
   it('logs the invite URL at start-up, and the token never', async () => {
