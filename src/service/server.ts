@@ -88,6 +88,11 @@ function singleParam(params: URLSearchParams, name: string): string | undefined 
   return values[0];
 }
 
+/** User text inside an error message: quoted, and cut short so a huge parameter cannot make a huge answer. */
+function quote(text: string): string {
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}
+
 function formatName(variant: Variant): string {
   return variant === 'A' ? 'YYYY-MM-DD' : 'DD-MM-YYYY';
 }
@@ -141,8 +146,8 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
       throw new HttpError(
         400,
         shaped
-          ? `date ${JSON.stringify(text)} is not a real calendar date`
-          : `date must be ${wireFormat}, got ${JSON.stringify(text)}`,
+          ? `date ${quote(text)} is not a real calendar date`
+          : `date must be ${wireFormat}, got ${quote(text)}`,
       );
     }
     if (date > today) {
@@ -159,7 +164,7 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
     if (text === undefined) return DEFAULT_PREVIOUS_LIMIT;
     const value = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
     if (!(value >= 1 && value <= MAX_PREVIOUS_LIMIT)) {
-      throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_PREVIOUS_LIMIT}, got ${JSON.stringify(text)}`);
+      throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_PREVIOUS_LIMIT}, got ${quote(text)}`);
     }
     return value;
   }
@@ -184,7 +189,7 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
         if (word.trim() === '') throw new HttpError(400, 'word must not be empty');
         const results = index.findJson(word, today);
         if (results.length === 0) {
-          throw new HttpError(404, `${JSON.stringify(word.trim())} has never been the word of the day`);
+          throw new HttpError(404, `${quote(word.trim())} has never been the word of the day`);
         }
         return { body: `[${results.join(',')}]` };
       }
@@ -195,11 +200,22 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
         return { body: download, headers: downloadHeaders };
       }
       default:
-        throw new HttpError(404, `no such endpoint ${JSON.stringify(path)}; try ${ENDPOINTS.join(', ')}`);
+        throw new HttpError(404, `no such endpoint ${quote(path)}; try ${ENDPOINTS.join(', ')}`);
     }
   }
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
+    try {
+      respond(request, response);
+    } catch (error) {
+      // Only a fault of ours lands here (a bad injected clock, say); the service keeps running.
+      if (!response.headersSent) send(request, response, 500, JSON.stringify({ error: 'internal error' }), {});
+      else response.destroy();
+      process.emitWarning(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  function respond(request: IncomingMessage, response: ServerResponse): void {
     const instant = now();
     const target = request.url ?? '/';
     const queryStart = target.indexOf('?');
@@ -232,15 +248,8 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
       const result = answer(path, params, utcDateOf(instant));
       send(request, response, 200, result.body, { ...headers, ...result.headers });
     } catch (error) {
-      if (error instanceof HttpError) {
-        send(request, response, error.status, JSON.stringify({ error: error.message }), {
-          ...headers,
-          ...error.headers,
-        });
-        return;
-      }
-      send(request, response, 500, JSON.stringify({ error: 'internal error' }), headers);
-      process.emitWarning(error instanceof Error ? error : new Error(String(error)));
+      if (!(error instanceof HttpError)) throw error;
+      send(request, response, error.status, JSON.stringify({ error: error.message }), { ...headers, ...error.headers });
     }
   }
 

@@ -410,3 +410,43 @@ describe('rate limit setting', () => {
     await expect(startWotdService({ dbPath, variant: 'A', rateLimitPerMinute: 1.5 })).rejects.toThrow(/rateLimitPerMinute/);
   });
 });
+
+describe('robustness', () => {
+  it('keeps error answers short whatever the client sends', async () => {
+    const service = await startWotdService({ dbPath, variant: 'A', rateLimitPerMinute: 0 });
+    try {
+      const long = 'x'.repeat(5_000);
+      for (const path of [`/find_wotd?word=${long}`, `/query?date=${long}`, `/query_previous?limit=${long}`, `/${long}`]) {
+        const reply = await send(`${service.url}${path}`);
+        expect(reply.status).toBeGreaterThanOrEqual(400);
+        expect(reply.body.length).toBeLessThan(300);
+        expect((reply.json as { error: string }).error).toContain('x…"');
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('answers 500 and keeps serving when its clock fails', async () => {
+    let broken = true;
+    const now = (): Date => {
+      if (broken) throw new Error('clock broke');
+      return new Date('2025-01-10T12:00:00Z');
+    };
+    const service = await startWotdService({ dbPath, variant: 'A', now });
+    const warnings: unknown[] = [];
+    const onWarning = (warning: unknown): number => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const failed = await send(`${service.url}/query`);
+      expect(failed.status).toBe(500);
+      expect(failed.json).toEqual({ error: 'internal error' });
+      broken = false;
+      expect((await send(`${service.url}/query`)).json).toMatchObject({ date: '2025-01-10' });
+    } finally {
+      process.off('warning', onWarning);
+      await service.close();
+    }
+    expect(warnings).toHaveLength(1);
+  });
+});
