@@ -53,11 +53,16 @@ export interface GatewaySession {
   shard: [number, number];
   intents: number;
   seq: number;
-  /** Every dispatch of the session, kept for RESUME replay. */
+  /** The most recent dispatches (up to REPLAY_LIMIT), kept for RESUME replay. */
   dispatches: DispatchRecord[];
   resumable: boolean;
   connection: Connection | null;
+  /** When the session lost its connection; it expires after `sessionTimeoutMs`. */
+  disconnectedAt: number | null;
 }
+
+/** How many dispatches a session keeps for replay; a RESUME from further back is refused (op 9). */
+const REPLAY_LIMIT = 2000;
 
 /** What the gateway saw from clients and did to them, in order. */
 export interface GatewayEvent {
@@ -88,6 +93,8 @@ export interface GatewayOptions {
   /** GUILD_CREATE payloads for the guilds on a shard, sent after READY. */
   guildCreates: (shard: [number, number]) => Record<string, unknown>[];
   changes: Changes;
+  /** How long a disconnected session stays resumable. */
+  sessionTimeoutMs: number;
 }
 
 const GUILDS_INTENT = 1 << 0;
@@ -110,8 +117,13 @@ export class Gateway {
 
   /** Sends a dispatch to every live session on the shard that owns `guildId` (shard 0 for non-guild events). */
   dispatch(t: string, d: unknown, guildId?: string, requiredIntent?: number): void {
-    for (const session of this.sessions.values()) {
-      if (!session.resumable) continue;
+    const now = Date.now();
+    for (const [id, session] of this.sessions) {
+      if (session.disconnectedAt !== null && now - session.disconnectedAt > this.options.sessionTimeoutMs) session.resumable = false;
+      if (!session.resumable) {
+        if (!session.connection) this.sessions.delete(id);
+        continue;
+      }
       if (requiredIntent !== undefined && (session.intents & requiredIntent) === 0) continue;
       const [shardId, shardCount] = session.shard;
       const target = guildId ? Number((BigInt(guildId) >> 22n) % BigInt(shardCount)) : 0;
@@ -209,7 +221,13 @@ export class Gateway {
   private onClose(connection: Connection, code: number): void {
     if (connection.heartbeatTimer) clearTimeout(connection.heartbeatTimer);
     this.connections.delete(connection);
-    if (connection.session && connection.session.connection === connection) connection.session.connection = null;
+    const session = connection.session;
+    if (session && session.connection === connection) {
+      session.connection = null;
+      session.disconnectedAt = Date.now();
+      // A client that closes with 1000 or 1001 ends its session; Discord will not let it resume.
+      if (code === 1000 || code === 1001) session.resumable = false;
+    }
     this.record({ kind: 'close', connectionId: connection.id, code, sessionId: connection.session?.id });
   }
 
@@ -286,13 +304,7 @@ export class Gateway {
       }
       shard = [s[0], s[1]];
     }
-    // A new IDENTIFY for a shard replaces that shard's old session.
-    for (const [id, old] of this.sessions) {
-      if (old.shard[0] === shard[0] && old.shard[1] === shard[1]) {
-        old.resumable = false;
-        this.sessions.delete(id);
-      }
-    }
+    // Like Discord, a second IDENTIFY for the same shard opens a second session: both receive events.
     const session: GatewaySession = {
       id: randomBytes(16).toString('hex'),
       shard,
@@ -301,6 +313,7 @@ export class Gateway {
       dispatches: [],
       resumable: true,
       connection,
+      disconnectedAt: null,
     };
     this.sessions.set(session.id, session);
     connection.session = session;
@@ -340,8 +353,17 @@ export class Gateway {
       connection.socket.close(GatewayClose.InvalidSeq, 'Invalid seq');
       return;
     }
+    const oldest = session.dispatches[0]?.s ?? session.seq + 1;
+    if (seq < oldest - 1) {
+      // Too far behind to replay: the client has to start over.
+      session.resumable = false;
+      this.send(connection, { op: GatewayOp.InvalidSession, d: false });
+      this.record({ kind: 'invalid-session', connectionId: connection.id, sessionId: session.id, detail: false });
+      return;
+    }
     if (session.connection && session.connection !== connection) session.connection.socket.close(GatewayClose.UnknownError, 'Session resumed elsewhere');
     session.connection = connection;
+    session.disconnectedAt = null;
     connection.session = session;
     for (const missed of session.dispatches) {
       if (missed.s > seq) this.send(connection, { op: GatewayOp.Dispatch, t: missed.t, s: missed.s, d: missed.d });
@@ -354,6 +376,7 @@ export class Gateway {
     session.seq += 1;
     const record: DispatchRecord = { s: session.seq, t, d, at: Date.now() };
     session.dispatches.push(record);
+    if (session.dispatches.length > REPLAY_LIMIT) session.dispatches.splice(0, session.dispatches.length - REPLAY_LIMIT);
     if (session.connection) this.send(session.connection, { op: GatewayOp.Dispatch, t, s: record.s, d });
     this.options.changes.notify();
   }

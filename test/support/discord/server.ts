@@ -55,6 +55,8 @@ export interface DiscordServerOptions {
   nonceWindowMs?: number;
   /** HELLO's heartbeat_interval (Discord: 41250). */
   heartbeatIntervalMs?: number;
+  /** How long a disconnected gateway session stays resumable (default 2 min). */
+  sessionTimeoutMs?: number;
   applicationId?: string;
   botUserId?: string;
   botUsername?: string;
@@ -369,6 +371,7 @@ export class DiscordServer {
       interactionTokenTtlMs: options.interactionTokenTtlMs ?? 15 * 60_000,
       nonceWindowMs: options.nonceWindowMs ?? 5 * 60_000,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+      sessionTimeoutMs: options.sessionTimeoutMs ?? 120_000,
     };
     this.token = options.token ?? `fake.${snowflake()}.token`;
     this.applicationId = options.applicationId ?? snowflake();
@@ -381,6 +384,7 @@ export class DiscordServer {
     this.gateway = new Gateway({
       token: this.token,
       heartbeatIntervalMs: this.options.heartbeatIntervalMs,
+      sessionTimeoutMs: this.options.sessionTimeoutMs,
       changes: this.changes,
       readyPayload: () => ({
         user: { ...serializeUser(this.botUser), verified: true, mfa_enabled: false, flags: 0 },
