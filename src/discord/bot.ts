@@ -1,11 +1,10 @@
-import pino from 'pino';
 import { Events, type Client } from 'discord.js';
 import type { Config } from '../config.ts';
 import type { BotServices, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { createDiscordClient } from './client.ts';
 import { inviteUrl } from './invite.ts';
-import { createInteractionRouter } from './router.ts';
+import { createInteractionRouter, errorFields } from './router.ts';
 
 export interface StartDiscordBotOptions {
   config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL' | 'DISCORD_APPLICATION_ID'>;
@@ -20,16 +19,12 @@ export interface DiscordBot {
   client: Client<true>;
   /** The link that adds the bot to a server. */
   inviteUrl: string;
-  /** Stops taking interactions, lets those in progress finish, then disconnects. Safe to call twice. */
+  /** Lets the interactions in progress finish (up to drainTimeoutMs), then disconnects. Safe to call twice. */
   stop(): Promise<void>;
 }
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 
-/** Serialized here, so the error's message and stack survive any log formatter (a raw Error JSON-encodes as {}). */
-function errorFields(error: unknown): Record<string, unknown> {
-  return { err: error instanceof Error ? pino.stdSerializers.err(error) : { message: String(error) } };
-}
 
 /**
  * Connects to Discord and answers interactions until stop(). Resolves once the gateway session is ready.
@@ -43,10 +38,9 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL });
   const route = createInteractionRouter({ commands: options.commands, services: options.services, logger: log });
 
+  // Interactions that arrive while stopping are still answered: dropping one would show "This interaction failed".
   const inFlight = new Set<Promise<void>>();
-  let stopping = false;
   client.on(Events.InteractionCreate, (interaction) => {
-    if (stopping) return;
     const handled = route(interaction).finally(() => inFlight.delete(handled));
     inFlight.add(handled);
   });
@@ -90,7 +84,6 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
 
   let stopped: Promise<void> | undefined;
   async function stop(): Promise<void> {
-    stopping = true;
     if (inFlight.size > 0) {
       log.info({ inFlight: inFlight.size }, 'waiting for interactions in progress');
       let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,13 @@
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 
+/**
+ * The REST base discord.js expects: it appends the API version itself, so a base given with one
+ * (".../api/v10", as proxies often document it) would be requested as ".../api/v10/v10".
+ */
+export function restApiBase(apiUrl: string): string {
+  return apiUrl.replace(/\/+$/, '').replace(/\/v\d+$/, '');
+}
+
 export interface DiscordClientOptions {
   /** Base of Discord's REST API (DISCORD_API_URL); the gateway URL is then read from its GET /gateway/bot. */
   apiUrl: string;
@@ -13,7 +21,7 @@ export interface DiscordClientOptions {
 export function createDiscordClient(options: DiscordClientOptions): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
-    rest: { api: options.apiUrl },
+    rest: { api: restApiBase(options.apiUrl) },
     allowedMentions: { parse: [] },
     // The bot reads no messages, so there is nothing worth caching beyond what interactions carry.
     makeCache: Options.cacheWithLimits({

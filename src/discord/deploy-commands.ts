@@ -1,6 +1,7 @@
 import { DiscordAPIError, HTTPError, REST, Routes, type APIApplication, type APIApplicationCommand } from 'discord.js';
 import { loadConfig, loadDotEnv } from '../config.ts';
 import type { SlashCommand } from '../interactions.ts';
+import { restApiBase } from './client.ts';
 
 /** Where the deploy command reads its settings and writes its report; the defaults are the real process. */
 export interface DeployIo {
@@ -101,7 +102,7 @@ export async function runDeployCommands(args: string[], io: DeployIo = {}): Prom
 
   const commands = io.commands ?? (await defaultCommands());
   const body = commands.map((command) => command.data.toJSON());
-  const rest = new REST({ api: config.DISCORD_API_URL, retries: 1, timeout: 15_000 }).setToken(token);
+  const rest = new REST({ api: restApiBase(config.DISCORD_API_URL), retries: 1, timeout: 15_000 }).setToken(token);
   try {
     const applicationId = config.DISCORD_APPLICATION_ID ?? (await resolveApplicationId(rest));
     const route = parsed.guildId

@@ -24,7 +24,7 @@ export function buttonPrefix(customId: string): string {
 }
 
 /** Serialized here, so the error's message and stack survive any log formatter (a raw Error JSON-encodes as {}). */
-function errorFields(error: unknown): Record<string, unknown> {
+export function errorFields(error: unknown): Record<string, unknown> {
   return { err: error instanceof Error ? pino.stdSerializers.err(error) : { message: String(error) } };
 }
 

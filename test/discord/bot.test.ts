@@ -68,6 +68,25 @@ const testCommands: SlashCommand[] = [
   },
 ];
 
+/** A command that waits for the test to let it answer, to catch stop() in the middle of an interaction. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+const gate = { entered: signal(), release: signal() };
+testCommands.push({
+  data: new SlashCommandBuilder().setName('slow').setDescription('Answers when the test says so'),
+  execute: async (context) => {
+    await context.defer();
+    gate.entered.resolve();
+    await gate.release.promise;
+    await context.respond({ content: 'Finished.' });
+  },
+});
+
 const retired: SlashCommand = {
   data: new SlashCommandBuilder().setName('retired').setDescription('Registered but no longer handled'),
   execute: async () => undefined,
@@ -390,16 +409,31 @@ describe('the runtime', () => {
     expect(logs.text()).not.toContain('token-that-must-not-leak');
   });
 
-  it('logs the invite URL at start-up, and the token never', async () => {
+  it('logs the invite URL at start-up', () => {
     const started = world.logs.lines.map((line) => JSON.parse(line) as { msg: string; inviteUrl?: string }).find((line) => line.inviteUrl);
     expect(started?.inviteUrl).toBe(
       `https://discord.com/oauth2/authorize?client_id=${world.discord.applicationId}&scope=bot+applications.commands&permissions=19456`,
     );
     expect(started?.msg).toContain(started?.inviteUrl);
-    await world.bot.stop();
+  });
+
+  it('stop() lets an interaction in progress finish, then disconnects; the token never reached a log line', async () => {
+    const handle = invoke('slow');
+    await gate.entered.promise;
+    let stopped = false;
+    const stopping = world.bot.stop().then(() => {
+      stopped = true;
+    });
+    await world.discord.waitFor(() => (world.logs.text().includes('waiting for interactions in progress') ? true : undefined), 'the drain log line');
+    expect(stopped).toBe(false);
+    gate.release.resolve();
+    await stopping;
+    expect(sentFor(world.discord, handle).map((call) => call.call)).toEqual(['POST callback', 'PATCH @original']);
+    expect((await handle.waitForResponse()).content).toBe('Finished.');
     expect(world.logs.lines.at(-1)).toContain('disconnected from Discord');
-    expect(world.logs.text()).not.toContain(world.discord.token);
+    expect(world.discord.gatewayEvents.at(-1)?.kind).toBe('close');
     expect(world.logs.text()).toContain('connecting to Discord');
+    expect(world.logs.text()).not.toContain(world.discord.token);
   });
 });
 

@@ -1,5 +1,6 @@
 import { ChannelType, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { describe, expect, it } from 'vitest';
+import { restApiBase } from '../../src/discord/client.ts';
 import { buttonRows, channelKind, newMessagePayload, replacementPayload } from '../../src/discord/contexts.ts';
 import { parseDeployArgs } from '../../src/discord/deploy-commands.ts';
 import { BOT_PERMISSIONS, inviteUrl } from '../../src/discord/invite.ts';
@@ -14,6 +15,14 @@ describe('invite URL', () => {
     expect(url.searchParams.get('client_id')).toBe('123456789012345678');
     expect(url.searchParams.get('scope')).toBe('bot applications.commands');
     expect(url.searchParams.get('permissions')).toBe('19456');
+  });
+});
+
+describe('DISCORD_API_URL', () => {
+  it('drops a version suffix, which discord.js adds itself', () => {
+    expect(restApiBase('https://discord.com/api')).toBe('https://discord.com/api');
+    expect(restApiBase('https://proxy.internal/api/v10/')).toBe('https://proxy.internal/api');
+    expect(restApiBase('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
   });
 });
 
