@@ -354,6 +354,8 @@ export class DiscordServer {
   private readonly channels = new Map<string, Channel>();
   private readonly users = new Map<string, User>();
   private readonly messages = new Map<string, StoredMessage>();
+  /** Messages per channel in creation order, so channel reads do not scan everything. */
+  private readonly messagesByChannel = new Map<string, StoredMessage[]>();
   private readonly nonces = new Map<string, { messageId: string; at: number }>();
   private readonly interactions = new Map<string, InteractionState>();
   private readonly interactionsByToken = new Map<string, InteractionState>();
@@ -634,7 +636,7 @@ export class DiscordServer {
       if (!message || message.deletedAt !== null) throw new Error(`message ${spec.messageId} does not exist`);
       if (!carries(message)) throw new Error(`message ${spec.messageId} has no button with custom_id ${spec.customId}`);
     } else {
-      message = [...this.messages.values()].reverse().find((m) => m.channelId === channelId && m.deletedAt === null && carries(m));
+      message = [...(this.messagesByChannel.get(channelId) ?? [])].reverse().find((m) => m.deletedAt === null && carries(m));
       if (!message) throw new Error(`no message in channel ${channelId} has a button with custom_id ${spec.customId}`);
     }
     if (message.channelId !== channelId) throw new Error(`message ${message.id} is not in channel ${channelId}`);
@@ -676,8 +678,8 @@ export class DiscordServer {
 
   /** Messages visible in a channel now (not ephemeral, not deleted), oldest first. */
   messagesIn(channelId: string): MessageView[] {
-    return [...this.messages.values()]
-      .filter((m) => m.channelId === channelId && m.deletedAt === null && (m.flags & MessageFlag.Ephemeral) === 0)
+    return (this.messagesByChannel.get(channelId) ?? [])
+      .filter((m) => m.deletedAt === null && (m.flags & MessageFlag.Ephemeral) === 0)
       .map(viewMessage);
   }
 
@@ -1537,7 +1539,12 @@ export class DiscordServer {
       mentionEveryone,
       roleMentionable: (id) => guild?.roles.get(id)?.mentionable === true,
     });
-    this.messages.set(message.id, message);
+    if (!this.messages.has(message.id)) {
+      this.messages.set(message.id, message);
+      const list = this.messagesByChannel.get(message.channelId);
+      if (list) list.push(message);
+      else this.messagesByChannel.set(message.channelId, [message]);
+    }
     return message;
   }
 
