@@ -1,32 +1,47 @@
 /**
- * A local Discord-compatible server for end-to-end tests and benchmarks: the real discord.js Client and REST talk to
- * it over loopback (API v10 REST under `apiUrl`, JSON gateway from `GET /gateway/bot`).
+ * A local Discord-compatible server for end-to-end tests and benchmarks. The real discord.js Client and REST talk to
+ * it over loopback: REST API v10 under `apiUrl` (pass it as `rest: { api }` / DISCORD_API_URL), JSON gateway from
+ * `GET /gateway/bot`. Tests for the harness itself live next to it (*.test.ts).
  *
  *   const discord = await startDiscordServer({ interactionDeadlineMs: 3000 });
- *   const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: discord.apiUrl } });
- *   const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'general' }] });  // GUILD_CREATE after READY
- *   await client.login(discord.token);
- *   const ix = discord.invokeCommand({ name: 'wotd', options: { date: '2024-01-01' }, channelId: guild.channelId('general') });
- *   const reply = await ix.waitForResponse();            // what the user finally sees (reply, or the edit of a deferral)
- *   discord.injectFault({ channelId, status: 403, code: 50001, times: 1 });
- *   discord.messagesIn(channelId); discord.posts(); discord.requests; discord.stats();   // the recording
- *   discord.closeGateway(4000); await discord.waitForResume();
+ *   const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'general' }] });
+ *   const client = await loginClient(discord);              // or new Client({ rest: { api: discord.apiUrl } })
+ *   await restFor(discord).put(Routes.applicationCommands(discord.applicationId), { body: commands });
+ *   const ix = discord.invokeCommand({ name: 'wotd', options: { date: '2025-01-01' }, channelId: guild.channelId('general') });
+ *   const shown = await ix.waitForResponse();               // the reply, or the edit of a deferral
  *   await discord.close();
  *
- * World: addGuild / addChannel / updateChannel / deleteChannel (CHANNEL_DELETE) / removeGuild (GUILD_DELETE) /
- *   addMember / setMemberRoles; permissions resolve from roles and overwrites like Discord's (the bot gets a managed
- *   role with View, Send, Embed Links, Read History unless `botMember.roles` says otherwise), and REST answers
- *   50001/50013 from them.
- * Interactions: invokeCommand (in a guild channel, or `dm: true`; options checked against the registered command:
- *   register first via PUT
- *   /applications/:id/commands), pressButton (the button must be on a message), autocomplete (→ choices),
- *   each returning an InteractionHandle (callbacks, original, followUps, waitFor…).
- * Discord's rules: 50/s global limit per token (fixed one-second windows; interaction routes exempt), per-route buckets
- *   with X-RateLimit-* headers (5 per 5 s per channel for messages), 3 s deadline (10062) and single ack (40060),
- *   `nonce` + `enforce_nonce` dedupe, 50035 validation (embeds, content, allowed_mentions, components), 10003 for
- *   unknown channels, 401 without `Bot <token>`.
- * Gateway: closeGateway(code) / dropGateway() (1006) / requestReconnect() (op 7) / invalidateSession(); RESUME
- *   replays missed dispatches; waitForIdentify / waitForReady / waitForResume / gatewayEvents.
+ * Options: globalLimitPerSecond (50), perChannelMessages ({ limit: 5, windowMs: 5000 }), interactionDeadlineMs (3000),
+ *   interactionTokenTtlMs (15 min), nonceWindowMs (5 min), heartbeatIntervalMs (41250), sessionTimeoutMs (2 min),
+ *   applicationId, botUserId, botUsername, token.
+ * Identity: apiUrl, gatewayUrl, token, applicationId, botUser, defaultUser (the member who invokes when no `user`).
+ * World: addGuild(spec) → GuildInfo { id, everyoneRoleId, botRoleId, channels, roles, channelId(name), roleId(name) };
+ *   addChannel, updateChannel (CHANNEL_UPDATE), deleteChannel (CHANNEL_DELETE), removeGuild (GUILD_DELETE),
+ *   setGuildAvailable (outage), addMember, setMemberRoles, updateRole, botPermissions(channelId), dmChannelOf(userId).
+ *   Permissions resolve from roles and overwrites (overwrite ids may be '@everyone', '@bot' or a role name); the bot
+ *   gets a managed role with View, Send, Embed Links, Read History unless `botMember.roles` says otherwise; REST
+ *   answers 50001/50013 from them.
+ * Interactions (each returns an InteractionHandle: id, token, sentAt, payload, callbacks, callback, original,
+ *   followUps, choices, waitForCallback, waitForResponse, waitForOriginal, waitForFollowUp):
+ *   invokeCommand({ name, options, subcommand?, channelId | dm: true, user?, memberPermissions?, appPermissions? })
+ *     — options are checked against the registered command as Discord's client would (register first);
+ *   pressButton({ customId, channelId, messageId? }) — the button must be on a message the bot sent;
+ *   autocomplete({ name, options, focused, channelId }) → choices; startAutocomplete → handle; interactionHandles().
+ * Recording: requests (every REST request with time, route, body, status, response, headers, limited, faulted),
+ *   messagesIn(channelId), waitForMessages(channelId, n), allMessages() (MessageView with content, embeds,
+ *   components, flags, ephemeral, loading, pings, revisions), posts(channelId?), callbacks(), commands(guildId?),
+ *   stats() (per epoch second: accepted against the global limit, exempt, posts, global429, bucket429),
+ *   internalErrors, waitFor(probe, description).
+ * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times? })
+ *   → { hits, remove() }; clearFaults().
+ * Gateway: closeGateway(code = 4000) (4009 forces a new session), dropGateway() (1006), requestReconnect() (op 7),
+ *   invalidateSession(resumable), requestHeartbeat(), gatewayEvents, connected, waitForIdentify / waitForReady /
+ *   waitForResume / waitForGateway(kind, n). RESUME replays missed dispatches. Wait for the Client's own
+ *   ShardReady/ShardResume before destroying it: discord.js reconnects if destroyed while it awaits READY.
+ * Discord's rules it keeps: 401 without `Bot <token>`; global limit in fixed one-second windows, interaction routes
+ *   exempt; per-route buckets with X-RateLimit-* headers; 429 bodies and Retry-After; 3 s deadline (404 10062) and
+ *   single acknowledgement (400 40060); nonce + enforce_nonce dedupe; 50035 validation (content, embeds,
+ *   allowed_mentions, components, commands); 50006 empty message; 10003/10004/10008/10062/10063 unknowns.
  */
 import { DiscordServer, type DiscordServerOptions } from './server.ts';
 
