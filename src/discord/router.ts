@@ -15,6 +15,12 @@ export interface RouterOptions {
   logger: Logger;
 }
 
+/** A child logger made only when something is logged: making one per interaction costs more than many answers do. */
+function lazyChild(logger: Logger, bindings: Record<string, unknown>): () => Logger {
+  let child: Logger | undefined;
+  return () => (child ??= logger.child(bindings));
+}
+
 export type InteractionRouter = (interaction: Interaction) => Promise<void>;
 
 /** The part of a button's custom id before the first ':' names the command that handles it. */
@@ -45,69 +51,69 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
    * Answers privately on whichever path is still open: a reply, the place of a deferral, or a follow-up when a real
    * answer was already sent (which is left alone). A failure here is only logged.
    */
-  async function answerPrivately(context: Respondable & TrackedResponses, message: OutgoingMessage, log: Logger): Promise<void> {
+  async function answerPrivately(context: Respondable & TrackedResponses, message: OutgoingMessage, log: () => Logger): Promise<void> {
     try {
       if (context.answered) await context.followUp({ ...message, ephemeral: true });
       else await context.respond({ ...message, ephemeral: true });
     } catch (error) {
-      log.warn({ ...errorFields(error), acknowledged: context.acknowledged }, 'could not send the error reply');
+      log().warn({ ...errorFields(error), acknowledged: context.acknowledged }, 'could not send the error reply');
     }
   }
 
   async function handleCommand(interaction: ChatInputCommandInteraction): Promise<void> {
-    const log = logger.child({ interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId });
+    const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId });
     const context = createCommandContext(interaction);
     const command = byName.get(interaction.commandName);
     if (!command) {
-      log.warn('unknown command');
+      log().warn('unknown command');
       await answerPrivately(context, { content: UNKNOWN_COMMAND }, log);
       return;
     }
     const started = performance.now();
     try {
       await command.execute(context, services);
-      log.debug({ ms: Math.round(performance.now() - started) }, 'command handled');
+      if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
-      log.error({ ...errorFields(error), acknowledged: context.acknowledged }, 'command failed');
+      log().error({ ...errorFields(error), acknowledged: context.acknowledged }, 'command failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
     }
   }
 
   async function handleButton(interaction: ButtonInteraction): Promise<void> {
     const prefix = buttonPrefix(interaction.customId);
-    const log = logger.child({ interactionId: interaction.id, button: prefix, guildId: interaction.guildId });
+    const log = lazyChild(logger, { interactionId: interaction.id, button: prefix, guildId: interaction.guildId });
     const context = createButtonContext(interaction);
     const command = byPrefix.get(prefix);
     if (!command?.button) {
-      log.warn({ customId: interaction.customId }, 'unknown button');
+      log().warn({ customId: interaction.customId }, 'unknown button');
       await answerPrivately(context, { content: UNKNOWN_BUTTON }, log);
       return;
     }
     try {
       await command.button.handle(context, services);
-      log.debug('button handled');
+      if (logger.isLevelEnabled('debug')) log().debug('button handled');
     } catch (error) {
-      log.error({ ...errorFields(error), customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
+      log().error({ ...errorFields(error), customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
     }
   }
 
   async function handleAutocomplete(interaction: AutocompleteInteraction): Promise<void> {
-    const log = logger.child({ interactionId: interaction.id, command: interaction.commandName, autocomplete: true });
+    const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, autocomplete: true });
     const command = byName.get(interaction.commandName);
     try {
       const context = createAutocompleteContext(interaction);
       if (command?.autocomplete) await command.autocomplete(context, services);
-      else log.warn('autocomplete for a command without it');
+      else log().warn('autocomplete for a command without it');
     } catch (error) {
-      log.error(errorFields(error), 'autocomplete failed');
+      log().error(errorFields(error), 'autocomplete failed');
     }
     // Discord shows "loading options failed" to a member left without an answer; an empty list is kinder.
     if (!interaction.responded) {
       try {
         await interaction.respond([]);
       } catch (error) {
-        log.warn(errorFields(error), 'could not send an empty autocomplete answer');
+        log().warn(errorFields(error), 'could not send an empty autocomplete answer');
       }
     }
   }
