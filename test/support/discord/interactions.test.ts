@@ -87,6 +87,8 @@ describe('fake Discord interactions', () => {
 
   it('refuses to invoke what the Discord client would not send', () => {
     expect(() => discord.invokeCommand({ name: 'nope', channelId: general })).toThrow(/not registered/);
+    expect(() => discord.addGuild({ id: 'guild-1' })).toThrow(/not a snowflake/);
+    expect(() => discord.pressButton({ channelId: general, customId: 'missing' })).toThrow(/no message/);
     expect(() => discord.invokeCommand({ name: 'wotd', channelId: general, options: { limit: 9 } })).toThrow(/above 8/);
     expect(() => discord.invokeCommand({ name: 'wotd-find', channelId: general })).toThrow(/requires option "word"/);
     expect(() => discord.invokeCommand({ name: 'wotd', channelId: general, options: { colour: 'x' } })).toThrow(/no option "colour"/);

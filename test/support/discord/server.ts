@@ -432,7 +432,7 @@ export class DiscordServer {
   // ------------------------------------------------------------------------------------------- world building
 
   addGuild(spec: GuildSpec = {}): GuildInfo {
-    const id = spec.id ?? snowflake();
+    const id = checkId(spec.id, 'guild') ?? snowflake();
     if (this.guilds.has(id)) throw new Error(`guild ${id} already exists`);
     const owner = makeUser({ username: 'owner' });
     const ownerId = spec.ownerId ?? owner.id;
@@ -449,7 +449,7 @@ export class DiscordServer {
     guild.roles.set(id, { id, name: '@everyone', permissions: toBits(spec.everyonePermissions, DEFAULT_EVERYONE_PERMISSIONS), position: 0, managed: false, mentionable: false });
     let position = 1;
     for (const r of spec.roles ?? []) {
-      const role: Role = { id: r.id ?? snowflake(), name: r.name, permissions: toBits(r.permissions, 0n), position: r.position ?? position, managed: r.managed ?? false, mentionable: r.mentionable ?? false };
+      const role: Role = { id: checkId(r.id, 'role') ?? snowflake(), name: r.name, permissions: toBits(r.permissions, 0n), position: r.position ?? position, managed: r.managed ?? false, mentionable: r.mentionable ?? false };
       position += 1;
       guild.roles.set(role.id, role);
     }
@@ -827,7 +827,7 @@ export class DiscordServer {
   }
 
   private putMember(guild: Guild, spec: MemberSpec): Member {
-    const existing = spec.id ? this.users.get(spec.id) : undefined;
+    const existing = checkId(spec.id, 'user') ? this.users.get(spec.id ?? '') : undefined;
     const user = existing ?? makeUser(spec);
     this.users.set(user.id, user);
     const member: Member = {
@@ -841,7 +841,7 @@ export class DiscordServer {
   }
 
   private putChannel(guild: Guild, spec: ChannelSpec): Channel {
-    const id = spec.id ?? snowflake();
+    const id = checkId(spec.id, 'channel') ?? snowflake();
     if (this.channels.has(id)) throw new Error(`channel ${id} already exists`);
     const channel: Channel = {
       id,
@@ -1688,6 +1688,12 @@ export class DiscordServer {
     state.followUps.push(message);
     return query.get('wait') === 'false' ? { status: 204 } : { status: 200, body: serializeMessage(message, this.applicationId) };
   }
+}
+
+/** Ids given by tests must look like snowflakes: Discord's clients do arithmetic on them. */
+function checkId(id: string | undefined, what: string): string | undefined {
+  if (id !== undefined && !/^\d{1,20}$/.test(id)) throw new Error(`${what} id ${JSON.stringify(id)} is not a snowflake (digits only)`);
+  return id;
 }
 
 function throwUnknownCommand(): never {
