@@ -214,6 +214,29 @@ describe('fake Discord interactions', () => {
     expect(press.userId).toBe(ix.userId);
   });
 
+  it('fetches the reply and edits and deletes follow-ups through the interaction webhook', async () => {
+    const done = new Promise<string>((resolve, reject) => {
+      handlers.push(async (interaction) => {
+        if (!interaction.isChatInputCommand()) return;
+        await interaction.reply({ content: 'first' });
+        const fetched = await interaction.fetchReply();
+        const one = await interaction.followUp({ content: 'one' });
+        const two = await interaction.followUp({ content: 'two' });
+        await interaction.editReply({ message: one.id, content: 'one, edited' });
+        await interaction.deleteReply(two.id);
+        resolve(fetched.content);
+      });
+      setTimeout(() => reject(new Error('handler did not finish')), 5000).unref();
+    });
+    const ix = discord.invokeCommand({ name: 'wotd', channelId: general });
+    expect(await done).toBe('first');
+    expect(ix.followUps.map((m) => [m.content, m.deleted])).toEqual([
+      ['one, edited', false],
+      ['two', true],
+    ]);
+    expect(discord.messagesIn(general).map((m) => m.content)).toEqual(['first', 'one, edited']);
+  });
+
   it('round-trips autocomplete: the focused option arrives and the choices come back', async () => {
     handlers.push(async (interaction) => {
       if (!interaction.isAutocomplete()) throw new Error('expected autocomplete');

@@ -206,4 +206,44 @@ describe('fake Discord REST', () => {
     const tooLong = await apiError(rest.patch(Routes.channelMessage(general, second.id), { body: { content: 'x'.repeat(2001) } }));
     expect(tooLong.code).toBe(50035);
   });
+
+  it('creates, upserts, edits and deletes single commands; unknown ids answer 10063', async () => {
+    const rest = restFor(discord);
+    const route = Routes.applicationGuildCommands(discord.applicationId, guild.id);
+    const post = (description: string) =>
+      fetch(`${discord.apiUrl}/v10${route}`, {
+        method: 'POST',
+        headers: { Authorization: `Bot ${discord.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'wotd', description }),
+      });
+    const created = await post('one');
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const again = await post('two');
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { id: string }).id).toBe(id);
+    const patched = (await rest.patch(Routes.applicationGuildCommand(discord.applicationId, guild.id, id), { body: { description: 'three' } })) as { description: string };
+    expect(patched.description).toBe('three');
+    expect(await rest.get(Routes.applicationGuildCommand(discord.applicationId, guild.id, id))).toMatchObject({ id, name: 'wotd', guild_id: guild.id });
+    await rest.delete(Routes.applicationGuildCommand(discord.applicationId, guild.id, id));
+    expect(discord.commands(guild.id)).toEqual([]);
+    const missing = await apiError(rest.get(Routes.applicationGuildCommand(discord.applicationId, guild.id, id)));
+    expect([missing.status, missing.code]).toEqual([404, 10063]);
+  });
+
+  it('validates message components: custom ids, link buttons, row sizes', async () => {
+    const rest = restFor(discord);
+    const button = (extra: Record<string, unknown>) => ({ type: 2, style: 1, label: 'Go', custom_id: 'go', ...extra });
+    const post = (components: unknown) => apiError(rest.post(Routes.channelMessages(discord.addChannel(guild.id).id), { body: { content: 'x', components } }));
+    const long = await post([{ type: 1, components: [button({ custom_id: 'x'.repeat(101) })] }]);
+    expect(long.rawError).toMatchObject({ code: 50035, errors: { components: { 0: { components: { 0: { custom_id: {} } } } } } });
+    const dup = await post([{ type: 1, components: [button({}), button({})] }]);
+    expect(dup.rawError).toMatchObject({ errors: { components: { 0: { components: { 1: { custom_id: { _errors: [{ code: 'COMPONENT_CUSTOM_ID_DUPLICATED' }] } } } } } } });
+    const link = await post([{ type: 1, components: [button({ style: 5, url: 'https://wotd.example' })] }]);
+    expect(link.rawError).toMatchObject({ errors: { components: { 0: { components: { 0: { custom_id: {} } } } } } });
+    const wide = await post([{ type: 1, components: Array.from({ length: 6 }, (_, i) => button({ custom_id: `b${i}` })) }]);
+    expect(wide.code).toBe(50035);
+    await rest.post(Routes.channelMessages(general), { body: { components: [{ type: 1, components: [button({}), button({ style: 5, custom_id: undefined, url: 'https://wotd.example' })] }] } });
+    expect(discord.messagesIn(general)).toHaveLength(1);
+  });
 });
