@@ -35,8 +35,9 @@ describe('fake Discord interactions', () => {
   const handlers: ((i: Interaction) => Promise<void>)[] = [];
   const errors: unknown[] = [];
 
-  beforeEach(async () => {
-    discord = await startDiscordServer({ interactionDeadlineMs: 300 });
+  /** A fresh harness, guild, registered commands and logged-in client; handlers answer interactions in order. */
+  async function setUp(options: Parameters<typeof startDiscordServer>[0] = {}): Promise<void> {
+    discord = await startDiscordServer(options);
     guild = discord.addGuild({ name: 'Words', roles: [{ name: 'mods', permissions: 1n << 4n }], channels: [{ name: 'general' }, { name: 'daily' }] });
     general = guild.channelId('general');
     await restFor(discord).put(Routes.applicationCommands(discord.applicationId), { body: [wotd.toJSON(), find.toJSON()] });
@@ -45,6 +46,16 @@ describe('fake Discord interactions', () => {
       const handler = handlers.shift();
       if (handler) handler(interaction).catch((error: unknown) => errors.push(error));
     });
+  }
+
+  async function restart(options: Parameters<typeof startDiscordServer>[0]): Promise<void> {
+    await client.destroy();
+    await discord.close();
+    await setUp(options);
+  }
+
+  beforeEach(async () => {
+    await setUp();
   });
   afterEach(async () => {
     handlers.length = 0;
@@ -253,11 +264,12 @@ describe('fake Discord interactions', () => {
     ]);
   });
 
-  it('answers a late callback with 10062 and a second callback with 40060, as discord.js sees them', async () => {
+  it('answers a callback after the deadline with 404 10062, as discord.js sees it', async () => {
+    await restart({ interactionDeadlineMs: 150 });
     const lateOutcome = new Promise<unknown>((resolve) => {
       handlers.push(async (interaction) => {
         if (!interaction.isChatInputCommand()) return;
-        await new Promise((r) => setTimeout(r, 400));
+        await new Promise((r) => setTimeout(r, 300));
         await interaction.reply({ content: 'too late' }).then(() => resolve('accepted'), resolve);
       });
     });
@@ -268,7 +280,9 @@ describe('fake Discord interactions', () => {
     expect((lateError as DiscordAPIError).status).toBe(404);
     expect(late.callbacks).toMatchObject([{ status: 404, errorCode: 10062 }]);
     expect(late.original).toBeUndefined();
+  });
 
+  it('answers a second callback with 400 40060, as discord.js sees it', async () => {
     const secondOutcome = new Promise<unknown>((resolve) => {
       handlers.push(async (interaction) => {
         if (!interaction.isChatInputCommand()) return;
@@ -290,17 +304,7 @@ describe('fake Discord interactions', () => {
   });
 
   it('stops accepting webhook calls once the interaction token expires (401 50027)', async () => {
-    await client.destroy();
-    await discord.close();
-    discord = await startDiscordServer({ interactionTokenTtlMs: 150 });
-    guild = discord.addGuild();
-    general = guild.channelId('general');
-    await restFor(discord).put(Routes.applicationCommands(discord.applicationId), { body: [wotd.toJSON()] });
-    client = await loginClient(discord);
-    client.on(Events.InteractionCreate, (interaction) => {
-      const handler = handlers.shift();
-      if (handler) handler(interaction).catch((error: unknown) => errors.push(error));
-    });
+    await restart({ interactionTokenTtlMs: 150 });
     const outcome = new Promise<unknown>((resolve) => {
       handlers.push(async (interaction) => {
         if (!interaction.isChatInputCommand()) return;
