@@ -30,7 +30,7 @@
  * Recording: requests (every REST request with time, route, body, status, response, headers, limited, faulted),
  *   messagesIn(channelId), waitForMessages(channelId, n), allMessages() (MessageView with content, embeds,
  *   components, flags, ephemeral, loading, pings, revisions), posts(channelId?), callbacks(), commands(guildId?),
- *   stats() (per epoch second: accepted against the global limit, exempt, posts, global429, bucket429),
+ *   stats() (per epoch second: accepted against the global limit, exempt, posts, global429, bucket429, invalid),
  *   internalErrors, waitFor(probe, description).
  * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times? })
  *   → { hits, remove() }; clearFaults().

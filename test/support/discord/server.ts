@@ -186,6 +186,8 @@ export interface SecondStats {
   posts: number;
   global429: number;
   bucket429: number;
+  /** 401, 403 and 429 answers: what Discord counts toward its invalid-request ban (10,000 per 10 minutes). */
+  invalid: number;
 }
 
 export interface InteractionHandle {
@@ -713,13 +715,22 @@ export class DiscordServer {
   }
 
   /** Per-second counters (epoch seconds, the same windows the global limiter uses). */
-  stats(): { perSecond: SecondStats[]; total: number; global429: number; bucket429: number; maxAcceptedPerSecond: number; maxPostsPerSecond: number } {
+  stats(): {
+    perSecond: SecondStats[];
+    total: number;
+    global429: number;
+    bucket429: number;
+    invalid: number;
+    maxAcceptedPerSecond: number;
+    maxPostsPerSecond: number;
+  } {
     const perSecond = [...this.perSecond.values()].sort((a, b) => a.second - b.second);
     return {
       perSecond,
       total: this.requests.length,
       global429: perSecond.reduce((n, s) => n + s.global429, 0),
       bucket429: perSecond.reduce((n, s) => n + s.bucket429, 0),
+      invalid: perSecond.reduce((n, s) => n + s.invalid, 0),
       maxAcceptedPerSecond: perSecond.reduce((n, s) => Math.max(n, s.accepted), 0),
       maxPostsPerSecond: perSecond.reduce((n, s) => Math.max(n, s.posts), 0),
     };
@@ -1244,7 +1255,7 @@ export class DiscordServer {
     const second = Math.floor(r.at / 1000);
     let s = this.perSecond.get(second);
     if (!s) {
-      s = { second, requests: 0, accepted: 0, exempt: 0, posts: 0, global429: 0, bucket429: 0 };
+      s = { second, requests: 0, accepted: 0, exempt: 0, posts: 0, global429: 0, bucket429: 0, invalid: 0 };
       this.perSecond.set(second, s);
     }
     s.requests += 1;
@@ -1252,6 +1263,7 @@ export class DiscordServer {
     else if (r.countedGlobally) s.accepted += 1;
     else s.exempt += 1;
     if (r.limited === 'bucket') s.bucket429 += 1;
+    if (r.status === 401 || r.status === 403 || r.status === 429) s.invalid += 1;
     if (r.route === 'POST /channels/:channel_id/messages' && r.status < 300) s.posts += 1;
   }
 
