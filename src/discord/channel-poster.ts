@@ -11,27 +11,43 @@ import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedul
 
 export interface ChannelPosterOptions {
   /**
-   * Daily posts started per second, evenly spaced (default 47; 0 turns pacing off). discord.js keeps to the global
+   * Most daily posts started in any one second (default 47; 0 turns pacing off). discord.js keeps to the global
    * 50 requests/s in its own one-second windows, which do not line up with Discord's, so a fan-out at full speed
-   * draws a 429 now and then at a window edge. Evenly spaced posts below the ceiling never touch it, and leave room
-   * for command replies.
+   * draws a 429 now and then at a window edge. Posts capped below the ceiling over every sliding second never touch
+   * it, and leave room for command replies.
    */
   postsPerSecond?: number;
 }
 
 export const DEFAULT_POSTS_PER_SECOND = 47;
+/** Posts are at least this far apart, so a burst after a stall catches up gently. */
+const MIN_SPACING_MS = 1000 / 60;
+const WINDOW_MS = 1000;
 
-/** Hands out start times at least 1/rate apart; callers wait for theirs. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Lets posts start one at a time: at least MIN_SPACING_MS apart and never more than `perSecond` in any second. */
 function pacer(perSecond: number): () => Promise<void> {
   if (perSecond <= 0) return () => Promise.resolve();
-  const intervalMs = 1000 / perSecond;
-  let nextSlot = 0;
+  const started: number[] = [];
+  let queue: Promise<void> = Promise.resolve();
+  const take = async (): Promise<void> => {
+    const last = started.at(-1);
+    if (last !== undefined) {
+      const gap = performance.now() - last;
+      if (gap < MIN_SPACING_MS) await sleep(MIN_SPACING_MS - gap);
+    }
+    if (started.length >= perSecond) {
+      const age = performance.now() - (started[started.length - perSecond] ?? 0);
+      if (age < WINDOW_MS) await sleep(WINDOW_MS - age);
+    }
+    started.push(performance.now());
+    if (started.length > perSecond) started.shift();
+  };
   return () => {
-    const now = performance.now();
-    const slot = Math.max(now, nextSlot);
-    nextSlot = slot + intervalMs;
-    const waitMs = slot - now;
-    return waitMs <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, waitMs));
+    const turn = queue.then(take);
+    queue = turn;
+    return turn;
   };
 }
 

@@ -5,7 +5,7 @@ import type { IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
-import { currentSlot, owesPost } from './due.ts';
+import { currentSlot, owesPost, type Slot } from './due.ts';
 import { fanOut, type DeliveryHooks, type DeliveryJob, type FanOutReport } from './delivery.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
@@ -92,9 +92,16 @@ export class DailyScheduler {
 
   private async runTick(now: Date, clock: () => Date): Promise<TickReport> {
     const { store } = this.options;
+    // Many subscriptions share a zone and a time; work each pair's slot out once per tick.
+    const slots = new Map<string, Slot>();
     const candidates = (await store.listAll()).flatMap((subscription) => {
       if (subscription.status.state === 'disabled') return [];
-      const slot = currentSlot(subscription, now);
+      const key = `${subscription.timeZone}|${subscription.time}`;
+      let slot = slots.get(key);
+      if (!slot) {
+        slot = currentSlot(subscription, now);
+        slots.set(key, slot);
+      }
       return slot.postAt.getTime() <= now.getTime() ? [{ subscription, slot }] : [];
     });
 
