@@ -73,7 +73,7 @@ export interface SentCall {
   body: unknown;
 }
 
-function describe(request: RecordedRequest, handle: InteractionHandle): SentCall | undefined {
+function classify(request: RecordedRequest, handle: InteractionHandle): SentCall | undefined {
   const path = decodeURIComponent(request.path);
   if (!path.includes(handle.token)) return undefined;
   if (path.endsWith('/callback')) return { call: `${request.method} callback`, body: request.body };
@@ -84,7 +84,7 @@ function describe(request: RecordedRequest, handle: InteractionHandle): SentCall
 
 /** What the bot sent for one interaction, in order, with bodies exactly as they arrived. */
 export function sentFor(discord: DiscordServer, handle: InteractionHandle): SentCall[] {
-  return discord.requests.map((request) => describe(request, handle)).filter((call): call is SentCall => call !== undefined);
+  return discord.requests.map((request) => classify(request, handle)).filter((call): call is SentCall => call !== undefined);
 }
 
 /** Waits until the bot has sent `count` requests for the interaction, and returns them. */
