@@ -25,7 +25,6 @@ export interface DiscordBot {
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 
-
 /**
  * Connects to Discord and answers interactions until stop(). Resolves once the gateway session is ready.
  * Reconnecting after a dropped connection is left to discord.js; it is only logged here.
