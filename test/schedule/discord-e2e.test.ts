@@ -1,0 +1,88 @@
+import { PermissionFlagsBits } from 'discord.js';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { commands } from '../../commands/index.ts';
+import { startDiscordBot } from '../../src/discord/bot.ts';
+import { startDiscordDailyPosts } from '../../src/discord/daily-posts.ts';
+import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
+import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
+import type { DailyScheduler } from '../../src/schedule/scheduler.ts';
+import type { WotdLookup } from '../../src/wotd/lookup.ts';
+import { startDiscordServer } from '../support/discord/index.ts';
+import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
+
+describe('daily posts end to end: the real bot, the local Discord server, a SQLite store', () => {
+  it('subscribe through Discord, post at the time with the role mention, disable on channel deletion', async () => {
+    const discord = await startDiscordServer();
+    cleanups.push(() => discord.close());
+    const guild = discord.addGuild({
+      name: 'Words',
+      roles: [{ name: 'word-fans' }, { name: 'admins', permissions: PermissionFlagsBits.ManageChannels }],
+      members: [{ id: '500000000000000001', username: 'admin', roles: ['admins'] }],
+      channels: [
+        { name: 'general' },
+        { name: 'daily' },
+        { name: 'locked', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.SendMessages }] },
+      ],
+    });
+    const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
+    expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
+
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const now = () => new Date('2026-06-15T07:00:00Z');
+    const { logger } = captureLogger();
+    const daily = await openDailyPosts({ storeUrl: temp.url, limit: 5, concurrency: 4, logger, now });
+    cleanups.push(() => daily.close());
+    const lookup = new FixedLookup();
+    const bot = await startDiscordBot({
+      config: { ...env, DISCORD_APPLICATION_ID: undefined },
+      commands,
+      services: { lookup: lookup as unknown as WotdLookup, siteUrl: 'https://wotd.site', logger, subscriptions: daily.subscriptions },
+      logger,
+    });
+    cleanups.push(() => bot.stop());
+    const unwatch = startDiscordDailyPosts(bot.client, daily, { lookup, siteUrl: 'https://wotd.site', logger });
+    cleanups.push(unwatch);
+    // The member holds Manage Channels through the admins role; Discord (and the local server) offer the commands only then.
+    const invoke = async (name: string, options: Record<string, string>) => {
+      const handle = discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: '500000000000000001' });
+      return handle.waitForResponse();
+    };
+
+    const locked = await invoke('wotd-subscribe', { channel: guild.channelId('locked') });
+    expect(locked.content).toContain(`I'm missing **Send Messages** and **Embed Links** there`);
+    expect(locked.ephemeral).toBe(true);
+
+    const ok = await invoke('wotd-subscribe', { channel: guild.channelId('daily'), time: '09:30', timezone: 'Europe/London', role: guild.roleId('word-fans') });
+    expect(ok.content).toContain(`Subscribed <#${guild.channelId('daily')}>: the word of the day every day at 09:30 (Europe/London), mentioning <@&${guild.roleId('word-fans')}>`);
+    expect(ok.allowedMentions).toEqual({ parse: [], roles: [] });
+
+    const zones = await discord.autocomplete({ name: 'wotd-subscribe', options: { channel: guild.channelId('daily'), timezone: 'lond' }, focused: 'timezone', channelId: guild.channelId('general'), user: '500000000000000001' });
+    expect(zones).toContainEqual({ name: 'Europe/London', value: 'Europe/London' });
+
+    // start() hands back the scheduler startDiscordDailyPosts already started, which posts through the bot's REST client.
+    const scheduler: DailyScheduler = daily.start({ poster: { post: () => Promise.reject(new Error('not this one')) }, lookup, render: () => ({}) });
+    expect(await scheduler.tick(new Date('2026-06-15T08:29:00Z'))).toMatchObject({ total: 0 });
+    expect(await scheduler.tick(new Date('2026-06-15T08:30:00Z'))).toMatchObject({ sent: 1 });
+    const [post] = discord.messagesIn(guild.channelId('daily'));
+    expect(post).toMatchObject({ content: `<@&${guild.roleId('word-fans')}>`, allowedMentions: { parse: [], roles: [guild.roleId('word-fans')] } });
+    expect(post?.embeds[0]).toMatchObject({ title: 'word-2026-06-15' });
+
+    const listed = await invoke('wotd-subscriptions', {});
+    expect(listed.embeds[0]).toMatchObject({ title: 'Daily posts (1 of 5)' });
+    expect(JSON.stringify(listed.embeds[0])).toContain('active; next post <t:');
+
+    discord.deleteChannel(guild.channelId('daily'));
+    await vi.waitFor(async () => expect((await daily.store.get(guild.channelId('daily')))?.status.state).toBe('disabled'));
+    const after = await invoke('wotd-subscriptions', {});
+    expect(JSON.stringify(after.embeds[0])).toContain('disabled (the channel was deleted)');
+  });
+});
