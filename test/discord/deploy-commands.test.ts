@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
@@ -100,7 +102,7 @@ describe('wotd-bot deploy-commands', () => {
     expect(discord.requests.length).toBe(before);
   });
 
-  it('explains a rejected token, an unknown server and bad arguments', async () => {
+  it('explains a rejected token, an unknown server, an unreachable API and bad arguments', async () => {
     const rejected = await deploy([], { ...harnessEnv(), DISCORD_TOKEN: 'not-the-token-at-all' });
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain('Discord rejected DISCORD_TOKEN (401 Unauthorized)');
@@ -109,6 +111,14 @@ describe('wotd-bot deploy-commands', () => {
     const unknownServer = await deploy(['--guild', '123456789012345678'], harnessEnv());
     expect(unknownServer.code).toBe(1);
     expect(unknownServer.stderr).toContain('Discord refused (403 Forbidden): Missing Access');
+
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((done) => closed.close(() => done()));
+    const unreachable = await deploy([], { ...harnessEnv(), DISCORD_API_URL: `http://127.0.0.1:${port}/api` });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain(`could not reach Discord at http://127.0.0.1:${port}/api: connect ECONNREFUSED`);
 
     const badArgument = await deploy(['--guild', 'my-server'], harnessEnv());
     expect(badArgument.code).toBe(2);
