@@ -72,6 +72,12 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     const started = performance.now();
     try {
       await command.execute(context, services);
+      if (!context.acknowledged) {
+        // A handler that forgot to answer would leave the member with "This interaction failed".
+        log().error('command finished without answering');
+        await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+        return;
+      }
       if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
       log().error({ ...errorFields(error), acknowledged: context.acknowledged }, 'command failed');
@@ -91,6 +97,11 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     }
     try {
       await command.button.handle(context, services);
+      if (!context.acknowledged) {
+        log().error({ customId: interaction.customId }, 'button finished without answering');
+        await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+        return;
+      }
       if (logger.isLevelEnabled('debug')) log().debug('button handled');
     } catch (error) {
       log().error({ ...errorFields(error), customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');

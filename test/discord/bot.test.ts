@@ -29,6 +29,10 @@ const testCommands: SlashCommand[] = [
     },
   },
   {
+    data: new SlashCommandBuilder().setName('silent').setDescription('Forgets to answer'),
+    execute: async () => undefined,
+  },
+  {
     data: new SlashCommandBuilder().setName('legacy').setDescription('Sends buttons from older versions'),
     execute: (context) =>
       context.respond({
@@ -346,6 +350,11 @@ describe('the router', () => {
       { call: 'POST followup', body: { content: SOMETHING_WENT_WRONG, ...BASE, allowed_mentions: NO_PINGS, flags: 64 } },
     ]);
     expect(handle.original?.deleted).toBe(false);
+  });
+
+  it('answers for a handler that forgot to, so Discord never shows "This interaction failed"', async () => {
+    expect(await waitForSent(world.discord, invoke('silent'), 1)).toEqual([ephemeralReply(SOMETHING_WENT_WRONG)]);
+    expect(world.logs.text()).toContain('command finished without answering');
   });
 
   it('answers unknown and failing buttons privately', async () => {
