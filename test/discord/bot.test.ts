@@ -29,6 +29,17 @@ const testCommands: SlashCommand[] = [
     },
   },
   {
+    data: new SlashCommandBuilder()
+      .setName('perms')
+      .setDescription('Lists what the bot may do in a channel')
+      .addChannelOption((option) => option.setName('channel').setDescription('A channel').setRequired(true)),
+    execute: async (context) => {
+      const channel = context.options.getChannel('channel');
+      const held = channel && context.botPermissionsIn ? await context.botPermissionsIn(channel.id) : new Set<string>();
+      await context.respond({ content: [...held].sort().join(',') || 'none', ephemeral: true });
+    },
+  },
+  {
     data: new SlashCommandBuilder().setName('silent').setDescription('Forgets to answer'),
     execute: async () => undefined,
   },
@@ -350,6 +361,20 @@ describe('the router', () => {
       { call: 'POST followup', body: { content: SOMETHING_WENT_WRONG, ...BASE, allowed_mentions: NO_PINGS, flags: 64 } },
     ]);
     expect(handle.original?.deleted).toBe(false);
+  });
+
+  it('tells commands which daily-post permissions the bot holds in a channel', async () => {
+    const restricted = world.discord.addChannel(world.guild.id, {
+      name: 'no-embeds',
+      permissionOverwrites: [{ id: world.guild.botRoleId ?? '', type: 'role', deny: PermissionFlagsBits.EmbedLinks }],
+    });
+    const held = async (channelId: string) => {
+      const handle = world.discord.invokeCommand({ name: 'perms', options: { channel: channelId }, channelId: world.channelId });
+      const [sent] = await waitForSent(world.discord, handle, 1);
+      return (sent?.body as { data: { content: string } }).data.content;
+    };
+    expect(await held(world.channelId)).toBe('EmbedLinks,SendMessages,ViewChannel');
+    expect(await held(restricted.id)).toBe('SendMessages,ViewChannel');
   });
 
   it('answers for a handler that forgot to, so Discord never shows "This interaction failed"', async () => {
