@@ -89,7 +89,11 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const overview = (await gate.subscriptions.list(gate.guildId)).find((item) => item.subscription.channelId === channel.id);
   const mention = role ? `, mentioning ${console ? `@${role.name}` : `<@&${role.id}>`}` : '';
   const verb = result.kind === 'created' ? 'Subscribed' : result.previous?.status.state === 'active' ? 'Updated' : 'Updated and re-enabled';
-  const next = overview?.nextPostAt ? ` Next post: ${discordTime(overview.nextPostAt)}.` : '';
+  const next = overview?.dueNow
+    ? " Today's post time has passed, so today's word goes out within a minute."
+    : overview?.nextPostAt
+      ? ` Next post: ${discordTime(overview.nextPostAt)}.`
+      : '';
   await context.respond(reply(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${mention}.${next}`));
 }
 

@@ -1,7 +1,7 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel, reply } from '../src/schedule/admin-replies.ts';
-import { describeStatus } from '../src/schedule/subscription.ts';
+import { countsTowardLimit, describeStatus } from '../src/schedule/subscription.ts';
 import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
 
 const data = new SlashCommandBuilder()
@@ -12,13 +12,13 @@ const data = new SlashCommandBuilder()
 
 const EMBED_DESCRIPTION_LIMIT = 4096;
 
-function line({ subscription, nextPostAt, lastDelivery }: SubscriptionOverview): string {
+function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOverview): string {
   const console = isConsoleChannel(subscription.channelId);
   const where = channelMention(subscription.channelId, subscription.channelName, console);
   const role = subscription.roleId ? `, mentions ${console ? `@${subscription.roleId}` : `<@&${subscription.roleId}>`}` : '';
   const retrying = lastDelivery?.state === 'retrying' ? ` (today's post is being retried: ${lastDelivery.error ?? 'Discord did not answer'})` : '';
   const status = `${describeStatus(subscription.status)}${retrying}`;
-  const next = nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
+  const next = dueNow ? "today's post goes out within a minute" : nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
   return `${where} — ${subscription.time} ${subscription.timeZone}${role}\n  ${status}; ${next}`;
 }
 
@@ -35,7 +35,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     ephemeral: true,
     embeds: [
       {
-        title: `Daily posts (${overviews.length} of ${gate.subscriptions.limit})`,
+        title: `Daily posts (${overviews.filter((item) => countsTowardLimit(item.subscription)).length} of ${gate.subscriptions.limit})`,
         description,
         color: 0x5865f2,
       },

@@ -15,14 +15,16 @@ export function watchSubscriptionTargets(
   now: () => Date = () => new Date(),
 ): () => void {
   const disable =
-    (reason: string) =>
+    (reason: string, channelGone: boolean) =>
     (current: Subscription): Subscription | null =>
-      current.status.state === 'disabled' ? null : { ...current, status: { state: 'disabled', reason, at: now().toISOString() } };
+      current.status.state === 'disabled' && current.status.channelGone === channelGone
+        ? null
+        : { ...current, status: { state: 'disabled', reason, at: now().toISOString(), ...(channelGone ? { channelGone } : {}) } };
 
   const onChannelDelete = (channel: DMChannel | GuildChannel): void => {
     if (channel.isDMBased()) return;
     store
-      .update(channel.id, disable('the channel was deleted'))
+      .update(channel.id, disable('the channel was deleted', true))
       .then((changed) => {
         if (changed?.status.state === 'disabled') logger.info({ channelId: channel.id, guildId: channel.guildId }, 'subscribed channel deleted; subscription disabled');
       })
@@ -32,7 +34,7 @@ export function watchSubscriptionTargets(
   // GUILD_DELETE for an outage arrives as GuildUnavailable in discord.js; GuildDelete means the bot is out of the server.
   const onGuildDelete = (guild: Guild): void => {
     store
-      .updateGuild(guild.id, disable('the bot was removed from the server'))
+      .updateGuild(guild.id, (current) => (current.status.state === 'disabled' ? null : disable('the bot was removed from the server', false)(current)))
       .then((changed) => {
         if (changed.length > 0) logger.info({ guildId: guild.id, disabled: changed.length }, 'removed from a server; its subscriptions disabled');
       })

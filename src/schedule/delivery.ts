@@ -128,7 +128,7 @@ async function recordFailure(
   if (error.kind === 'gone') {
     await store.update(channelId, (current) => ({
       ...current,
-      status: { state: 'disabled', reason: error.reason, at: now.toISOString() },
+      status: { state: 'disabled', reason: error.reason, at: now.toISOString(), channelGone: true },
     }));
     logger.warn({ channelId, day, reason: error.reason }, 'daily post target is gone; subscription disabled');
     return 'gone';

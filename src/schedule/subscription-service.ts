@@ -22,6 +22,8 @@ export interface SubscriptionOverview {
   subscription: Subscription;
   /** Null when disabled. */
   nextPostAt: Date | null;
+  /** Today's post time has passed and the post is still owed: it goes out at the next minute's tick. */
+  dueNow: boolean;
   /** Today's delivery, when there is one. */
   lastDelivery: DeliveryRecord | null;
 }
@@ -77,9 +79,11 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
         const days = new Set<IsoDate>([0, 1, 2].map((offset) => slotFor(subscription, addDays(today.localDay, offset)).serviceDay));
         const records = new Map<IsoDate, DeliveryRecord | null>();
         for (const day of days) records.set(day, await store.getDelivery(subscription.channelId, day));
+        const nextPostAt = nextPostTime(subscription, (day) => records.get(day) ?? null, instant);
         overviews.push({
           subscription,
-          nextPostAt: nextPostTime(subscription, (day) => records.get(day) ?? null, instant),
+          nextPostAt,
+          dueNow: nextPostAt !== null && nextPostAt.getTime() <= instant.getTime(),
           lastDelivery: records.get(today.serviceDay) ?? null,
         });
       }

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import { openStore } from '../store.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
-import { deliverySchema, subscriptionSchema, type DeliveryRecord, type Subscription } from './subscription.ts';
+import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRecord, type Subscription } from './subscription.ts';
 
 /**
  * Subscriptions and delivery records in their own Keyv namespaces.
@@ -87,7 +87,7 @@ export class SubscriptionStore {
 
   /**
    * Creates or replaces the channel's subscription. `build` gets what is stored now (or null) and returns the new
-   * record; a new one is refused when the server already has `limit`.
+   * record; a new one is refused when the server already has `limit` that count toward it (see countsTowardLimit).
    */
   async upsert(
     guildId: string,
@@ -99,7 +99,8 @@ export class SubscriptionStore {
       const existing = await this.get(channelId);
       const ids = await this.readIds(`guild:${guildId}`);
       if (!existing && !ids.includes(channelId) && ids.length >= limit) {
-        return { kind: 'limit_reached', limit, count: ids.length } as const;
+        const counted = (await this.readMany(ids)).filter(countsTowardLimit).length;
+        if (counted >= limit) return { kind: 'limit_reached', limit, count: counted } as const;
       }
       const subscription = build(existing);
       await this.subscriptions.set(`sub:${channelId}`, subscription);

@@ -18,7 +18,13 @@ const statusSchema = z.discriminatedUnion('state', [
     failedDays: z.number().int().positive(),
     lastFailedDay: isoDateSchema,
   }),
-  z.object({ state: z.literal('disabled'), reason: z.string(), at: z.string() }),
+  z.object({
+    state: z.literal('disabled'),
+    reason: z.string(),
+    at: z.string(),
+    /** The channel no longer exists: kept for the record, but it no longer counts toward the server's limit. */
+    channelGone: z.boolean().optional(),
+  }),
 ]);
 
 export type SubscriptionStatus = z.output<typeof statusSchema>;
@@ -66,6 +72,11 @@ export function describeStatus(status: SubscriptionStatus): string {
     case 'failing':
       return `failing (${status.reason}; ${status.failedDays} failed ${status.failedDays === 1 ? 'day' : 'days'} in a row)`;
     case 'disabled':
-      return `disabled (${status.reason})`;
+      return status.channelGone ? `disabled (${status.reason}; not counted toward the limit)` : `disabled (${status.reason})`;
   }
+}
+
+/** Whether a subscription takes one of its server's places: all do, except those whose channel is gone. */
+export function countsTowardLimit(subscription: Subscription): boolean {
+  return !(subscription.status.state === 'disabled' && subscription.status.channelGone === true);
 }

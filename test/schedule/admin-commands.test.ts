@@ -133,6 +133,13 @@ describe('/wotd-subscribe', () => {
     expect(await store.get(NEWS.id)).toMatchObject({ time: '07:30', timeZone: 'America/New_York', roleId: FANS.id });
   });
 
+  it('says when today\'s post time has already passed, so today\'s word goes out at once', async () => {
+    const { services } = await servicesWith();
+    const { text } = await run(wotdSubscribeCommand, services, { options: { channel: DAILY, time: '06:00' } });
+    expect(text).toContain("Today's post time has passed, so today's word goes out within a minute.");
+    expect((await run(wotdSubscriptionsCommand, services)).text).toContain("active; today's post goes out within a minute");
+  });
+
   it('is refused without Manage Channels, outside a server, and for @everyone', async () => {
     const { services, store } = await servicesWith();
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, canManageChannels: false })).text).toContain(

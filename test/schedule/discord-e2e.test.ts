@@ -83,6 +83,7 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
     discord.deleteChannel(guild.channelId('daily'));
     await vi.waitFor(async () => expect((await daily.store.get(guild.channelId('daily')))?.status.state).toBe('disabled'));
     const after = await invoke('wotd-subscriptions', {});
-    expect(JSON.stringify(after.embeds[0])).toContain('disabled (the channel was deleted)');
+    expect(after.embeds[0]).toMatchObject({ title: 'Daily posts (0 of 5)' });
+    expect(JSON.stringify(after.embeds[0])).toContain('disabled (the channel was deleted; not counted toward the limit)');
   });
 });

@@ -171,7 +171,7 @@ describe('DailyScheduler', () => {
     poster.faults.set('c1', 'gone');
     const { scheduler: s } = scheduler(store, { poster });
     await s.tick(at('2026-06-15T09:00:00Z'));
-    expect((await store.get('c1'))?.status).toMatchObject({ state: 'disabled', reason: 'Unknown Channel' });
+    expect((await store.get('c1'))?.status).toMatchObject({ state: 'disabled', reason: 'Unknown Channel', channelGone: true });
   });
 
   it('transient failures are retried the same day with backoff, with the same nonce', async () => {

@@ -38,6 +38,7 @@ describe('gateway events disable subscriptions', () => {
       state: 'disabled',
       reason: 'the channel was deleted',
       at: '2026-06-15T10:00:00.000Z',
+      channelGone: true,
     });
     expect((await store.get(words.channelId('other')))?.status.state).toBe('active');
 

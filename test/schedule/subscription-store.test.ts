@@ -111,6 +111,21 @@ describe('subscription service', () => {
     expect((await service.subscribe({ ...request, time: '10:00' })).kind).toBe('updated');
   });
 
+  it('does not count a subscription whose channel is gone toward the limit, and still lists it', async () => {
+    const store = await open(fresh());
+    const service = createSubscriptionService({ store, limit: 1, now: () => new Date('2026-06-15T07:00:00Z') });
+    const request = { guildId: 'g1', channelId: 'c1', channelName: 'words', time: '09:00', timeZone: 'UTC', roleId: null, userId: 'u1' };
+    await service.subscribe(request);
+    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: 'Missing Access on 3 days in a row', at: 'x' } }));
+    expect((await service.subscribe({ ...request, channelId: 'c2' })).kind).toBe('limit_reached');
+    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: 'x', channelGone: true } }));
+    expect((await service.subscribe({ ...request, channelId: 'c2' })).kind).toBe('created');
+    expect((await service.list('g1')).map((item) => [item.subscription.channelId, item.nextPostAt === null])).toEqual([
+      ['c1', true],
+      ['c2', false],
+    ]);
+  });
+
   it('validates times and zones, and suggests zones', () => {
     expect(parseSchedule(null, null)).toEqual({ ok: true, time: '09:00', timeZone: 'UTC' });
     expect(parseSchedule('7:05', 'america/new_york')).toEqual({ ok: true, time: '07:05', timeZone: 'America/New_York' });
