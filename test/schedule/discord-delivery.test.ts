@@ -164,6 +164,24 @@ describe('daily posts through the local Discord-compatible server', () => {
     expect(discord.messagesIn(news)).toHaveLength(1);
   });
 
+  it('a timeout is retried the same day with the same nonce: Discord had created the message, so it stays one', async () => {
+    const { discord, guild, store } = await world();
+    const daily = guild.channelId('daily');
+    await subscribe(store, guild.id, daily);
+    const slow = discord.injectFault({ channelId: daily, delayMs: 600, times: 1 });
+    const rest = restFor(discord, { retries: 0, timeout: 150 });
+    const { logger } = captureLogger();
+    const scheduler = new DailyScheduler({ store, lookup: new FixedLookup(), poster: createChannelPoster(rest), render, logger, concurrency: 2 });
+
+    expect(await scheduler.tick(nine)).toMatchObject({ retrying: 1 });
+    expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'retrying', error: 'Discord did not answer in time' });
+    await discord.waitForMessages(daily, 1);
+    expect(slow.hits).toBe(1);
+    expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+    expect(discord.posts(daily)).toHaveLength(2);
+    expect(discord.messagesIn(daily)).toHaveLength(1);
+  });
+
   it('429: rate limits are waited out by discord.js and every channel still gets exactly one post', async () => {
     const { discord, guild, store } = await world({ globalLimitPerSecond: 3 });
     // Eight posts start within ~170 ms, so at most two of the server's one-second windows see them: one gets at least 4.
