@@ -28,15 +28,24 @@ export function createLogger(options: LoggerOptions): Logger {
         paths: ['token', '*.token', 'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization'],
         censor: REDACTED,
       },
+      // Errors are serialized in formatters.log below, after which nothing may re-serialize them.
+      serializers: { err: (value: unknown) => value },
       hooks: {
         logMethod(args, method) {
-          const cleaned = args.map((arg) => scrub(arg, secrets)) as Parameters<typeof method>;
+          const [first, ...rest] = args;
+          // pino would take an Error's message as the line's msg unscrubbed: give it the scrubbed one.
+          const lifted = first instanceof Error ? [{ err: first }, ...(rest.length > 0 ? rest : [first.message])] : args;
+          const cleaned = lifted.map((arg) => scrub(arg, secrets)) as Parameters<typeof method>;
           method.apply(this, cleaned);
         },
       },
       formatters: {
         log(object) {
-          return secrets.length === 0 ? object : (JSON.parse(scrub(JSON.stringify(object), secrets) as string) as Record<string, unknown>);
+          // Errors keep their type, message and stack (not enumerable, so JSON.stringify alone would drop them).
+          const json = JSON.stringify(object, (_key, value: unknown) =>
+            value instanceof Error ? pino.stdSerializers.err(value) : value,
+          );
+          return JSON.parse(scrub(json, secrets) as string) as Record<string, unknown>;
         },
       },
     },
