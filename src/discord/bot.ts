@@ -4,7 +4,7 @@ import type { BotServices, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { createDiscordClient } from './client.ts';
 import { inviteUrl } from './invite.ts';
-import { createInteractionRouter, errorFields } from './router.ts';
+import { createInteractionRouter } from './router.ts';
 
 export interface StartDiscordBotOptions {
   config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL' | 'DISCORD_APPLICATION_ID'>;
@@ -44,13 +44,13 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
     inFlight.add(handled);
   });
 
-  client.on(Events.Error, (error) => log.error(errorFields(error), 'discord client error'));
+  client.on(Events.Error, (error) => log.error({ err: error }, 'discord client error'));
   client.on(Events.Warn, (message) => log.warn({ detail: message }, 'discord client warning'));
   client.on(Events.Debug, (message) => log.trace({ detail: message }, 'discord client debug'));
   client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shardId, code: event.code }, 'gateway disconnected'));
   client.on(Events.ShardReconnecting, (shardId) => log.info({ shardId }, 'gateway reconnecting'));
   client.on(Events.ShardResume, (shardId, replayed) => log.info({ shardId, replayed }, 'gateway session resumed'));
-  client.on(Events.ShardError, (error, shardId) => log.error({ ...errorFields(error), shardId }, 'gateway error'));
+  client.on(Events.ShardError, (error, shardId) => log.error({ err: error, shardId }, 'gateway error'));
   client.on(Events.GuildCreate, (guild) => log.info({ guildId: guild.id, guilds: client.guilds.cache.size }, 'joined a server'));
   client.on(Events.GuildDelete, (guild) => log.info({ guildId: guild.id, guilds: client.guilds.cache.size }, 'left a server'));
   client.rest.on('rateLimited', (info) =>

@@ -1,4 +1,3 @@
-import pino from 'pino';
 import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
@@ -29,11 +28,6 @@ export function buttonPrefix(customId: string): string {
   return colon === -1 ? customId : customId.slice(0, colon);
 }
 
-/** Serialized here, so the error's message and stack survive any log formatter (a raw Error JSON-encodes as {}). */
-export function errorFields(error: unknown): Record<string, unknown> {
-  return { err: error instanceof Error ? pino.stdSerializers.err(error) : { message: String(error) } };
-}
-
 /**
  * One entry point for every interaction: chat-input commands by name, buttons by custom-id prefix, autocomplete by
  * command name. A handler that throws is logged and the member gets a kind private message instead of Discord's
@@ -56,7 +50,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       if (context.answered) await context.followUp({ ...message, ephemeral: true });
       else await context.respond({ ...message, ephemeral: true });
     } catch (error) {
-      log().warn({ ...errorFields(error), acknowledged: context.acknowledged }, 'could not send the error reply');
+      log().warn({ err: error, acknowledged: context.acknowledged }, 'could not send the error reply');
     }
   }
 
@@ -80,7 +74,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       }
       if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
-      log().error({ ...errorFields(error), acknowledged: context.acknowledged }, 'command failed');
+      log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
     }
   }
@@ -104,7 +98,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       }
       if (logger.isLevelEnabled('debug')) log().debug('button handled');
     } catch (error) {
-      log().error({ ...errorFields(error), customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
+      log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
     }
   }
@@ -117,14 +111,14 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       if (command?.autocomplete) await command.autocomplete(context, services);
       else log().warn('autocomplete for a command without it');
     } catch (error) {
-      log().error(errorFields(error), 'autocomplete failed');
+      log().error({ err: error }, 'autocomplete failed');
     }
     // Discord shows "loading options failed" to a member left without an answer; an empty list is kinder.
     if (!interaction.responded) {
       try {
         await interaction.respond([]);
       } catch (error) {
-        log().warn(errorFields(error), 'could not send an empty autocomplete answer');
+        log().warn({ err: error }, 'could not send an empty autocomplete answer');
       }
     }
   }
@@ -136,7 +130,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       else if (interaction.isAutocomplete()) await handleAutocomplete(interaction);
       else logger.debug({ interactionId: interaction.id, type: interaction.type }, 'ignored an interaction of another kind');
     } catch (error) {
-      logger.error({ ...errorFields(error), interactionId: interaction.id }, 'interaction routing failed');
+      logger.error({ err: error, interactionId: interaction.id }, 'interaction routing failed');
     }
   };
 }
