@@ -104,7 +104,10 @@ describe.each(['A', 'B'] as Variant[])('adapter against our own service, variant
     const finds = await Promise.all([adapter.findWord('dulcet'), adapter.findWord('Dulcet'), adapter.findWord('dulcet ')]);
     expect(finds[0].value).toEqual(finds[2].value);
     expect(calls).toHaveLength(2);
-    expect(adapter.stats().coalesced).toBe(7 + 2);
+    // Each follower either joined the flight or, when its cache read finished after the flight landed, hit the cache.
+    const { coalesced, cacheHits } = adapter.stats();
+    expect(coalesced).toBeGreaterThan(0);
+    expect(coalesced + cacheHits).toBe(7 + 2);
   });
 
   it('keeps the cache in the SQLite file across restarts, word index included', async () => {
