@@ -14,7 +14,7 @@ export function consoleBanner(source: ConsoleSource): string {
     'Type slash commands as you would in Discord, for example:',
     '  /wotd date:2025-01-14',
     '  /wotd-history limit:5',
-    '  /wotd-find word:akimbo',
+    '  /wotd-find word:andante',
     'Press a button under a reply with: press Older (or its number). help lists every command; exit or Ctrl-D quits.',
     '',
     'To run the bot on Discord instead: put DISCORD_TOKEN=<your bot token> in .env, register the commands once with',
