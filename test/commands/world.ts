@@ -1,20 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { BotServices } from '../../src/interactions.ts';
-import { startWotdService, type RunningService } from '../../src/service/server.ts';
-import { writeWordDb } from '../../src/service/word-db.ts';
-import { openStore } from '../../src/store.ts';
-import { createWotdAdapter, type WotdAdapter, type WotdAdapterOptions } from '../../src/wotd/adapter.ts';
+import type { WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import { addDays } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';
+import { startWotdWorld, type WotdWorld } from '../support/wotd-world.ts';
 
 /**
- * The real pieces behind the command tests: a word list in a temp SQLite file, our service on loopback, a counting
- * proxy in front of it that can be slowed down, and the real adapter with a temp SQLite cache. The clock runs at
- * real speed from TODAY at noon UTC.
+ * The real pieces behind the command tests (see test/support/wotd-world.ts) on the entries below, with the clock at
+ * TODAY, and the services the commands are handed.
  */
 export const TODAY = '2025-01-20';
 export const SITE_URL = 'https://wotd.example';
@@ -61,99 +53,11 @@ export function testEntries(): Entry[] {
   return entries;
 }
 
-export interface CountingProxy {
-  url: string;
-  /** Requests that reached the proxy (so, the service). */
-  requests: number;
-  /** Delay before each request is forwarded. */
-  delayMs: number;
-  close(): Promise<void>;
-}
-
-/** A loopback proxy to `target` that counts requests and can be made slow; a dead target resets the connection. */
-export async function startCountingProxy(target: string): Promise<CountingProxy> {
-  const state = { requests: 0, delayMs: 0 };
-  const server = createServer((incoming, outgoing) => {
-    state.requests += 1;
-    const timer = setTimeout(() => {
-      const forwarded = request(`${target}${incoming.url ?? '/'}`, { method: incoming.method, headers: incoming.headers }, (response) => {
-        outgoing.writeHead(response.statusCode ?? 502, response.headers);
-        response.pipe(outgoing);
-      });
-      forwarded.on('error', () => outgoing.destroy());
-      incoming.pipe(forwarded);
-    }, state.delayMs);
-    outgoing.on('close', () => clearTimeout(timer));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    get requests() {
-      return state.requests;
-    },
-    set requests(value: number) {
-      state.requests = value;
-    },
-    get delayMs() {
-      return state.delayMs;
-    },
-    set delayMs(value: number) {
-      state.delayMs = value;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** A clock at real speed that reads TODAY, noon UTC, when the world starts. */
-export function clockAtToday(): () => Date {
-  const offset = Date.parse(`${TODAY}T12:00:00Z`) - Date.now();
-  return () => new Date(Date.now() + offset);
-}
-
-export interface CommandWorld {
+export interface CommandWorld extends WotdWorld {
   services: BotServices;
-  adapter: WotdAdapter;
-  service: RunningService;
-  proxy: CountingProxy;
-  now: () => Date;
-  close(): Promise<void>;
 }
 
 export async function startCommandWorld(adapterOptions: Partial<WotdAdapterOptions> = {}): Promise<CommandWorld> {
-  const dir = await mkdtemp(join(tmpdir(), 'wotd-commands-'));
-  const dbPath = join(dir, 'words.sqlite');
-  await writeWordDb(dbPath, testEntries());
-  const now = clockAtToday();
-  const service = await startWotdService({ dbPath, variant: 'A', port: 0, rateLimitPerMinute: 0, now });
-  const proxy = await startCountingProxy(service.url);
-  const store = await openStore<unknown>(`sqlite://${join(dir, 'store.sqlite')}`, 'wotd-cache');
-  const adapter = await createWotdAdapter({
-    baseUrl: proxy.url,
-    store,
-    ownsStore: true,
-    variant: 'A',
-    rateLimit: 1000,
-    retries: 0,
-    timeoutMs: 5000,
-    now,
-    ...adapterOptions,
-  });
-  return {
-    services: { lookup: adapter, siteUrl: SITE_URL },
-    adapter,
-    service,
-    proxy,
-    now,
-    async close() {
-      await adapter.close();
-      await proxy.close();
-      await service.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const world = await startWotdWorld({ entries: testEntries(), today: TODAY, adapter: adapterOptions });
+  return { ...world, services: { lookup: world.adapter, siteUrl: SITE_URL } };
 }

@@ -5,7 +5,8 @@ import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import type { SlashCommand } from '../../src/interactions.ts';
 import type { WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import { startDiscordServer, type DiscordServer, type GuildInfo, type InteractionHandle, type RecordedRequest } from '../support/discord/index.ts';
-import { capturingLogger, SITE_URL, startWotdWorld, type WotdWorld } from './world.ts';
+import type { WotdWorld } from '../support/wotd-world.ts';
+import { capturingLogger, SITE_URL, startWotdWorld } from './world.ts';
 
 /**
  * One bot as a member meets it: the real discord.js Client (via startDiscordBot) against the local
