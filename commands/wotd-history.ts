@@ -1,14 +1,14 @@
 import { SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { attribution } from '../src/discord/embeds.ts';
 import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
-import { describeDate, readDateOption } from '../src/replies/dates.ts';
+import { describeDate } from '../src/replies/dates.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { entryField } from '../src/replies/entries.ts';
-import { invalidDateMessage, notRevealedMessage, privateNote, STALE_NOTE } from '../src/replies/messages.ts';
+import { privateNote, STALE_NOTE } from '../src/replies/messages.ts';
 import { parseIsoDate, type IsoDate } from '../src/wotd/dates.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { HistoryPage } from '../src/wotd/lookup.ts';
-import { DATE_OPTION_DESCRIPTION } from './wotd.ts';
+import { DATE_OPTION_DESCRIPTION, dateOptionOrRefuse } from './wotd.ts';
 
 export const HISTORY_PREFIX = 'hist';
 export const DEFAULT_LIMIT = 3;
@@ -75,15 +75,14 @@ async function historyMessage(before: IsoDate, limit: number, services: BotServi
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  const option = readDateOption(context.options.getString('date'), services.lookup.today());
-  if (option.kind === 'invalid') return context.respond(invalidDateMessage(option.text, option.realDay));
-  if (option.kind === 'future') return context.respond(notRevealedMessage(option.date));
+  const before = await dateOptionOrRefuse(context, services.lookup.today());
+  if (!before) return;
   const limit = context.options.getInteger('limit') ?? DEFAULT_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     return context.respond(privateNote(`The limit must be a whole number from 1 to ${MAX_LIMIT}; you gave ${limit}.`));
   }
-  await replyWhenReady(context, historyMessage(option.date, limit, services), {
-    subject: { before: option.date },
+  await replyWhenReady(context, historyMessage(before, limit, services), {
+    subject: { before },
     logger: services.logger,
   });
 }

@@ -22,12 +22,21 @@ async function entryMessage(date: IsoDate, services: BotServices): Promise<Outgo
   return message;
 }
 
+/** The day the `date` option names, or null once the member has been told why that day cannot be shown. */
+export async function dateOptionOrRefuse(context: CommandContext, today: IsoDate): Promise<IsoDate | null> {
+  const option = readDateOption(context.options.getString('date'), today);
+  if (option.kind === 'date') return option.date;
+  await context.respond(
+    option.kind === 'invalid' ? invalidDateMessage(option.text, option.realDay) : notRevealedMessage(option.date),
+  );
+  return null;
+}
+
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  const option = readDateOption(context.options.getString('date'), services.lookup.today());
-  if (option.kind === 'invalid') return context.respond(invalidDateMessage(option.text, option.realDay));
-  if (option.kind === 'future') return context.respond(notRevealedMessage(option.date));
-  await replyWhenReady(context, entryMessage(option.date, services), {
-    subject: { date: option.date },
+  const date = await dateOptionOrRefuse(context, services.lookup.today());
+  if (!date) return;
+  await replyWhenReady(context, entryMessage(date, services), {
+    subject: { date },
     logger: services.logger,
   });
 }
