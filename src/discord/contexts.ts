@@ -185,12 +185,9 @@ function commandOptions(interaction: ChatInputCommandInteraction): CommandOption
   };
 }
 
-export function createCommandContext(interaction: ChatInputCommandInteraction): CommandContext & TrackedResponses {
-  const responder = new Responder(interaction);
+/** What command and button contexts share: who asked, and answers tracked by the responder (read live). */
+function respondableBase(interaction: RepliableInteraction, responder: Responder) {
   return {
-    commandName: interaction.commandName,
-    options: commandOptions(interaction),
-    botPermissionsIn: (channelId) => botPermissionsIn(interaction.guild, channelId),
     invoker: invokerOf(interaction),
     get acknowledged() {
       return responder.acknowledged;
@@ -198,29 +195,31 @@ export function createCommandContext(interaction: ChatInputCommandInteraction): 
     get answered() {
       return responder.answered;
     },
-    followUp: (message) => responder.followUp(message),
-    async defer(options) {
+    followUp: (message: OutgoingMessage) => responder.followUp(message),
+    respond: (message: OutgoingMessage) => responder.respond(message),
+  };
+}
+
+export function createCommandContext(interaction: ChatInputCommandInteraction): CommandContext & TrackedResponses {
+  const responder = new Responder(interaction);
+  // Object.assign onto the base keeps its getters live (a spread would copy their current values).
+  return Object.assign(respondableBase(interaction, responder), {
+    commandName: interaction.commandName,
+    options: commandOptions(interaction),
+    botPermissionsIn: (channelId: string) => botPermissionsIn(interaction.guild, channelId),
+    async defer(options?: { ephemeral?: boolean }) {
       if (responder.acknowledged) return;
       await responder.deferReply(options?.ephemeral ?? false);
     },
-    respond: (message) => responder.respond(message),
-  };
+  });
 }
 
 export function createButtonContext(interaction: ButtonInteraction): ButtonContext & TrackedResponses {
   const responder = new Responder(interaction);
-  return {
+  return Object.assign(respondableBase(interaction, responder), {
     customId: interaction.customId,
-    invoker: invokerOf(interaction),
-    get acknowledged() {
-      return responder.acknowledged;
-    },
-    get answered() {
-      return responder.answered;
-    },
-    followUp: (message) => responder.followUp(message),
     /** Public: a deferred update of the button's message (the usual case); ephemeral: a private "thinking" reply. */
-    async defer(options) {
+    async defer(options?: { ephemeral?: boolean }) {
       if (responder.acknowledged) return;
       if (options?.ephemeral) {
         await responder.deferReply(true);
@@ -229,8 +228,7 @@ export function createButtonContext(interaction: ButtonInteraction): ButtonConte
       await interaction.deferUpdate();
       responder.ack = { kind: 'component' };
     },
-    respond: (message) => responder.respond(message),
-    async update(message) {
+    async update(message: OutgoingMessage) {
       switch (responder.ack.kind) {
         case 'none':
           await interaction.update(replacementPayload(message));
@@ -248,7 +246,7 @@ export function createButtonContext(interaction: ButtonInteraction): ButtonConte
           return;
       }
     },
-  };
+  });
 }
 
 function clipChoiceText(text: string): string {
