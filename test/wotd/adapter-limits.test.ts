@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from '../../src/wotd/adapter.ts';
-import { WotdError } from '../../src/wotd/errors.ts';
 import { openStore } from '../../src/store.ts';
 import { ManualClock } from '../support/upstream/manual-clock.ts';
 import { sampleEntries, startQuirkyUpstream, type QuirkyUpstream } from '../support/upstream/quirky-upstream.ts';
-import { drive, sqliteAdapter, tempDir } from './harness.ts';
+import { drive, failure, sqliteAdapter, tempDir } from './harness.ts';
 
 const ENTRIES = sampleEntries('2024-05-01', 46);
 const TODAY = '2024-06-15';
@@ -27,16 +26,6 @@ afterEach(async () => {
   await upstream.close();
   await dir.cleanup();
 });
-
-async function failure(promise: Promise<unknown>): Promise<WotdError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof WotdError) return error;
-    throw error;
-  }
-  throw new Error('expected a WotdError');
-}
 
 const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 20));
 

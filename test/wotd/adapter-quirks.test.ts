@@ -1,10 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WotdAdapter, WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import type { Variant } from '../../src/wotd/dates.ts';
-import { WotdError } from '../../src/wotd/errors.ts';
 import { ManualClock } from '../support/upstream/manual-clock.ts';
 import { sampleEntries, startQuirkyUpstream, type QuirkyUpstream, type QuirkyUpstreamOptions } from '../support/upstream/quirky-upstream.ts';
-import { drive, sqliteAdapter, tempDir } from './harness.ts';
+import { drive, failure, sqliteAdapter, tempDir } from './harness.ts';
 
 // Entries run from 2024-05-01 to 2024-06-20; "today" is 2024-06-15, so five of them lie in the future.
 const ENTRIES = sampleEntries('2024-05-01', 51);
@@ -39,16 +38,6 @@ async function setUp(
     ...adapterOptions,
   });
   return { upstream, adapter };
-}
-
-async function failure(promise: Promise<unknown>): Promise<WotdError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof WotdError) return error;
-    throw error;
-  }
-  throw new Error('expected a WotdError');
 }
 
 describe('adapter against a quirky upstream', () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWotdAdapter, type WotdAdapter, type WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import { openStore } from '../../src/store.ts';
+import { WotdError } from '../../src/wotd/errors.ts';
 import type { ManualClock } from '../support/upstream/manual-clock.ts';
 
 /** A temp directory removed by `cleanup()`. */
@@ -20,6 +21,17 @@ export async function sqliteAdapter(
   const { file = 'cache.sqlite', ...rest } = options;
   const store = await openStore(`sqlite://${join(dir, file)}`, 'wotd-cache');
   return createWotdAdapter({ retryDelayMs: 0, ...rest, store, ownsStore: true, now: clock.now, timers: clock });
+}
+
+/** The WotdError `promise` rejects with; fails the test if it settles any other way. */
+export async function failure(promise: Promise<unknown>): Promise<WotdError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof WotdError) return error;
+    throw error;
+  }
+  throw new Error('expected a WotdError');
 }
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 2));
