@@ -18,6 +18,7 @@ import { openStore } from '../src/store.ts';
 import { createWotdAdapter } from '../src/wotd/adapter.ts';
 import { addDays, utcDateOf, type IsoDate } from '../src/wotd/dates.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
+import { seededRandom } from '../scripts/sample-data/select.ts';
 import { ManualClock } from '../test/support/upstream/manual-clock.ts';
 
 const LOOKUPS = 100_000;
@@ -27,18 +28,6 @@ const HISTORY_DAYS = 3 * 365;
 const ZIPF_EXPONENT = 1;
 const MAX_WAIT_MS = 3_000;
 const DB_PATH = 'data/words.sqlite';
-
-/** A small seeded generator, so every run draws the same day. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function zipfSampler(n: number, exponent: number, random: () => number): () => number {
   const cdf: number[] = [];
@@ -88,7 +77,8 @@ async function main(): Promise<void> {
     },
   });
 
-  const random = mulberry32(20260301);
+  // Seeded, so every run draws the same day.
+  const random = seededRandom(20260301);
   const daysAgo = zipfSampler(HISTORY_DAYS, ZIPF_EXPONENT, random);
   const startMs = clock.ms;
   const cachedTimes: number[] = [];
