@@ -84,17 +84,6 @@ export class WotdCache {
     return this.read<Entry>(`e:${date}`);
   }
 
-  /** Several consecutive-day lookups at once; absent dates are missing from the map. */
-  async getEntries(dates: IsoDate[]): Promise<Map<IsoDate, Cached<Entry>>> {
-    const found = new Map<IsoDate, Cached<Entry>>();
-    for (const date of dates) {
-      const cached = await this.getEntry(date);
-      if (!cached) break;
-      found.set(date, cached);
-    }
-    return found;
-  }
-
   async putEntries(entries: Entry[], today: IsoDate): Promise<void> {
     const now = this.options.now();
     let newWords = false;
