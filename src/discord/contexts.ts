@@ -24,6 +24,7 @@ import type {
   OutgoingMessage,
 } from '../interactions.ts';
 import { botPermissionsIn } from './bot-permissions.ts';
+import { clip } from './embeds.ts';
 
 /** What the router needs beyond the commands' view, to report a failure without destroying a good answer. */
 export interface TrackedResponses {
@@ -249,10 +250,6 @@ export function createButtonContext(interaction: ButtonInteraction): ButtonConte
   });
 }
 
-function clipChoiceText(text: string): string {
-  return text.length <= CHOICE_TEXT_LIMIT ? text : `${text.slice(0, CHOICE_TEXT_LIMIT - 1)}…`;
-}
-
 export function createAutocompleteContext(interaction: AutocompleteInteraction): AutocompleteContext {
   const focused = interaction.options.getFocused(true);
   let responded = false;
@@ -268,7 +265,7 @@ export function createAutocompleteContext(interaction: AutocompleteInteraction):
           // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.
           .filter((choice) => choice.name.length > 0 && choice.value.length > 0 && choice.value.length <= CHOICE_TEXT_LIMIT)
           .slice(0, MAX_CHOICES)
-          .map((choice) => ({ name: clipChoiceText(choice.name), value: choice.value })),
+          .map((choice) => ({ name: clip(choice.name, CHOICE_TEXT_LIMIT), value: choice.value })),
       );
     },
   };
