@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { detectVariant, parseWireDate, type IsoDate, type Variant } from './dates.ts';
 import type { Entry } from './entry.ts';
 import { WotdError } from './errors.ts';
+import type { HistoryPage } from './lookup.ts';
 
 /**
  * The service's JSON, checked with zod per variant and converted to ISO-dated entries.
@@ -68,13 +69,7 @@ export function parseEntry(body: unknown, variant: Variant): Entry {
   return parseWith(schemas[variant].entry, body, 'entry');
 }
 
-export interface PreviousPage {
-  hasMore: boolean;
-  /** Newest first. */
-  entries: Entry[];
-}
-
-export function parsePrevious(body: unknown, variant: Variant, before: IsoDate): PreviousPage {
+export function parsePrevious(body: unknown, variant: Variant, before: IsoDate): HistoryPage {
   const page = parseWith(schemas[variant].previous, body, 'history page');
   const entries = [...page.results].sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
   const late = entries.find((entry) => entry.date >= before);
