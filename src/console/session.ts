@@ -14,6 +14,7 @@ import type {
   RoleRef,
   SlashCommand,
 } from '../interactions.ts';
+import { buttonPrefix } from '../discord/router.ts';
 import { optionHelp, parseConsoleLine, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 
@@ -179,7 +180,7 @@ export class ConsoleSession {
       return;
     }
     const { message, button } = found;
-    const prefix = button.customId.split(':')[0];
+    const prefix = buttonPrefix(button.customId);
     const command = this.options.commands.find((candidate) => candidate.button?.prefix === prefix);
     const base = this.respondable();
     let updated = false;
