@@ -1,6 +1,7 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
-import { adminGate, channelMention, discordTime, isConsoleChannel, reply } from '../src/schedule/admin-replies.ts';
+import { privateNote } from '../src/replies/messages.ts';
+import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/schedule/admin-replies.ts';
 import { countsTowardLimit, describeStatus } from '../src/schedule/subscription.ts';
 import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
 
@@ -27,7 +28,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (!gate) return;
   const overviews = await gate.subscriptions.list(gate.guildId);
   if (overviews.length === 0) {
-    return context.respond(reply('No channel here gets the daily word yet. Start with /wotd-subscribe.'));
+    return context.respond(privateNote('No channel here gets the daily word yet. Start with /wotd-subscribe.'));
   }
   let description = overviews.map(line).join('\n\n');
   if (description.length > EMBED_DESCRIPTION_LIMIT) description = `${description.slice(0, EMBED_DESCRIPTION_LIMIT - 1)}…`;

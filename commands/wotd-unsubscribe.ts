@@ -1,6 +1,7 @@
 import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
-import { adminGate, channelMention, isConsoleChannel, reply } from '../src/schedule/admin-replies.ts';
+import { privateNote } from '../src/replies/messages.ts';
+import { adminGate, channelMention, isConsoleChannel } from '../src/schedule/admin-replies.ts';
 
 const data = new SlashCommandBuilder()
   .setName('wotd-unsubscribe')
@@ -19,11 +20,11 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const gate = await adminGate(context, services);
   if (!gate) return;
   const channel = context.options.getChannel('channel');
-  if (!channel) return context.respond(reply('Choose the channel to stop posting in.'));
+  if (!channel) return context.respond(privateNote('Choose the channel to stop posting in.'));
   const where = channelMention(channel.id, channel.name, isConsoleChannel(channel.id));
   const removed = await gate.subscriptions.unsubscribe(gate.guildId, channel.id);
-  if (!removed) return context.respond(reply(`${where} has no daily-post subscription; nothing to remove. /wotd-subscriptions lists them.`));
-  await context.respond(reply(`Unsubscribed ${where}: no more daily posts there.`));
+  if (!removed) return context.respond(privateNote(`${where} has no daily-post subscription; nothing to remove. /wotd-subscriptions lists them.`));
+  await context.respond(privateNote(`Unsubscribed ${where}: no more daily posts there.`));
 }
 
 export const wotdUnsubscribeCommand: SlashCommand = { data, execute };

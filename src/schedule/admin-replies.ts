@@ -1,4 +1,5 @@
-import type { BotServices, ChannelPermission, CommandContext, OutgoingMessage } from '../interactions.ts';
+import type { BotServices, ChannelPermission, CommandContext } from '../interactions.ts';
+import { privateNote } from '../replies/messages.ts';
 import type { SubscriptionService } from './subscription-service.ts';
 
 /** What the three subscription commands share: the admin gate and their wording. */
@@ -11,10 +12,6 @@ export const PERMISSION_NAMES: Record<ChannelPermission, string> = {
 
 export const REQUIRED_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks'];
 
-export function reply(content: string): OutgoingMessage {
-  return { content, ephemeral: true };
-}
-
 /**
  * Checks what Discord's default member permission already hides from most members, since server admins can
  * override that per role or channel: a server, Manage Channels, and a runtime that runs daily posts.
@@ -25,15 +22,15 @@ export async function adminGate(
 ): Promise<{ guildId: string; subscriptions: SubscriptionService } | null> {
   const guildId = context.invoker.guildId;
   if (!guildId) {
-    await context.respond(reply('Daily posts are set up per server: use this command in a server channel, not in a DM.'));
+    await context.respond(privateNote('Daily posts are set up per server: use this command in a server channel, not in a DM.'));
     return null;
   }
   if (!context.invoker.canManageChannels) {
-    await context.respond(reply('You need the **Manage Channels** permission to manage daily posts in this server.'));
+    await context.respond(privateNote('You need the **Manage Channels** permission to manage daily posts in this server.'));
     return null;
   }
   if (!services.subscriptions) {
-    await context.respond(reply('Daily posts are not available in this bot right now.'));
+    await context.respond(privateNote('Daily posts are not available in this bot right now.'));
     return null;
   }
   return { guildId, subscriptions: services.subscriptions };
