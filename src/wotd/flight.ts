@@ -1,7 +1,5 @@
 import type { Priority } from './lookup.ts';
-import type { Permit, RateLimiter, Ticket } from './rate-limiter.ts';
-
-const RANK: Record<Priority, number> = { scheduled: 0, interactive: 1, background: 2 };
+import { PRIORITY_RANK, type Permit, type RateLimiter, type Ticket } from './rate-limiter.ts';
 
 /**
  * One upstream operation shared by every caller that asked for the same thing while it was under way
@@ -61,7 +59,7 @@ export class Flight<T> {
 
   join(priority: Priority): void {
     this.callers++;
-    if (RANK[priority] < RANK[this.priority]) {
+    if (PRIORITY_RANK[priority] < PRIORITY_RANK[this.priority]) {
       this.priority = priority;
       this.ticket?.raise(priority);
     }

@@ -28,7 +28,8 @@ export interface Ticket {
   readonly isGranted: boolean;
 }
 
-const RANK: Record<Priority, number> = { scheduled: 0, interactive: 1, background: 2 };
+/** Lower is more urgent. */
+export const PRIORITY_RANK: Record<Priority, number> = { scheduled: 0, interactive: 1, background: 2 };
 
 interface Waiter {
   rank: number;
@@ -78,7 +79,7 @@ export class RateLimiter {
       resolve = res;
       reject = rej;
     });
-    const waiter: Waiter = { rank: RANK[priority], seq: this.seq++, resolve, reject, done: false };
+    const waiter: Waiter = { rank: PRIORITY_RANK[priority], seq: this.seq++, resolve, reject, done: false };
     if (this.closedWith !== null) {
       waiter.done = true;
       reject(this.closedWith);
@@ -89,9 +90,9 @@ export class RateLimiter {
     return {
       granted,
       raise: (next) => {
-        if (waiter.done || RANK[next] >= waiter.rank) return;
+        if (waiter.done || PRIORITY_RANK[next] >= waiter.rank) return;
         this.remove(waiter);
-        waiter.rank = RANK[next];
+        waiter.rank = PRIORITY_RANK[next];
         this.insert(waiter);
         this.pump();
       },
@@ -110,7 +111,7 @@ export class RateLimiter {
 
   /** When a request of this priority, queued now, would be sent. */
   estimateStart(priority: Priority): number {
-    const rank = RANK[priority];
+    const rank = PRIORITY_RANK[priority];
     let ahead = 0;
     while (ahead < this.queue.length && (this.queue[ahead]?.rank ?? Infinity) <= rank) ahead++;
     return this.estimateAt(ahead);
