@@ -4,7 +4,6 @@ import type {
   BotServices,
   ButtonContext,
   ButtonSpec,
-  ChannelPermission,
   ChannelRef,
   CommandContext,
   CommandOptions,
@@ -15,6 +14,7 @@ import type {
   SlashCommand,
 } from '../interactions.ts';
 import { buttonPrefix } from '../discord/router.ts';
+import { REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
 import { optionHelp, parseConsoleLine, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 
@@ -145,7 +145,7 @@ export class ConsoleSession {
       defer: (options) => base.defer(options),
       respond: (message) => base.respond(message),
       // The console stands in for a server where the bot may do everything it needs.
-      botPermissionsIn: async () => new Set<ChannelPermission>(['ViewChannel', 'SendMessages', 'EmbedLinks']),
+      botPermissionsIn: async () => new Set(REQUIRED_PERMISSIONS),
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
   }
