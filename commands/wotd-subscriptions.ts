@@ -1,4 +1,5 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { clip } from '../src/discord/embeds.ts';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/schedule/admin-replies.ts';
@@ -30,8 +31,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (overviews.length === 0) {
     return context.respond(privateNote('No channel here gets the daily word yet. Start with /wotd-subscribe.'));
   }
-  let description = overviews.map(line).join('\n\n');
-  if (description.length > EMBED_DESCRIPTION_LIMIT) description = `${description.slice(0, EMBED_DESCRIPTION_LIMIT - 1)}…`;
+  const description = clip(overviews.map(line).join('\n\n'), EMBED_DESCRIPTION_LIMIT);
   await context.respond({
     ephemeral: true,
     embeds: [
