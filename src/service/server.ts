@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { parseWireDate, toWireDate, utcDateOf, type IsoDate, type Variant } from '../wotd/dates.ts';
+import { hasWireShape, parseWireDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from '../wotd/dates.ts';
 import { readWordDb, WordDbError } from './word-db.ts';
 import { WordIndex } from './word-index.ts';
 import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
@@ -93,10 +93,6 @@ function quote(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }
 
-function formatName(variant: Variant): string {
-  return variant === 'A' ? 'YYYY-MM-DD' : 'DD-MM-YYYY';
-}
-
 function downloadName(dbPath: string): string {
   const name = basename(dbPath).replace(/[^A-Za-z0-9._-]/g, '_');
   return /^[A-Za-z0-9]/.test(name) ? name : 'words.sqlite';
@@ -132,22 +128,21 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
     'content-disposition': `attachment; filename="${downloadName(options.dbPath)}"`,
   };
   const limiter = rateLimit > 0 ? new FixedWindowLimiter(rateLimit, RATE_WINDOW_MS) : undefined;
-  const wireFormat = formatName(variant);
+  const format = wireFormat(variant);
   const toWire = (date: IsoDate): string => toWireDate(date, variant);
 
   /** A date parameter in the variant's format; absent means today. Future dates are refused. */
   function requestedDate(params: URLSearchParams, today: IsoDate): IsoDate {
     const text = singleParam(params, 'date');
     if (text === undefined) return today;
-    if (text === '') throw new HttpError(400, `date must not be empty; give it as ${wireFormat} or leave it out for today`);
+    if (text === '') throw new HttpError(400, `date must not be empty; give it as ${format} or leave it out for today`);
     const date = parseWireDate(text, variant);
     if (date === null) {
-      const shaped = variant === 'A' ? /^\d{4}-\d{2}-\d{2}$/.test(text) : /^\d{2}-\d{2}-\d{4}$/.test(text);
       throw new HttpError(
         400,
-        shaped
+        hasWireShape(text, variant)
           ? `date ${quote(text)} is not a real calendar date`
-          : `date must be ${wireFormat}, got ${quote(text)}`,
+          : `date must be ${format}, got ${quote(text)}`,
       );
     }
     if (date > today) {

@@ -41,6 +41,16 @@ export function parseWireDate(text: string, variant: Variant): IsoDate | null {
   return variant === 'A' ? parseIsoDate(text) : parseDmyDate(text);
 }
 
+/** How the variant writes a date, for messages: YYYY-MM-DD or DD-MM-YYYY. */
+export function wireFormat(variant: Variant): string {
+  return variant === 'A' ? 'YYYY-MM-DD' : 'DD-MM-YYYY';
+}
+
+/** Digits and dashes where the variant puts them, whether or not they name a real day. */
+export function hasWireShape(text: string, variant: Variant): boolean {
+  return (variant === 'A' ? ISO_PATTERN : DMY_PATTERN).test(text);
+}
+
 export function toWireDate(date: IsoDate, variant: Variant): string {
   if (variant === 'A') return date;
   const [year, month, day] = date.split('-');

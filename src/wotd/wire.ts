@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { detectVariant, parseWireDate, type IsoDate, type Variant } from './dates.ts';
+import { detectVariant, parseWireDate, wireFormat, type IsoDate, type Variant } from './dates.ts';
 import type { Entry } from './entry.ts';
 import { WotdError } from './errors.ts';
 import type { HistoryPage } from './lookup.ts';
@@ -16,7 +16,7 @@ const wireEntry = (variant: Variant) =>
       if (date === null) {
         context.addIssue({
           code: 'custom',
-          message: `expected a ${variant === 'A' ? 'YYYY-MM-DD' : 'DD-MM-YYYY'} date, got ${JSON.stringify(text)}`,
+          message: `expected a ${wireFormat(variant)} date, got ${JSON.stringify(text)}`,
         });
         return z.NEVER;
       }
