@@ -1,7 +1,8 @@
 import { PermissionFlagsBits, type Guild } from 'discord.js';
 import type { ChannelPermission } from '../interactions.ts';
 
-const FLAGS: Record<ChannelPermission, bigint> = {
+/** Discord's flag for each permission the bot checks before it agrees to post in a channel. */
+export const CHANNEL_PERMISSION_FLAGS: Record<ChannelPermission, bigint> = {
   ViewChannel: PermissionFlagsBits.ViewChannel,
   SendMessages: PermissionFlagsBits.SendMessages,
   EmbedLinks: PermissionFlagsBits.EmbedLinks,
@@ -19,7 +20,7 @@ export async function botPermissionsIn(guild: Guild | null, channelId: string): 
   const me = guild.members.me ?? (await guild.members.fetchMe().catch(() => null));
   if (!me) return held;
   const permissions = channel.permissionsFor(me);
-  for (const [name, flag] of Object.entries(FLAGS) as Array<[ChannelPermission, bigint]>) {
+  for (const [name, flag] of Object.entries(CHANNEL_PERMISSION_FLAGS) as Array<[ChannelPermission, bigint]>) {
     if (permissions.has(flag, true)) held.add(name);
   }
   return held;

@@ -1,14 +1,11 @@
-import { OAuth2Scopes, PermissionFlagsBits, PermissionsBitField } from 'discord.js';
+import { OAuth2Scopes, PermissionsBitField } from 'discord.js';
+import { CHANNEL_PERMISSION_FLAGS } from './bot-permissions.ts';
 
 /**
- * What the bot needs in a channel and nothing more: to see it, post in it, and have its embeds shown.
- * View Channel (1024) + Send Messages (2048) + Embed Links (16384) = 19456.
+ * What the bot needs in a channel and nothing more, the same permissions it checks before posting: to see it, post
+ * in it, and have its embeds shown. View Channel (1024) + Send Messages (2048) + Embed Links (16384) = 19456.
  */
-export const BOT_PERMISSIONS = new PermissionsBitField([
-  PermissionFlagsBits.ViewChannel,
-  PermissionFlagsBits.SendMessages,
-  PermissionFlagsBits.EmbedLinks,
-]).bitfield;
+export const BOT_PERMISSIONS = new PermissionsBitField(Object.values(CHANNEL_PERMISSION_FLAGS)).bitfield;
 
 export const INVITE_SCOPES = [OAuth2Scopes.Bot, OAuth2Scopes.ApplicationsCommands] as const;
 
