@@ -1,7 +1,7 @@
 import type { APIEmbed } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../logger.ts';
-import type { IsoDate } from '../wotd/dates.ts';
+import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
@@ -174,7 +174,7 @@ export class DailyScheduler {
   }
 
   private forgetOldDays(now: Date): void {
-    const oldest = new Date(now.getTime() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const oldest = addDays(utcDateOf(now), -2);
     for (const day of [...this.entries.keys(), ...this.waits.keys()]) {
       if (day < oldest) {
         this.entries.delete(day);
