@@ -127,10 +127,11 @@ async function runConsole(config: Config): Promise<number> {
       onRequest: upstreamLog(logger),
     });
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+    const color = terminal && !process.env.NO_COLOR;
     daily = await openDailyPosts(dailyPostSettings(config, logger));
     // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time.
     daily.start({
-      poster: createConsolePoster({ write: (text) => process.stdout.write(text), color: terminal && !process.env.NO_COLOR }),
+      poster: createConsolePoster({ write: (text) => process.stdout.write(text), color }),
       lookup: adapter,
       render: (entry) => entryEmbed(entry, { siteUrl: config.WOTD_SITE_URL }),
     });
@@ -138,7 +139,7 @@ async function runConsole(config: Config): Promise<number> {
       commands,
       services: { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions },
       write: (text) => process.stdout.write(text),
-      color: terminal && !process.env.NO_COLOR,
+      color,
       showThinking: terminal,
     });
     await runConsoleLoop({
