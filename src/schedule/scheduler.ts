@@ -6,7 +6,7 @@ import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { currentSlot, owesPost, type Slot } from './due.ts';
-import { fanOut, type DeliveryHooks, type DeliveryJob, type FanOutReport } from './delivery.ts';
+import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryJob, type FanOutReport } from './delivery.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 
@@ -33,9 +33,6 @@ interface EntryWait {
   retryAt: number;
   reason: string;
 }
-
-const ENTRY_RETRY_BASE_MS = 60_000;
-const ENTRY_RETRY_MAX_MS = 30 * 60_000;
 
 /**
  * Each minute: find the subscriptions whose post is due, fetch each service day's entry once, and deliver.
@@ -160,7 +157,7 @@ export class DailyScheduler {
       return value;
     } catch (error) {
       const attempts = (wait?.attempts ?? 0) + 1;
-      const backoff = Math.min(ENTRY_RETRY_MAX_MS, ENTRY_RETRY_BASE_MS * 2 ** (attempts - 1));
+      const backoff = retryDelayMs(attempts);
       const suggested = isWotdError(error) && error.retryAt ? error.retryAt.getTime() : 0;
       const retryAt = Math.max(now.getTime() + backoff, suggested);
       const reason = error instanceof Error ? error.message : String(error);
