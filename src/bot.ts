@@ -61,7 +61,7 @@ async function runDiscord(config: Config, token: string): Promise<number> {
   try {
     adapter = await openWotdAdapter(config, { onRequest: upstreamLog(logger) });
     daily = await openDailyPosts(dailyPostSettings(config, logger));
-    const services: BotServices = { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions };
+    const services = botServices(config, adapter, daily, logger);
     logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
     const bot = await Promise.race([
@@ -86,6 +86,11 @@ async function runDiscord(config: Config, token: string): Promise<number> {
     await adapter?.close();
     logger.flush();
   }
+}
+
+/** What the commands are handed, the same on Discord and at the console. */
+function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, logger: Logger): BotServices {
+  return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions };
 }
 
 function dailyPostSettings(config: Config, logger: Logger) {
@@ -137,7 +142,7 @@ async function runConsole(config: Config): Promise<number> {
     });
     const session = new ConsoleSession({
       commands,
-      services: { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions },
+      services: botServices(config, adapter, daily, logger),
       write: (text) => process.stdout.write(text),
       color,
       showThinking: terminal,
