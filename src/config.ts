@@ -4,21 +4,22 @@ import { z } from 'zod';
  * Every setting the bot reads from the environment, validated once at start-up.
  * `.env.example` documents each one; keep the two in step.
  */
+
+/** An absolute http: or https: URL (also used by the CLI's --api-url). */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 const httpUrl = (example: string) =>
   z
     .string()
     .trim()
-    .refine(
-      (value) => {
-        try {
-          const url = new URL(value);
-          return url.protocol === 'http:' || url.protocol === 'https:';
-        } catch {
-          return false;
-        }
-      },
-      { message: `expected an http(s) URL such as ${example}` },
-    )
+    .refine(isHttpUrl, { message: `expected an http(s) URL such as ${example}` })
     .transform((value) => value.replace(/\/+$/, ''));
 
 const positiveInt = (what: string) =>

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig, loadDotEnv } from './config.ts';
+import { isHttpUrl, loadConfig, loadDotEnv } from './config.ts';
 import { openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
 import { parseAnyDate, type IsoDate } from './wotd/dates.ts';
 import type { Entry } from './wotd/entry.ts';
@@ -148,13 +148,7 @@ function readCommon(values: Record<string, string | boolean | undefined>): Commo
   let apiUrl: string | undefined;
   if (typeof values['api-url'] === 'string') {
     const text = values['api-url'].trim();
-    let url: URL | undefined;
-    try {
-      url = new URL(text);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    if (!isHttpUrl(text)) {
       throw new UsageError(`--api-url must be an http(s) URL such as https://api.wotd.site, got "${text}"`);
     }
     apiUrl = text.replace(/\/+$/, '');
