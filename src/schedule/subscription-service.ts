@@ -33,8 +33,6 @@ export interface SubscriptionService {
   subscribe(request: SubscribeRequest): Promise<UpsertResult>;
   unsubscribe(guildId: string, channelId: string): Promise<Subscription | null>;
   list(guildId: string): Promise<SubscriptionOverview[]>;
-  /** IANA zones matching what has been typed so far, for autocomplete. */
-  suggestTimeZones(typed: string, limit: number): string[];
 }
 
 export interface ServiceOptions {
@@ -89,14 +87,10 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
       }
       return overviews.sort((a, b) => a.subscription.channelName.localeCompare(b.subscription.channelName));
     },
-
-    suggestTimeZones(typed, max) {
-      return suggestTimeZones(typed, max);
-    },
   };
 }
 
-/** Zones whose name (or any part after a slash) starts with the typed text, then those that merely contain it. */
+/** IANA zones for autocomplete: those whose name (or any part after a slash) starts with the typed text, then those that merely contain it. */
 export function suggestTimeZones(typed: string, max: number): string[] {
   const query = typed.trim().toLowerCase().replace(/\s+/g, '_');
   const zones = knownTimeZones();
