@@ -139,6 +139,8 @@ class Adapter implements WotdAdapter {
   private readonly limiter: RateLimiter;
   private readonly flights = new Map<string, Flight<unknown>>();
   private readonly baseUrl: string;
+  /** Days a history request asks for at least (options.readAhead, at most MAX_HISTORY_LIMIT). */
+  private readonly readAhead: number;
   private detected: Variant | null;
   private guess: Variant = 'A';
   private closed = false;
@@ -151,6 +153,7 @@ class Adapter implements WotdAdapter {
     this.now = options.now ?? systemClock;
     this.timers = options.timers ?? systemTimers;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.readAhead = Math.min(MAX_HISTORY_LIMIT, options.readAhead ?? MAX_HISTORY_LIMIT);
     const variant = options.variant ?? 'auto';
     this.detected = variant === 'auto' ? null : variant;
     this.limiter = new RateLimiter({
@@ -208,7 +211,7 @@ class Adapter implements WotdAdapter {
     const before = date === undefined ? today : this.checkDate(date, today);
     const fromCache = await this.historyFromCache(before, limit);
     if (fromCache?.fresh) return this.hit(fromCache.page);
-    const fetchLimit = Math.max(limit, Math.min(MAX_HISTORY_LIMIT, this.options.readAhead ?? MAX_HISTORY_LIMIT));
+    const fetchLimit = Math.max(limit, this.readAhead);
     const outcome = await this.withStale(fromCache?.page, () =>
       this.shared(`prev:${before}:${fetchLimit}`, options, (flight) => this.fetchPrevious(flight, before, fetchLimit, today)),
     );
@@ -350,10 +353,9 @@ class Adapter implements WotdAdapter {
   }
 
   private async fetchEntry(flight: Flight<Outcome<Entry>>, day: IsoDate, today: IsoDate): Promise<Outcome<Entry>> {
-    const readAhead = Math.min(MAX_HISTORY_LIMIT, this.options.readAhead ?? MAX_HISTORY_LIMIT);
-    if (readAhead >= 2 && day < today) {
+    if (this.readAhead >= 2 && day < today) {
       // One history request ending on `day` answers it and caches the days before it too.
-      const page = await this.requestPrevious(flight, addDays(day, 1), readAhead, today);
+      const page = await this.requestPrevious(flight, addDays(day, 1), this.readAhead, today);
       const first = page.entries[0];
       if (!first || first.date !== day) {
         await this.cache.putMissing(day, today);
