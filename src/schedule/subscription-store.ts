@@ -118,11 +118,7 @@ export class SubscriptionStore {
       const ids = await this.readIds(`guild:${guildId}`);
       if (ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, ids.filter((id) => id !== channelId));
       await this.subscriptions.delete(`sub:${channelId}`);
-      await this.mutex.run(`index:${shardOf(channelId)}`, async () => {
-        const key = `index:${shardOf(channelId)}`;
-        const shard = await this.readIds(key);
-        if (shard.includes(channelId)) await this.subscriptions.set(key, shard.filter((id) => id !== channelId));
-      });
+      await this.removeFromIndex(channelId);
       return existing;
     });
   }
@@ -180,6 +176,14 @@ export class SubscriptionStore {
     await this.mutex.run(key, async () => {
       const shard = await this.readIds(key);
       if (!shard.includes(channelId)) await this.subscriptions.set(key, [...shard, channelId]);
+    });
+  }
+
+  private async removeFromIndex(channelId: string): Promise<void> {
+    const key = `index:${shardOf(channelId)}`;
+    await this.mutex.run(key, async () => {
+      const shard = await this.readIds(key);
+      if (shard.includes(channelId)) await this.subscriptions.set(key, shard.filter((id) => id !== channelId));
     });
   }
 
