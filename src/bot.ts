@@ -73,7 +73,8 @@ async function runDiscord(config: Config, token: string): Promise<number> {
     startDiscordDailyPosts(bot.client, daily, { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger });
     const received = await signal.promise;
     logger.info({ signal: received }, 'shutting down');
-    await daily.close();
+    // Posting stops first; the store closes (in finally) only after bot.stop() has let running commands finish.
+    await daily.stopPosting();
     await bot.stop();
     return 0;
   } catch (error) {

@@ -15,6 +15,8 @@ export interface DailyPosts {
   store: SubscriptionStore;
   subscriptions: SubscriptionService;
   start(options: { poster: ChannelPoster; lookup: Pick<WotdLookup, 'getEntry'>; render: (entry: Entry) => APIEmbed }): DailyScheduler;
+  /** Stops starting posts and waits for the current pass; the store stays open for commands still running. */
+  stopPosting(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,9 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
   const store = await SubscriptionStore.open(options.storeUrl, logger);
   const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
   let scheduler: DailyScheduler | null = null;
+  const stopPosting = async (): Promise<void> => {
+    await scheduler?.stop();
+  };
   return {
     store,
     subscriptions,
@@ -41,8 +46,9 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
       logger.info({ concurrency: options.concurrency }, 'daily posts scheduled (checked every minute)');
       return scheduler;
     },
+    stopPosting,
     async close() {
-      await scheduler?.stop();
+      await stopPosting();
       await store.close();
     },
   };
