@@ -1,5 +1,5 @@
 import { SlashCommandBuilder, type APIEmbed } from 'discord.js';
-import { attribution, clip, escapeText } from '../src/discord/embeds.ts';
+import { ACCENT, attribution, clip, escapeText } from '../src/discord/embeds.ts';
 import type {
   AutocompleteContext,
   BotServices,
@@ -21,7 +21,6 @@ export const MAX_WORD_LENGTH = 100;
 const MAX_CUSTOM_ID = 100;
 const MAX_CHOICES = 25;
 const SUGGESTIONS = 5;
-const ACCENT = 0x5865f2;
 
 const data = new SlashCommandBuilder()
   .setName('wotd-find')

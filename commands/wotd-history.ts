@@ -1,5 +1,5 @@
 import { SlashCommandBuilder, type APIEmbed } from 'discord.js';
-import { attribution } from '../src/discord/embeds.ts';
+import { ACCENT, attribution } from '../src/discord/embeds.ts';
 import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
 import { describeDate } from '../src/replies/dates.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
@@ -13,7 +13,6 @@ import { DATE_OPTION_DESCRIPTION, dateOptionOrRefuse } from './wotd.ts';
 export const HISTORY_PREFIX = 'hist';
 export const DEFAULT_LIMIT = 3;
 export const MAX_LIMIT = 8;
-const ACCENT = 0x5865f2;
 
 const data = new SlashCommandBuilder()
   .setName('wotd-history')

@@ -1,5 +1,5 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { clip } from '../src/discord/embeds.ts';
+import { ACCENT, clip } from '../src/discord/embeds.ts';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/schedule/admin-replies.ts';
@@ -38,7 +38,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
       {
         title: `Daily posts (${overviews.filter((item) => countsTowardLimit(item.subscription)).length} of ${gate.subscriptions.limit})`,
         description,
-        color: 0x5865f2,
+        color: ACCENT,
       },
     ],
   });

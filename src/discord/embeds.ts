@@ -6,7 +6,8 @@ export interface EmbedOptions {
   siteUrl: string;
 }
 
-const ACCENT = 0x5865f2;
+/** The colour of every embed the bot sends. */
+export const ACCENT = 0x5865f2;
 const TITLE_LIMIT = 256;
 const DESCRIPTION_LIMIT = 4096;
 const LABEL_PATTERN = /^\(([^()]{1,60})\)\s*/;
