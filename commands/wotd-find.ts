@@ -12,8 +12,8 @@ import type {
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { entryLine } from '../src/replies/entries.ts';
 import { privateNote, quoteInput, STALE_NOTE } from '../src/replies/messages.ts';
-import type { Entry } from '../src/wotd/entry.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
+import type { WordMatches } from '../src/wotd/lookup.ts';
 
 export const FIND_PREFIX = 'find';
 export const PAGE_SIZE = 10;
@@ -53,18 +53,24 @@ function pageCount(total: number): number {
   return Math.max(1, Math.ceil(total / PAGE_SIZE));
 }
 
-function findEmbed(entries: Entry[], page: number, siteUrl: string): APIEmbed {
+/** The service reports one date only (variant A): the title says which, and the footer how to read the rest. */
+const FIRST_DATE_ONLY = 'The service reports only the first date a word was chosen';
+
+function findEmbed(found: WordMatches, page: number, siteUrl: string): APIEmbed {
+  const { entries, complete } = found;
   const pages = pageCount(entries.length);
   const shown = entries.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   const word = entries[0]?.word ?? '';
   const times = entries.length === 1 ? 'once' : `${entries.length} times`;
+  const title = complete ? `${escapeText(word)}: word of the day ${times}` : `${escapeText(word)}: first word of the day on ${entries.at(-1)?.date ?? ''}`;
+  const note = complete ? '' : entries.length > 1 ? `${FIRST_DATE_ONLY}; later dates are those this bot has seen. · ` : `${FIRST_DATE_ONLY}. · `;
   const paging = pages > 1 ? `Page ${page} of ${pages} · ` : '';
   return {
-    title: clip(`${escapeText(word)}: word of the day ${times}`, 256),
+    title: clip(title, 256),
     url: siteUrl,
     color: ACCENT,
     description: clip(shown.map(entryLine).join('\n'), 4096),
-    footer: { text: `${paging}${attribution(siteUrl)}` },
+    footer: { text: clip(`${paging}${note}${attribution(siteUrl)}`, 2048) },
   };
 }
 
@@ -110,13 +116,13 @@ async function findMessage(query: string, page: number, services: BotServices): 
     if (isWotdError(error, 'not_found')) return null;
     throw error;
   });
-  const entries = found?.value ?? [];
+  const entries = found?.value.entries ?? [];
   if (!found || entries.length === 0) return noMatchMessage(query, services);
   const pages = pageCount(entries.length);
   if (page > pages) {
     return privateNote(`That page of results is gone: “${quoteInput(query)}” now has ${pages} page${pages === 1 ? '' : 's'}. Run \`/wotd-find\` again.`);
   }
-  const message: OutgoingMessage = { embeds: [findEmbed(entries, page, services.siteUrl)] };
+  const message: OutgoingMessage = { embeds: [findEmbed(found.value, page, services.siteUrl)] };
   const buttons = pageButtons(query, page, pages);
   if (buttons) message.buttons = buttons;
   if (found.stale) message.content = STALE_NOTE;

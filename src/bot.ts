@@ -59,7 +59,7 @@ async function runDiscord(config: Config, token: string): Promise<number> {
   let adapter: WotdAdapter | undefined;
   let daily: DailyPosts | undefined;
   try {
-    adapter = await openWotdAdapter(config, { onRequest: upstreamLog(logger) });
+    adapter = await openWotdAdapter(config, upstreamLog(logger));
     daily = await openDailyPosts(dailyPostSettings(config, logger));
     const services = botServices(config, adapter, daily, logger);
     logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
@@ -98,9 +98,13 @@ function dailyPostSettings(config: Config, logger: Logger) {
   return { storeUrl: config.STORE_URL, limit: config.SUBSCRIPTION_LIMIT, concurrency: config.DELIVERY_CONCURRENCY, logger };
 }
 
+/** Every upstream request at debug level; a configured variant the service contradicts as a warning. */
 function upstreamLog(logger: Logger) {
-  return (event: { path: string; query: Record<string, string>; outcome: string; elapsedMs: number }) =>
-    logger.debug({ upstream: event }, 'Word-of-the-Day request');
+  return {
+    onRequest: (event: { path: string; query: Record<string, string>; outcome: string; elapsedMs: number }) =>
+      logger.debug({ upstream: event }, 'Word-of-the-Day request'),
+    onWarning: (message: string) => logger.warn(message),
+  };
 }
 
 async function runConsole(config: Config): Promise<number> {
@@ -130,7 +134,7 @@ async function runConsole(config: Config): Promise<number> {
     adapter = await openWotdAdapter(config, {
       baseUrl,
       ...(service ? { variant: 'A' as const } : {}),
-      onRequest: upstreamLog(logger),
+      ...upstreamLog(logger),
     });
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
     const color = terminal && !process.env.NO_COLOR;

@@ -51,6 +51,9 @@ const envSchema = z.object({
     .default('auto'),
   WOTD_SITE_URL: httpUrl('https://wotd.site').default('https://wotd.site'),
   WOTD_RATE_LIMIT: positiveInt('a whole number of requests per minute, at least 1').default(10),
+  WOTD_RATE_LIMIT_SCOPE: z
+    .enum(['service', 'endpoint'], { message: 'expected service (one budget for all endpoints) or endpoint (one each)' })
+    .default('service'),
   WOTD_TIMEOUT_MS: positiveInt('a whole number of milliseconds, at least 1').default(5000),
   WOTD_SERVICE_DB: z.string().trim().min(1, { message: 'expected a path to a SQLite file' }).default('data/words.sqlite'),
   STORE_URL: z

@@ -27,7 +27,7 @@ const COMMON_OPTIONS = {
 const USAGE = {
   query: 'Usage: wotd-bot query [DATE] [--json] [--api-url URL] [--variant A|B|auto]\n  The word of DATE (YYYY-MM-DD or DD-MM-YYYY), today (UTC) when left out.',
   history: 'Usage: wotd-bot history [DATE] [--limit N] [--json] [--api-url URL] [--variant A|B|auto]\n  Up to N (1..8, default 3) words before DATE, newest first; before today when DATE is left out.',
-  find: 'Usage: wotd-bot find WORD [--json] [--api-url URL] [--variant A|B|auto]\n  Every day WORD was the word of the day, newest first.',
+  find: 'Usage: wotd-bot find WORD [--json] [--api-url URL] [--variant A|B|auto]\n  Every day WORD was the word of the day, newest first (any case). A service that reports only the first\n  date says so; --json prints {word, complete, results}.',
 } as const;
 
 type Command = keyof typeof USAGE;
@@ -77,13 +77,21 @@ export function runFind(args: string[]): Promise<number> {
     const word = positionals.join(' ').trim();
     if (word === '') throw new UsageError('give a WORD to look for');
     const found = await adapter.findWord(word);
-    const count = found.value.length;
+    const { entries, complete } = found.value;
     return {
       found,
-      json: found.value,
-      text: [`"${word}" was the word of the day ${count === 1 ? 'once' : `${count} times`}:`, '', found.value.map(formatEntry).join('\n\n')].join('\n'),
+      json: { word, complete, results: entries },
+      text: [findSummary(word, entries, complete), '', entries.map(formatEntry).join('\n\n')].join('\n'),
     };
   });
+}
+
+/** What a search found, saying so when the service reported only the first date. */
+export function findSummary(word: string, entries: Entry[], complete: boolean): string {
+  const first = entries.at(-1)?.date ?? '';
+  if (complete) return `"${word}" was the word of the day ${entries.length === 1 ? 'once' : `${entries.length} times`}:`;
+  const later = entries.length > 1 ? ` The later dates below are the ones this bot has seen; there may be more.` : '';
+  return `"${word}" was first the word of the day on ${first}. The service reports only the first date.${later}`;
 }
 
 type Answer = { found: Lookup<unknown>; json: unknown; text: string } | { found: null; notFound: string };
@@ -117,6 +125,7 @@ async function run(
       ...(common.apiUrl ? { baseUrl: common.apiUrl } : {}),
       ...(common.variant ? { variant: common.variant } : {}),
       maxWaitMs: { interactive: CLI_MAX_WAIT_MS },
+      onWarning: (message) => process.stderr.write(`wotd-bot: warning: ${message}\n`),
       onRequest: (event) => {
         if (event.outcome === 'ok' || event.outcome === 'not_found') return;
         const detail = event.detail ? `: ${event.detail}` : '';

@@ -28,9 +28,9 @@ export function entryField(entry: Entry): { name: string; value: string } {
   return { name: clip(`${escapeText(entry.word)} · ${entry.date}`, 256), value: clip(value || '—', 1024) };
 }
 
-/** One entry as a line of a list: "**2025-01-14** · *noun* — short definition". */
+/** One entry as a line of a list: "**2025-01-14** · *noun · /ipa/* — short definition". */
 export function entryLine(entry: Entry): string {
-  const pos = entry.pos.trim();
+  const heading = posAndIpa(entry);
   const definition = shortDefinition(entry.definition);
-  return `**${entry.date}**${pos ? ` · *${escapeText(pos)}*` : ''}${definition ? ` — ${definition}` : ''}`;
+  return `**${entry.date}**${heading ? ` · *${heading}*` : ''}${definition ? ` — ${definition}` : ''}`;
 }

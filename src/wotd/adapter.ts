@@ -4,10 +4,16 @@
  * `createWotdAdapter(options)`:
  * - `baseUrl` (required): the service, e.g. https://api.wotd.site.
  * - `store` (required): a Keyv for the cache (see openStore); `ownsStore: true` disconnects it on close().
- * - `variant`: 'A' (YYYY-MM-DD), 'B' (DD-MM-YYYY) or 'auto' (default: taken from the first answer's dates;
- *   dated requests go out as A until then, and a 400 flips the guess once).
- * - `rateLimit` (10) requests in any `rateWindowMs` (60 000) for the whole process; a slot counts from sending
- *   until one window after the answer. Queued requests go scheduled > interactive > background.
+ * - `variant`: 'A' (YYYY-MM-DD), 'B' (DD-MM-YYYY) or 'auto' (default). A date the bot sends in the wrong format
+ *   gets no error from variant B (a 404 or an empty page), so the variant is verified before a negative answer
+ *   is trusted: 'auto' asks a dateless /query (then /query_previous, then /metadata) before its first dated
+ *   request and remembers the answer in the store for a day; a configured variant is verified by the dates in
+ *   the service's answers, or by the same probe when the first answer is negative. A configured variant the
+ *   service contradicts is reported once through `onWarning` and corrected.
+ * - `rateLimit` (10) requests in any `rateWindowMs` (60 000); a slot counts from sending until one window after
+ *   the answer. Queued requests go scheduled > interactive > background. `rateLimitScope` 'service' (default)
+ *   counts all endpoints together, as the published limit says; 'endpoint' gives each endpoint its own budget,
+ *   as the real deployments count (30 a minute over the three), for a service known to do so.
  * - `maxWaitMs`: default bound per priority on the limiter wait (none unless given); a lookup's own
  *   `maxWaitMs` wins. Past the bound a lookup fails with `rate_limited` and `retryAt`, or is served stale.
  * - `timeoutMs` (5000) per request; `retries` (2) extra attempts for 5xx, timeouts and connection errors,
@@ -18,23 +24,24 @@
  * - `ttls`: see cache.ts (today 15 min, recent 404 5 min, old 404 6 h, find 1 h); `memoryRecords` (20 000)
  *   records kept in memory in front of the store.
  * - `now`, `timers`, `fetch`, `random`: injectable clock, timers, HTTP and jitter for tests and the benchmark.
- * - `onRequest(event)`: called after every upstream attempt (logging, counting); `onStoreError(error)` when the
+ * - `onRequest(event)`: called after every upstream attempt (logging, counting); `onWarning(message)` once when
+ *   the configured variant turns out wrong; `onStoreError(error)` when the
  *   cache store fails (lookups then go on without it: reads count as misses, writes stay in memory).
  *
  * `openWotdAdapter(config, overrides)` builds one from the settings (WOTD_API_URL, default the public service;
- * WOTD_API_VARIANT, WOTD_RATE_LIMIT, WOTD_TIMEOUT_MS, STORE_URL).
+ * WOTD_API_VARIANT, WOTD_RATE_LIMIT, WOTD_RATE_LIMIT_SCOPE, WOTD_TIMEOUT_MS, STORE_URL).
  */
 import type Keyv from 'keyv';
 import type { Config } from '../config.ts';
 import { openStore } from '../store.ts';
 import { systemClock, systemTimers, sleep, type Clock, type Timers } from './clock.ts';
 import { WotdCache, type CacheTtls } from './cache.ts';
-import { addDays, parseAnyDate, toWireDate, utcDateOf, type IsoDate, type Variant } from './dates.ts';
+import { addDays, parseAnyDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from './dates.ts';
 import type { Entry } from './entry.ts';
 import { WotdError, isWotdError } from './errors.ts';
 import { Flight, FlightAbandoned } from './flight.ts';
 import { getJson, type Attempt, type FetchLike } from './http-client.ts';
-import type { HistoryPage, Lookup, LookupOptions, Priority, WotdLookup } from './lookup.ts';
+import type { HistoryPage, Lookup, LookupOptions, Priority, WordMatches, WotdLookup } from './lookup.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { parseEntry, parseFind, parsePrevious, sniffVariant } from './wire.ts';
 
@@ -44,6 +51,10 @@ export const MAX_WORD_LENGTH = 100;
 /** Pause after a 429 that carries no Retry-After: the service's window is 60 s. */
 const DEFAULT_429_PAUSE_MS = 60_000;
 const CACHE_NAMESPACE = 'wotd-cache';
+const ENDPOINTS = ['/query', '/query_previous', '/find_wotd'] as const;
+type Endpoint = (typeof ENDPOINTS)[number] | '/metadata';
+
+export type RateLimitScope = 'service' | 'endpoint';
 
 export interface UpstreamEvent {
   path: string;
@@ -62,6 +73,7 @@ export interface WotdAdapterOptions {
   variant?: Variant | 'auto';
   rateLimit?: number;
   rateWindowMs?: number;
+  rateLimitScope?: RateLimitScope;
   maxWaitMs?: Partial<Record<Priority, number>>;
   timeoutMs?: number;
   retries?: number;
@@ -74,6 +86,8 @@ export interface WotdAdapterOptions {
   fetch?: FetchLike;
   random?: () => number;
   onRequest?: (event: UpstreamEvent) => void;
+  /** The configured variant disagrees with the service's answers (said once; the adapter corrects itself). */
+  onWarning?: (message: string) => void;
   /** The cache store failed; the lookup went on without it. */
   onStoreError?: (error: unknown) => void;
 }
@@ -97,7 +111,8 @@ export interface AdapterStats {
 }
 
 export interface WotdAdapter extends WotdLookup {
-  /** The service's variant: as configured, or detected; null until an 'auto' adapter has seen a date. */
+  /** The service's variant: as configured (until the service contradicts it), or detected; null until an 'auto'
+   * adapter has verified it. */
   readonly variant: Variant | null;
   stats(): AdapterStats;
   /** Rejects queued lookups, stops timers and (if owned) disconnects the store. */
@@ -126,6 +141,7 @@ export async function openWotdAdapter(config: Config, overrides: Partial<WotdAda
     baseUrl: config.WOTD_API_URL ?? DEFAULT_API_URL,
     variant: config.WOTD_API_VARIANT,
     rateLimit: config.WOTD_RATE_LIMIT,
+    rateLimitScope: config.WOTD_RATE_LIMIT_SCOPE,
     timeoutMs: config.WOTD_TIMEOUT_MS,
     ownsStore: overrides.store === undefined,
     ...overrides,
@@ -136,13 +152,19 @@ export async function openWotdAdapter(config: Config, overrides: Partial<WotdAda
 class Adapter implements WotdAdapter {
   private readonly now: Clock;
   private readonly timers: Timers;
-  private readonly limiter: RateLimiter;
+  /** One limiter for the whole service, or one per endpoint (rateLimitScope 'endpoint'). */
+  private readonly limiters = new Map<Endpoint, RateLimiter>();
   private readonly flights = new Map<string, Flight<unknown>>();
   private readonly baseUrl: string;
   /** Days a history request asks for at least (options.readAhead, at most MAX_HISTORY_LIMIT). */
   private readonly readAhead: number;
-  private detected: Variant | null;
-  private guess: Variant = 'A';
+  private readonly configured: Variant | 'auto';
+  /** The date format requests go out in: configured, guessed or verified. */
+  private current: Variant;
+  /** The service's own answers (or the store's record of them) showed `current` to be its format. */
+  private verified = false;
+  private probing: Promise<Variant | null> | null = null;
+  private warned = false;
   private closed = false;
   private readonly counters = { lookups: 0, cacheHits: 0, coalesced: 0, staleServed: 0, upstreamRequests: 0, upstream429: 0, busy: 0 };
 
@@ -154,18 +176,29 @@ class Adapter implements WotdAdapter {
     this.timers = options.timers ?? systemTimers;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.readAhead = Math.min(MAX_HISTORY_LIMIT, options.readAhead ?? MAX_HISTORY_LIMIT);
-    const variant = options.variant ?? 'auto';
-    this.detected = variant === 'auto' ? null : variant;
-    this.limiter = new RateLimiter({
-      limit: options.rateLimit ?? 10,
-      windowMs: options.rateWindowMs ?? 60_000,
-      now: () => this.now().getTime(),
-      timers: this.timers,
-    });
+    this.configured = options.variant ?? 'auto';
+    this.current = this.configured === 'auto' ? 'A' : this.configured;
+    const makeLimiter = () =>
+      new RateLimiter({
+        limit: options.rateLimit ?? 10,
+        windowMs: options.rateWindowMs ?? 60_000,
+        now: () => this.now().getTime(),
+        timers: this.timers,
+      });
+    const shared = makeLimiter();
+    for (const endpoint of ENDPOINTS) this.limiters.set(endpoint, options.rateLimitScope === 'endpoint' ? makeLimiter() : shared);
+    // /metadata is only ever the variant probe's last resort: it is counted with /query.
+    this.limiters.set('/metadata', this.limiterFor('/query'));
+  }
+
+  private limiterFor(endpoint: Endpoint): RateLimiter {
+    const limiter = this.limiters.get(endpoint);
+    if (!limiter) throw new Error(`no rate limiter for ${endpoint}`);
+    return limiter;
   }
 
   get variant(): Variant | null {
-    return this.detected;
+    return this.configured === 'auto' && !this.verified ? null : this.current;
   }
 
   today(): IsoDate {
@@ -175,13 +208,20 @@ class Adapter implements WotdAdapter {
   stats(): AdapterStats {
     let waitingLookups = 0;
     for (const flight of this.flights.values()) if (flight.waiting) waitingLookups += flight.callerCount;
-    return { ...this.counters, queued: this.limiter.queued, waitingLookups, inFlight: this.limiter.active };
+    let queued = 0;
+    let inFlight = 0;
+    for (const limiter of new Set(this.limiters.values())) {
+      queued += limiter.queued;
+      inFlight += limiter.active;
+    }
+    return { ...this.counters, queued, waitingLookups, inFlight };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.limiter.close(new WotdError('unavailable', 'The Word-of-the-Day adapter was closed'));
+    const error = new WotdError('unavailable', 'The Word-of-the-Day adapter was closed');
+    for (const limiter of new Set(this.limiters.values())) limiter.close(error);
     if (this.options.ownsStore) await this.options.store.disconnect();
   }
 
@@ -195,8 +235,9 @@ class Adapter implements WotdAdapter {
       this.counters.cacheHits++;
       throw notFoundForDate(day);
     }
+    const endpoint = this.readAhead >= 2 && day < today ? '/query_previous' : '/query';
     const outcome = await this.withStale(cached?.value, () =>
-      this.shared(`entry:${day}`, options, (flight) => this.fetchEntry(flight, day, today)),
+      this.shared(`entry:${day}`, endpoint, options, (flight) => this.fetchEntry(flight, day, today)),
     );
     if (outcome.kind === 'not_found') throw notFoundForDate(day);
     return outcome.value;
@@ -213,14 +254,14 @@ class Adapter implements WotdAdapter {
     if (fromCache?.fresh) return this.hit(fromCache.page);
     const fetchLimit = Math.max(limit, this.readAhead);
     const outcome = await this.withStale(fromCache?.page, () =>
-      this.shared(`prev:${before}:${fetchLimit}`, options, (flight) => this.fetchPrevious(flight, before, fetchLimit, today)),
+      this.shared(`prev:${before}:${fetchLimit}`, '/query_previous', options, (flight) => this.fetchPrevious(flight, before, fetchLimit, today)),
     );
     if (outcome.kind === 'not_found') return { value: { entries: [], hasMore: false }, stale: false, fromCache: false };
     const page = outcome.value.value;
     return { ...outcome.value, value: { entries: page.entries.slice(0, limit), hasMore: page.entries.length > limit || page.hasMore } };
   }
 
-  async findWord(word: string, options: LookupOptions = {}): Promise<Lookup<Entry[]>> {
+  async findWord(word: string, options: LookupOptions = {}): Promise<Lookup<WordMatches>> {
     this.counters.lookups++;
     const typed = word.trim();
     if (typed === '') throw new WotdError('invalid_input', 'Give a word to look for');
@@ -229,19 +270,26 @@ class Adapter implements WotdAdapter {
     }
     const today = this.today();
     const cached = await this.cache.getFind(typed);
-    if (cached?.fresh) {
-      if (cached.value.length === 0) {
-        this.counters.cacheHits++;
-        throw notFoundForWord(typed);
-      }
-      return this.hit(cached.value.filter((entry) => entry.date <= today));
-    }
-    const lower = typed.toLowerCase();
-    const outcome = await this.withStale(cached && cached.value.length > 0 ? cached.value : undefined, () =>
-      this.shared(`find:${lower}`, options, (flight) => this.fetchFind(flight, typed, today)),
+    if (cached?.fresh) return this.hit(await this.withKnownDates(typed, cached.value, today));
+    const outcome = await this.withStale(cached?.value, () =>
+      this.shared(`find:${typed.toLowerCase()}`, '/find_wotd', options, (flight) => this.fetchFind(flight, typed, today)),
     );
     if (outcome.kind === 'not_found') throw notFoundForWord(typed);
-    return { ...outcome.value, value: outcome.value.value.filter((entry) => entry.date <= today && entry.word.toLowerCase() === lower) };
+    return { ...outcome.value, value: await this.withKnownDates(typed, outcome.value.value, today) };
+  }
+
+  /**
+   * The service's matches with every other cached entry of the word (a deployment that reports one date leaves
+   * the later ones to what the bot has seen), newest first, none after today.
+   */
+  private async withKnownDates(word: string, found: WordMatches, today: IsoDate): Promise<WordMatches> {
+    const lower = word.toLowerCase();
+    const byDate = new Map<IsoDate, Entry>();
+    for (const entry of [...found.entries, ...(await this.cache.knownEntries(lower))]) {
+      if (entry.date <= today && entry.word.toLowerCase() === lower && !byDate.has(entry.date)) byDate.set(entry.date, entry);
+    }
+    const entries = [...byDate.values()].sort((a, b) => (a.date < b.date ? 1 : -1));
+    return { entries, complete: found.complete };
   }
 
   async suggestWords(prefix: string, limit: number): Promise<string[]> {
@@ -277,7 +325,12 @@ class Adapter implements WotdAdapter {
   }
 
   /** Joins the identical operation under way, or starts it; bounds this caller's wait for the limiter. */
-  private async shared<T>(key: string, options: LookupOptions, run: (flight: Flight<T>) => Promise<T>): Promise<T> {
+  private async shared<T>(
+    key: string,
+    endpoint: Endpoint,
+    options: LookupOptions,
+    run: (flight: Flight<T>) => Promise<T>,
+  ): Promise<T> {
     if (this.closed) throw new WotdError('unavailable', 'The Word-of-the-Day adapter was closed');
     const priority = options.priority ?? 'interactive';
     const maxWaitMs = options.maxWaitMs ?? this.options.maxWaitMs?.[priority];
@@ -287,10 +340,10 @@ class Adapter implements WotdAdapter {
       this.counters.coalesced++;
     } else {
       if (maxWaitMs !== undefined) {
-        const start = this.limiter.estimateStart(priority);
+        const start = this.limiterFor(endpoint).estimateStart(priority);
         if (start - nowMs > maxWaitMs) throw busy(start);
       }
-      const created = new Flight<T>(this.limiter, priority, run);
+      const created = new Flight<T>(priority, run);
       flight = created;
       this.flights.set(key, created);
       const forget = (): void => {
@@ -358,20 +411,31 @@ class Adapter implements WotdAdapter {
       const page = await this.requestPrevious(flight, addDays(day, 1), this.readAhead, today);
       const first = page.entries[0];
       if (!first || first.date !== day) {
-        await this.cache.putMissing(day, today);
+        if (page.trusted) await this.cache.putMissing(day, today);
         return { kind: 'not_found', message: `no entry for ${day}` };
       }
       return { kind: 'ok', value: first };
     }
-    const answer = await this.request(flight, '/query', { date: day }, true);
-    if (answer.kind === 'not_found') {
-      await this.cache.putMissing(day, today);
-      return answer;
+    if (this.configured === 'auto' && !this.verified) {
+      // The probe asks for today's entry: when that is the day wanted, it is the answer.
+      await this.ensureVariant(flight);
+      const probed = await this.cache.getEntry(day);
+      if (probed?.fresh) return { kind: 'ok', value: probed.value };
     }
-    const entry = parseEntry(answer.body, this.variantFor(answer.body));
-    if (entry.date !== day) throw new WotdError('bad_response', `The service answered ${entry.date} when asked for ${day}`);
-    await this.cache.putEntries([entry], today);
-    return { kind: 'ok', value: entry };
+    for (;;) {
+      const sent = this.current;
+      const answer = await this.request(flight, '/query', { date: day }, true);
+      if (answer.kind === 'not_found') {
+        const trust = await this.trustNegative(flight, sent);
+        if (trust === 'retry') continue;
+        if (trust === 'trusted') await this.cache.putMissing(day, today);
+        return answer;
+      }
+      const entry = parseEntry(answer.body, this.variantOf(answer.body));
+      if (entry.date !== day) throw new WotdError('bad_response', `The service answered ${entry.date} when asked for ${day}`);
+      await this.cache.putEntries([entry], today);
+      return { kind: 'ok', value: entry };
+    }
   }
 
   private async fetchPrevious(
@@ -380,78 +444,197 @@ class Adapter implements WotdAdapter {
     limit: number,
     today: IsoDate,
   ): Promise<Outcome<HistoryPage>> {
-    return { kind: 'ok', value: await this.requestPrevious(flight, before, limit, today) };
-  }
-
-  private async requestPrevious<T>(flight: Flight<T>, before: IsoDate, limit: number, today: IsoDate): Promise<HistoryPage> {
-    const answer = await this.request(flight, '/query_previous', { date: before, limit: String(limit) }, true);
-    if (answer.kind === 'not_found') {
-      await this.cache.putBefore(before, false);
-      return { entries: [], hasMore: false };
-    }
-    const page = parsePrevious(answer.body, this.variantFor(answer.body), before);
-    const entries = page.entries.slice(0, limit);
-    const hasMore = page.hasMore || page.entries.length > limit;
-    await this.cache.putEntries(entries, today);
-    const oldest = entries.at(-1);
-    await this.cache.putBefore(oldest ? oldest.date : before, hasMore);
-    return { entries, hasMore };
-  }
-
-  private async fetchFind(flight: Flight<Outcome<Entry[]>>, typed: string, today: IsoDate): Promise<Outcome<Entry[]>> {
-    const lower = typed.toLowerCase();
-    // One deployment matches case-sensitively: try the lower-case form first, then the form as typed.
-    const forms = lower === typed ? [lower] : [lower, typed];
-    for (const form of forms) {
-      const answer = await this.request(flight, '/find_wotd', { word: form }, false);
-      if (answer.kind === 'not_found') continue;
-      const all = parseFind(answer.body, this.variantFor(answer.body));
-      const entries = all.filter((entry) => entry.date <= today && entry.word.toLowerCase() === lower);
-      if (entries.length === 0) continue;
-      await this.cache.putFind(typed, entries, today);
-      return { kind: 'ok', value: entries };
-    }
-    await this.cache.putFind(typed, [], today);
-    return { kind: 'not_found', message: `no entry for ${typed}` };
-  }
-
-  /** The variant to read a body in: the configured or detected one, else what the body itself shows. */
-  private variantFor(body: unknown): Variant {
-    if (this.detected) return this.detected;
-    const sniffed = sniffVariant(body);
-    if (sniffed) {
-      this.detected = sniffed;
-      return sniffed;
-    }
-    return this.guess;
+    const { entries, hasMore } = await this.requestPrevious(flight, before, limit, today);
+    return { kind: 'ok', value: { entries, hasMore } };
   }
 
   /**
-   * One logical request: waits for the limiter, sends, retries 5xx and connection failures with back-off,
-   * re-queues once after a 429 (having paused everyone). Returns an ok or not-found answer, or throws a WotdError.
+   * A history page strictly before `before`. An empty page is believed (and remembered for a while) only when the
+   * variant is verified and no cached entry lies before `before`; `trusted` says whether an empty page was.
+   */
+  private async requestPrevious<T>(
+    flight: Flight<T>,
+    before: IsoDate,
+    limit: number,
+    today: IsoDate,
+  ): Promise<HistoryPage & { trusted: boolean }> {
+    for (;;) {
+      const sent = this.current;
+      const answer = await this.request(flight, '/query_previous', { date: before, limit: String(limit) }, true);
+      const page = answer.kind === 'not_found' ? { entries: [], hasMore: false } : parsePrevious(answer.body, this.variantOf(answer.body), before);
+      if (page.entries.length === 0) {
+        const trust = await this.trustNegative(flight, sent);
+        if (trust === 'retry') continue;
+        const earliest = await this.cache.earliestKnown();
+        const plausible = earliest === undefined || earliest >= before;
+        const trusted = trust === 'trusted' && plausible;
+        if (trusted) await this.cache.putBefore(before, false);
+        return { entries: [], hasMore: false, trusted };
+      }
+      const entries = page.entries.slice(0, limit);
+      const hasMore = page.hasMore || page.entries.length > limit;
+      await this.cache.putEntries(entries, today);
+      const oldest = entries.at(-1);
+      if (oldest && hasMore) await this.cache.putBefore(oldest.date, true);
+      if (oldest && !hasMore && this.verified) await this.cache.putBefore(oldest.date, false);
+      return { entries, hasMore, trusted: true };
+    }
+  }
+
+  /**
+   * Searches as the service allows: variant A matches any case but reports only the oldest date; variant B
+   * reports every date but matches the exact spelling, so the spelling as typed, in lower case and capitalised
+   * are tried in turn. A miss is remembered only under the spellings actually asked.
+   */
+  private async fetchFind(flight: Flight<Outcome<WordMatches>>, typed: string, today: IsoDate): Promise<Outcome<WordMatches>> {
+    const lower = typed.toLowerCase();
+    const capitalised = lower.charAt(0).toUpperCase() + lower.slice(1);
+    const caseInsensitive = this.current === 'A' && (this.verified || this.configured !== 'auto');
+    const spellings = caseInsensitive ? [lower] : [...new Set([typed, lower, capitalised])];
+    const missed: string[] = [];
+    for (const spelling of spellings) {
+      if (await this.cache.isFindMiss(spelling)) continue;
+      const answer = await this.request(flight, '/find_wotd', { word: spelling }, false);
+      if (answer.kind === 'ok') {
+        const single = !Array.isArray(answer.body);
+        const all = parseFind(answer.body, this.variantOf(answer.body));
+        const entries = all.filter((entry) => entry.date <= today && entry.word.toLowerCase() === lower);
+        if (entries.length > 0) {
+          const found: WordMatches = { entries, complete: !single };
+          await this.cache.putFind(lower, found, today);
+          return { kind: 'ok', value: found };
+        }
+      }
+      missed.push(spelling);
+      // Variant A matches case-insensitively: one miss answers for every spelling.
+      const variant = this.configured === 'auto' ? await this.ensureVariant(flight) : this.current;
+      if (variant === 'A') break;
+    }
+    for (const spelling of missed) await this.cache.putFindMiss(spelling);
+    return { kind: 'not_found', message: `no entry for ${typed}` };
+  }
+
+  /** The variant a body is written in; a configured variant the body contradicts is corrected (and said once). */
+  private variantOf(body: unknown): Variant {
+    const sniffed = sniffVariant(body);
+    if (sniffed === null) return this.current;
+    if (sniffed !== this.current) this.correct(sniffed);
+    else if (!this.verified) this.confirm(sniffed);
+    return sniffed;
+  }
+
+  private confirm(variant: Variant): void {
+    this.current = variant;
+    this.verified = true;
+    void this.cache.putVariant(this.baseUrl, variant);
+  }
+
+  private correct(variant: Variant): void {
+    if (this.configured !== 'auto' && this.configured !== variant && !this.warned) {
+      this.warned = true;
+      this.options.onWarning?.(
+        `WOTD_API_VARIANT is ${this.configured}, but ${this.baseUrl} writes dates as ${wireFormat(variant)} ` +
+          `(variant ${variant}); using ${variant}. Set WOTD_API_VARIANT=${variant} or auto to silence this.`,
+      );
+    }
+    this.confirm(variant);
+  }
+
+  /**
+   * Whether a negative answer to a dated request sent in format `sent` can be believed: 'retry' when the variant,
+   * now verified, turned out to be another; 'unknown' when the service would not tell.
+   */
+  private async trustNegative<T>(flight: Flight<T>, sent: Variant): Promise<'trusted' | 'retry' | 'unknown'> {
+    const variant = await this.ensureVariant(flight);
+    if (variant === null) return 'unknown';
+    return variant === sent ? 'trusted' : 'retry';
+  }
+
+  /** The verified variant, asking the service once (shared by every lookup) when it is not known yet. */
+  private async ensureVariant<T>(flight: Flight<T>): Promise<Variant | null> {
+    for (;;) {
+      if (this.verified) return this.current;
+      if (this.probing) {
+        // Another lookup is asking; if its callers give up, ask again on this one's behalf.
+        const probe = this.probing;
+        try {
+          return await probe;
+        } catch {
+          if (this.probing === probe) this.probing = null;
+          continue;
+        }
+      }
+      const remembered = await this.cache.getVariant(this.baseUrl);
+      if (remembered) {
+        if (remembered !== this.current) this.correct(remembered);
+        else this.confirm(remembered);
+        return remembered;
+      }
+      const probe = this.probe(flight);
+      this.probing = probe;
+      try {
+        return await probe;
+      } finally {
+        if (this.probing === probe) this.probing = null;
+      }
+    }
+  }
+
+  /**
+   * Asks questions whose answers show the date format without sending a date: today's entry, then the page
+   * before today, then /metadata (only variant A has it). Null when none of them tells.
+   */
+  private async probe<T>(flight: Flight<T>): Promise<Variant | null> {
+    const today = this.today();
+    const entry = await this.request(flight, '/query', {}, false);
+    if (entry.kind === 'ok') {
+      if (sniffVariant(entry.body) === null) {
+        throw new WotdError('bad_response', "The service's entry for today has no date in either known format");
+      }
+      const variant = this.variantOf(entry.body);
+      await this.cache.putEntries([parseEntry(entry.body, variant)], today);
+      return variant;
+    }
+    const page = await this.request(flight, '/query_previous', { limit: '1' }, false);
+    if (page.kind === 'ok' && sniffVariant(page.body) !== null) return this.variantOf(page.body);
+    const metadata = await this.request(flight, '/metadata', {}, false);
+    if (metadata.kind === 'ok' && typeof metadata.body === 'object' && metadata.body !== null && 'version' in metadata.body) {
+      this.correct('A');
+      return 'A';
+    }
+    return null;
+  }
+
+  /**
+   * One logical request: waits for the endpoint's limiter, sends, retries 5xx and connection failures with
+   * back-off, re-queues once after a 429 (having paused that budget). A dated request from an 'auto' adapter first
+   * makes sure of the variant. Returns an ok or not-found answer, or throws a WotdError.
    */
   private async request<T>(
     flight: Flight<T>,
-    path: string,
+    path: Endpoint,
     params: Record<string, string>,
     dated: boolean,
   ): Promise<{ kind: 'ok'; body: unknown } | { kind: 'not_found'; message: string }> {
+    if (dated && this.configured === 'auto') await this.ensureVariant(flight);
+    const limiter = this.limiterFor(path);
     const retries = this.options.retries ?? 2;
     let failures = 0;
     let rateLimits = 0;
-    let flipped = false;
+    let reformatted = false;
     for (;;) {
       let permit;
       try {
-        permit = await flight.acquire();
+        permit = await flight.acquire(limiter);
       } catch (error) {
-        if (error instanceof FlightAbandoned) throw new WotdError('rate_limited', 'Every caller stopped waiting', new Date(this.limiter.estimateStart(flight.priority)));
+        if (error instanceof FlightAbandoned) throw new WotdError('rate_limited', 'Every caller stopped waiting', new Date(limiter.estimateStart(flight.priority)));
         throw error;
       }
-      const variant = this.detected ?? this.guess;
+      const sent = this.current;
       const query: Record<string, string> = { ...params };
-      if (dated && query.date !== undefined) query.date = toWireDate(query.date, variant);
-      const url = `${this.baseUrl}${path}?${new URLSearchParams(query).toString()}`;
+      if (dated && query.date !== undefined) query.date = toWireDate(query.date, sent);
+      const search = new URLSearchParams(query).toString();
+      const url = `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
       const started = performance.now();
       this.counters.upstreamRequests++;
       let attempt: Attempt;
@@ -477,25 +660,20 @@ class Adapter implements WotdAdapter {
         case 'not_found':
           return attempt;
         case 'bad_request': {
-          const future = /future/i.test(attempt.message);
-          if (dated && this.detected === null && !future) {
-            // An auto adapter guessed the date format wrong: the other variant rejects it as malformed.
-            // If the other format is refused as well, the guess was not the problem: put it back.
-            this.guess = this.guess === 'A' ? 'B' : 'A';
-            if (!flipped) {
-              flipped = true;
-              continue;
-            }
-          }
-          if (future) {
+          if (/future/i.test(attempt.message)) {
             throw new WotdError('future_date', `The service says that date is in the future (${attempt.message})`);
+          }
+          // Variant A refuses a date in B's format: a configured variant may be the wrong one.
+          if (dated && !this.verified && !reformatted && (await this.ensureVariant(flight)) !== sent) {
+            reformatted = true;
+            continue;
           }
           throw new WotdError('bad_response', `The service rejected the request: ${attempt.message}`);
         }
         case 'rate_limited': {
           this.counters.upstream429++;
           const until = this.now().getTime() + (attempt.retryAfterMs ?? DEFAULT_429_PAUSE_MS);
-          this.limiter.pause(until);
+          limiter.pause(until);
           if (rateLimits++ < 1) continue;
           throw busy(until, 'The Word-of-the-Day service is rate limiting us');
         }

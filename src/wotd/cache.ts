@@ -1,14 +1,21 @@
 import type Keyv from 'keyv';
-import { addDays, type IsoDate } from './dates.ts';
+import { addDays, type IsoDate, type Variant } from './dates.ts';
 import type { Entry } from './entry.ts';
+import type { WordMatches } from './lookup.ts';
 
 /**
  * What the adapter remembers, in Keyv (a SQLite file by default) behind a small in-memory LRU.
  *
  * Keys: `e:DATE` an entry, `m:DATE` a remembered 404, `b:DATE` whether entries exist strictly before DATE
- * (a history page's `has_more`), `f:word` a search result, `words` the index suggestWords reads.
+ * (a history page's `has_more`), `f:word` a search result (lower case), `fm:spelling` a search that found
+ * nothing under exactly that spelling, `w:word` the dates an entry of that word is cached for, `words` the
+ * index suggestWords reads, `variant:URL` the variant a service was seen to speak.
  * Freshness is judged by the adapter's own clock (`exp`), so an expired value is still there to be
  * served stale when the service fails; Keyv's TTL only clears out what even stale serving no longer wants.
+ *
+ * Negative records (a 404, "nothing before", a search miss) and search results carry `s: RECORD_SCHEMA` and
+ * always expire: one written by an earlier version, which could have been the answer to a request in the wrong
+ * date format, is ignored and removed when read.
  */
 
 export interface CacheTtls {
@@ -18,8 +25,12 @@ export interface CacheTtls {
   recentMissMs: number;
   /** A 404 for an older date. */
   oldMissMs: number;
-  /** A search result (a word can come back on a later day). */
+  /** A search result or miss (a word can come back on a later day). */
   findMs: number;
+  /** "Nothing before this date": true of the days before the service's first entry, and only of those. */
+  emptyPageMs: number;
+  /** The variant a service was seen to speak. */
+  variantMs: number;
   /** How long an expired value is kept for stale serving. */
   staleKeepMs: number;
 }
@@ -29,18 +40,24 @@ export const DEFAULT_TTLS: CacheTtls = {
   recentMissMs: 5 * 60_000,
   oldMissMs: 6 * 60 * 60_000,
   findMs: 60 * 60_000,
+  emptyPageMs: 60 * 60_000,
+  variantMs: 24 * 60 * 60_000,
   staleKeepMs: 30 * 24 * 60 * 60_000,
 };
 
 /** How many days back a 404 counts as "recent". */
 const RECENT_DAYS = 2;
 const MAX_INDEXED_WORDS = 50_000;
+/** Marks records whose trust rules are today's; see the module comment. */
+const RECORD_SCHEMA = 2;
 
 interface Stored<T> {
   v: T;
   /** Epoch ms on the adapter's clock; null = never expires. */
   exp: number | null;
+  s?: number;
 }
+
 
 export interface Cached<T> {
   value: T;
@@ -100,39 +117,83 @@ export class WotdCache {
       }
       await this.forget(`m:${entry.date}`);
       newWords = this.indexWord(entry.word) || newWords;
+      await this.addWordDate(entry.word, entry.date);
     }
     if (newWords) await this.saveWords();
   }
 
   async isKnownMissing(date: IsoDate): Promise<boolean> {
-    const cached = await this.read<true>(`m:${date}`);
+    const cached = await this.readCurrent<true>(`m:${date}`);
     return cached?.fresh === true;
   }
 
   async putMissing(date: IsoDate, today: IsoDate): Promise<void> {
     const recent = date >= addDays(today, -RECENT_DAYS);
-    const ttl = recent ? this.ttls.recentMissMs : this.ttls.oldMissMs;
-    await this.write(`m:${date}`, { v: true, exp: this.options.now() + ttl }, ttl);
+    await this.writeExpiring(`m:${date}`, true, recent ? this.ttls.recentMissMs : this.ttls.oldMissMs);
   }
 
-  /** Whether any entry exists strictly before `date`, if known. */
+  /** Whether any entry exists strictly before `date`, if known: true is forever, false only for a while. */
   async getBefore(date: IsoDate): Promise<boolean | undefined> {
-    return (await this.read<boolean>(`b:${date}`))?.value;
+    const key = `b:${date}`;
+    const cached = await this.read<boolean>(key);
+    if (cached?.value === true) return true;
+    if (!cached) return undefined;
+    const current = await this.readCurrent<boolean>(key);
+    return current?.fresh ? false : undefined;
   }
 
   async putBefore(date: IsoDate, exists: boolean): Promise<void> {
     const known = this.memory.get(`b:${date}`);
-    if (known && known.v === exists) return;
-    await this.write(`b:${date}`, { v: exists, exp: null });
+    if (exists) {
+      if (known && known.v === true) return;
+      await this.write(`b:${date}`, { v: true, exp: null });
+      return;
+    }
+    await this.writeExpiring(`b:${date}`, false, this.ttls.emptyPageMs);
   }
 
-  async getFind(word: string): Promise<Cached<Entry[]> | null> {
-    return this.read<Entry[]>(`f:${word.toLowerCase()}`);
+  /** The oldest entry date this cache has seen, if any: a sign that days after it are not all empty. */
+  async earliestKnown(): Promise<IsoDate | undefined> {
+    return (await this.read<IsoDate>('earliest'))?.value;
   }
 
-  async putFind(word: string, entries: Entry[], today: IsoDate): Promise<void> {
-    await this.write(`f:${word.toLowerCase()}`, { v: entries, exp: this.options.now() + this.ttls.findMs }, this.ttls.staleKeepMs);
-    await this.putEntries(entries, today);
+  async getFind(word: string): Promise<Cached<WordMatches> | null> {
+    return this.readCurrent<WordMatches>(`f:${word.toLowerCase()}`);
+  }
+
+  async putFind(word: string, found: WordMatches, today: IsoDate): Promise<void> {
+    await this.putEntries(found.entries, today);
+    const record: Stored<WordMatches> = { v: found, exp: this.options.now() + this.ttls.findMs, s: RECORD_SCHEMA };
+    await this.write(`f:${word.toLowerCase()}`, record, this.ttls.staleKeepMs);
+  }
+
+  /** Whether a search for exactly this spelling found nothing a short while ago. */
+  async isFindMiss(spelling: string): Promise<boolean> {
+    return (await this.readCurrent<true>(`fm:${spelling}`))?.fresh === true;
+  }
+
+  async putFindMiss(spelling: string): Promise<void> {
+    await this.writeExpiring(`fm:${spelling}`, true, this.ttls.findMs);
+  }
+
+  /** Every cached entry of `word` (any case), newest first. */
+  async knownEntries(word: string): Promise<Entry[]> {
+    const dates = (await this.read<IsoDate[]>(`w:${word.toLowerCase()}`))?.value ?? [];
+    const entries: Entry[] = [];
+    for (const date of dates) {
+      const cached = await this.getEntry(date);
+      if (cached && cached.value.word.toLowerCase() === word.toLowerCase()) entries.push(cached.value);
+    }
+    return entries.sort((a, b) => (a.date < b.date ? 1 : -1));
+  }
+
+  async getVariant(serviceUrl: string): Promise<Variant | null> {
+    const cached = await this.readCurrent<Variant>(`variant:${serviceUrl}`);
+    return cached?.fresh && (cached.value === 'A' || cached.value === 'B') ? cached.value : null;
+  }
+
+  async putVariant(serviceUrl: string, variant: Variant): Promise<void> {
+    await this.writeExpiring(`variant:${serviceUrl}`, variant, this.ttls.variantMs);
   }
 
   /** Cached words starting with `prefix` (case-insensitive), alphabetically. */
@@ -177,7 +238,37 @@ export class WotdCache {
     await this.guard(() => this.store.set('words', [...this.words.values()]), false);
   }
 
+  private async addWordDate(word: string, date: IsoDate): Promise<void> {
+    const key = `w:${word.toLowerCase()}`;
+    const dates = (await this.read<IsoDate[]>(key))?.value ?? [];
+    if (!dates.includes(date)) await this.write(key, { v: [...dates, date].sort(), exp: null });
+    const earliest = await this.earliestKnown();
+    if (earliest === undefined || date < earliest) await this.write('earliest', { v: date, exp: null });
+  }
+
+  private async writeExpiring(key: string, value: unknown, ttlMs: number): Promise<void> {
+    await this.write(key, { v: value, exp: this.options.now() + ttlMs, s: RECORD_SCHEMA }, ttlMs);
+  }
+
+  /** A record written under today's trust rules; an older one is dropped. */
+  private async readCurrent<T>(key: string): Promise<Cached<T> | null> {
+    const record = await this.readRecord(key);
+    if (!record) return null;
+    if (record.s === RECORD_SCHEMA) return this.judge<T>(record);
+    await this.forget(key);
+    return null;
+  }
+
   private async read<T>(key: string): Promise<Cached<T> | null> {
+    const record = await this.readRecord(key);
+    return record ? this.judge<T>(record) : null;
+  }
+
+  private judge<T>(record: Stored<unknown>): Cached<T> {
+    return { value: record.v as T, fresh: record.exp === null || record.exp > this.options.now() };
+  }
+
+  private async readRecord(key: string): Promise<Stored<unknown> | null> {
     let record = this.memory.get(key);
     if (record) {
       this.memory.delete(key);
@@ -188,7 +279,7 @@ export class WotdCache {
       record = stored;
       this.remember(key, record);
     }
-    return { value: record.v as T, fresh: record.exp === null || record.exp > this.options.now() };
+    return record;
   }
 
   private async write(key: string, record: Stored<unknown>, keyvTtl?: number): Promise<void> {

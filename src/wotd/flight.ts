@@ -13,7 +13,6 @@ export class Flight<T> {
   private abandoned = false;
 
   constructor(
-    private readonly limiter: RateLimiter,
     public priority: Priority,
     run: (flight: Flight<T>) => Promise<T>,
   ) {
@@ -22,10 +21,10 @@ export class Flight<T> {
     this.result.catch(() => undefined);
   }
 
-  /** Waits for a limiter slot at the flight's current priority. */
-  async acquire(): Promise<Permit> {
+  /** Waits for a slot of `limiter` (the budget of the endpoint about to be called) at the flight's priority. */
+  async acquire(limiter: RateLimiter): Promise<Permit> {
     if (this.abandoned) throw new FlightAbandoned();
-    const ticket = this.limiter.enqueue(this.priority);
+    const ticket = limiter.enqueue(this.priority);
     this.ticket = ticket;
     try {
       return await new Promise<Permit>((resolve, reject) => {

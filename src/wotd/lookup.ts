@@ -24,14 +24,25 @@ export interface HistoryPage {
   hasMore: boolean;
 }
 
+/** A search's answer. */
+export interface WordMatches {
+  /** Newest first, none after today. */
+  entries: Entry[];
+  /**
+   * False when the service reports only the first date a word was chosen (variant A): then the oldest entry is
+   * that first date and any later ones are days the bot has seen itself, so more may exist.
+   */
+  complete: boolean;
+}
+
 /** What the rest of the bot asks of the Word-of-the-Day service. Failures are WotdErrors. */
 export interface WotdLookup {
   /** The service's current date: the UTC date of the adapter's clock. */
   today(): IsoDate;
   getEntry(date?: IsoDate, options?: LookupOptions): Promise<Lookup<Entry>>;
   getPrevious(date: IsoDate | undefined, limit: number, options?: LookupOptions): Promise<Lookup<HistoryPage>>;
-  /** Every entry whose word matches, newest first. */
-  findWord(word: string, options?: LookupOptions): Promise<Lookup<Entry[]>>;
+  /** The entries whose word matches in any case, newest first, and whether the service reported them all. */
+  findWord(word: string, options?: LookupOptions): Promise<Lookup<WordMatches>>;
   /** Words already in the cache that start with `prefix`; never calls the service. */
   suggestWords(prefix: string, limit: number): Promise<string[]>;
 }

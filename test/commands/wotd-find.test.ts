@@ -46,7 +46,7 @@ describe('/wotd-find', () => {
           title: 'serendipity: word of the day once',
           url: SITE_URL,
           color: 0x5865f2,
-          description: '**2025-01-14** · *noun* — *(historical)* The "happy" faculty of finding things by \\*chance\\*.',
+          description: '**2025-01-14** · *noun · /ˌsɛɹ.ənˈdɪp.ɪ.ti/* — *(historical)* The "happy" faculty of finding things by \\*chance\\*.',
           footer: { text: 'Word of the Day from wotd.example' },
         },
       ],
@@ -59,8 +59,8 @@ describe('/wotd-find', () => {
     expect(embed?.title).toBe('echo: word of the day 12 times');
     const lines = embed?.description?.split('\n') ?? [];
     expect(lines).toHaveLength(10);
-    expect(lines[0]).toBe('**2024-12-26** · *verb* — Sense number 12 of the echo.');
-    expect(lines[1]).toBe('**2024-12-21** · *noun* — Sense number 11 of the echo.');
+    expect(lines[0]).toBe('**2024-12-26** · *verb · /echo/* — Sense number 12 of the echo.');
+    expect(lines[1]).toBe('**2024-12-21** · *noun · /echo/* — Sense number 11 of the echo.');
     expect(embed?.footer?.text).toBe('Page 1 of 2 · Word of the Day from wotd.example');
     expect(first.buttons).toEqual([
       { customId: 'find:0:echo', label: 'Newer', style: 'secondary', disabled: true },
@@ -70,8 +70,8 @@ describe('/wotd-find', () => {
     const second = await press('find:2:echo');
     expect(second.events.map((event) => event.kind)).toEqual(['update']);
     expect(second.answer.embeds?.[0]?.description?.split('\n')).toEqual([
-      '**2024-11-06** · *verb* — Sense number 2 of the echo.',
-      '**2024-11-01** · *noun* — Sense number 1 of the echo.',
+      '**2024-11-06** · *verb · /echo/* — Sense number 2 of the echo.',
+      '**2024-11-01** · *noun · /echo/* — Sense number 1 of the echo.',
     ]);
     expect(second.answer.embeds?.[0]?.footer?.text).toBe('Page 2 of 2 · Word of the Day from wotd.example');
     expect(second.answer.buttons).toEqual([

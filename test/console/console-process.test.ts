@@ -90,7 +90,7 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
       '(the message above is updated)',
       '│ Words of the day before 12 January 2025',
       '│ serendipity: word of the day once',
-      '│ 2025-01-14 · noun — (historical) The "happy" faculty',
+      '│ 2025-01-14 · noun · /ˌsɛɹ.ənˈdɪp.ɪ.ti/ — (historical) The "happy" faculty',
       '(only you can see this)\n“serendipty” has not been a word of the day, as far as the service knows. Did you mean serendipity?',
       '(only you can see this)\nThe word of the day for 1 January 2999 has not been revealed yet.',
       '/wotd-history limit must be a whole number from 1 to 8; 12 is not.',

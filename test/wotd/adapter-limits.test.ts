@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from '../../src/wotd/adapter.ts';
 import { openStore } from '../../src/store.ts';
 import { ManualClock } from '../support/upstream/manual-clock.ts';
-import { sampleEntries, startQuirkyUpstream, type QuirkyUpstream } from '../support/upstream/quirky-upstream.ts';
+import { sampleEntries, startDeploymentTwin, type DeploymentTwin } from '../support/upstream/deployment-twin.ts';
 import { drive, failure, sqliteAdapter, tempDir } from './harness.ts';
 
 const ENTRIES = sampleEntries('2024-05-01', 46);
@@ -11,13 +11,13 @@ const TODAY = '2024-06-15';
 
 let dir: { path: string; cleanup: () => Promise<void> };
 let clock: ManualClock;
-let upstream: QuirkyUpstream;
+let upstream: DeploymentTwin;
 let adapter: WotdAdapter;
 
 beforeEach(async () => {
   dir = await tempDir();
   clock = new ManualClock(`${TODAY}T12:00:00Z`);
-  upstream = await startQuirkyUpstream({ entries: ENTRIES, variant: 'A', now: clock.now, rateLimitPerMinute: 10 });
+  upstream = await startDeploymentTwin({ entries: ENTRIES, variant: 'A', now: clock.now, rateLimitPerMinute: 10 });
   adapter = await sqliteAdapter(dir.path, clock, { baseUrl: upstream.url, variant: 'A', rateLimit: 1, readAhead: 0 });
 });
 
@@ -116,20 +116,8 @@ describe('openWotdAdapter', () => {
     });
     await configured.getEntry();
     await configured.close();
-    expect(urls).toEqual([`${DEFAULT_API_URL}/query?date=2024-06-15`, 'http://127.0.0.1:9/query?date=2024-06-15']);
+    // Both 'auto': today's entry is asked without a date, which also shows the service's date format.
+    expect(urls).toEqual([`${DEFAULT_API_URL}/query`, 'http://127.0.0.1:9/query']);
     expect(DEFAULT_API_URL).toBe('https://api.wotd.site');
-  });
-});
-
-describe('the quirky upstream itself', () => {
-  it('turns a non-integer limit into 3 and answers 500 above 8', async () => {
-    const page = (await (await fetch(`${upstream.url}/query_previous?date=2024-06-10&limit=2.5`)).json()) as { results: unknown[] };
-    expect(page.results).toHaveLength(3);
-    expect((await fetch(`${upstream.url}/query_previous?date=2024-06-10&limit=9`)).status).toBe(500);
-    const limited = await Promise.all(Array.from({ length: 9 }, () => fetch(`${upstream.url}/query`)));
-    const refused = limited.at(-1);
-    expect(refused?.status).toBe(429);
-    expect(refused?.headers.get('retry-after')).toBeNull();
-    expect(await refused?.text()).toMatch(/<html>/);
   });
 });

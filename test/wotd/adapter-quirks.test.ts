@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WotdAdapter, WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import type { Variant } from '../../src/wotd/dates.ts';
 import { ManualClock } from '../support/upstream/manual-clock.ts';
-import { sampleEntries, startQuirkyUpstream, type QuirkyUpstream, type QuirkyUpstreamOptions } from '../support/upstream/quirky-upstream.ts';
+import { sampleEntries, startDeploymentTwin, type DeploymentTwin, type DeploymentTwinOptions } from '../support/upstream/deployment-twin.ts';
 import { drive, failure, sqliteAdapter, tempDir } from './harness.ts';
 
 // Entries run from 2024-05-01 to 2024-06-20; "today" is 2024-06-15, so five of them lie in the future.
@@ -11,7 +11,7 @@ const TODAY = '2024-06-15';
 
 let dir: { path: string; cleanup: () => Promise<void> };
 let clock: ManualClock;
-let upstream: QuirkyUpstream | undefined;
+let upstream: DeploymentTwin | undefined;
 let adapter: WotdAdapter | undefined;
 
 beforeEach(async () => {
@@ -28,10 +28,10 @@ afterEach(async () => {
 });
 
 async function setUp(
-  upstreamOptions: Partial<QuirkyUpstreamOptions> & { variant?: Variant } = {},
+  upstreamOptions: Partial<DeploymentTwinOptions> & { variant?: Variant } = {},
   adapterOptions: Partial<WotdAdapterOptions> = {},
-): Promise<{ upstream: QuirkyUpstream; adapter: WotdAdapter }> {
-  upstream = await startQuirkyUpstream({ entries: ENTRIES, variant: 'A', now: clock.now, ...upstreamOptions });
+): Promise<{ upstream: DeploymentTwin; adapter: WotdAdapter }> {
+  upstream = await startDeploymentTwin({ entries: ENTRIES, variant: 'A', now: clock.now, ...upstreamOptions });
   adapter = await sqliteAdapter(dir.path, clock, {
     baseUrl: upstream.url,
     variant: upstreamOptions.variant ?? 'A',
@@ -136,10 +136,14 @@ describe('adapter against a quirky upstream', () => {
     const day = '2024-04-30';
     expect((await failure(drive(clock, adapter, adapter.getEntry(day)))).code).toBe('not_found');
     expect((await failure(adapter.getEntry(day))).code).toBe('not_found');
-    expect(upstream.requests).toHaveLength(1);
+    // The 404 is believed only once a dateless /query has confirmed the configured date format.
+    expect(upstream.requests.map((request) => [request.path, request.query.date])).toEqual([
+      ['/query', day],
+      ['/query', undefined],
+    ]);
     clock.advance(7 * 60 * 60_000);
     expect((await failure(drive(clock, adapter, adapter.getEntry(day)))).code).toBe('not_found');
-    expect(upstream.requests).toHaveLength(2);
+    expect(upstream.requests).toHaveLength(3);
   });
 
   it('catches invalid input before any request', async () => {
@@ -160,52 +164,58 @@ describe('adapter against a quirky upstream', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
-  it('reads find_wotd as a single object', async () => {
-    const { upstream, adapter } = await setUp({ findStyle: 'object' });
+  it('reads find_wotd as the single object variant A answers, and says the answer is not complete', async () => {
+    const { upstream, adapter } = await setUp();
     const found = await drive(clock, adapter, adapter.findWord('Aplomb'));
-    expect(found.value.map((entry) => entry.date)).toEqual(['2024-05-01']);
+    // A reports only the oldest match.
+    expect(found.value.entries.map((entry) => entry.date)).toEqual(['2024-05-01']);
+    expect(found.value.complete).toBe(false);
     expect(upstream.requests[0]?.query).toEqual({ word: 'aplomb' });
   });
 
-  it('reads find_wotd as an oldest-first array and returns it newest first, case-insensitively', async () => {
-    const { upstream, adapter } = await setUp();
+  it('reads find_wotd as the oldest-first array variant B answers and returns it newest first', async () => {
+    const { upstream, adapter } = await setUp({ variant: 'B' }, { variant: 'B' });
     const found = await drive(clock, adapter, adapter.findWord('  COGENT '));
-    expect(found.value.map((entry) => entry.date)).toEqual(['2024-06-12', '2024-06-02', '2024-05-23', '2024-05-13', '2024-05-03']);
+    expect(found.value.entries.map((entry) => entry.date)).toEqual(['2024-06-12', '2024-06-02', '2024-05-23', '2024-05-13', '2024-05-03']);
+    expect(found.value.complete).toBe(true);
     const again = await adapter.findWord('cogent');
     expect(again).toMatchObject({ fromCache: true, stale: false });
     expect(again.value).toEqual(found.value);
     // Each found entry is cached on its own too.
     expect((await adapter.getEntry('2024-05-13')).fromCache).toBe(true);
-    expect(upstream.requests).toHaveLength(1);
+    // B matches the exact spelling: COGENT missed, cogent matched.
+    expect(upstream.requests.map((request) => [request.query.word, request.status])).toEqual([
+      ['COGENT', 404],
+      ['cogent', 200],
+    ]);
     expect(await adapter.suggestWords('co', 5)).toEqual(['cogent']);
   });
 
   it('never returns future entries that a variant-B service answers', async () => {
-    const { upstream, adapter } = await setUp({ variant: 'B' });
+    const { upstream, adapter } = await setUp({ variant: 'B' }, { variant: 'B' });
     // 'jocund' falls every tenth day from 2024-05-10, the last time on 2024-06-19 (the future).
     const found = await drive(clock, adapter, adapter.findWord('jocund'));
-    expect(found.value.map((entry) => entry.date)).toEqual(['2024-06-09', '2024-05-30', '2024-05-20', '2024-05-10']);
+    expect(found.value.entries.map((entry) => entry.date)).toEqual(['2024-06-09', '2024-05-30', '2024-05-20', '2024-05-10']);
     expect((await failure(adapter.getEntry('2024-06-19'))).code).toBe('future_date');
     expect(upstream.requests).toHaveLength(1);
   });
 
-  it("detects variant B from the first answer's dates when set to auto", async () => {
+  it('with auto, asks a dateless /query before its first dated request, and sends B dates to B', async () => {
     const { upstream, adapter } = await setUp({ variant: 'B' }, { variant: 'auto' });
     expect(adapter.variant).toBeNull();
-    const entry = await drive(clock, adapter, adapter.getEntry(TODAY));
-    expect(entry.value.date).toBe(TODAY);
+    const entry = await drive(clock, adapter, adapter.getEntry('2024-06-03'));
+    expect(entry.value.date).toBe('2024-06-03');
     expect(adapter.variant).toBe('B');
-    // The first guess (YYYY-MM-DD) is refused with 400; the adapter flips once and remembers.
-    expect(upstream.requests.map((request) => [request.query.date, request.status])).toEqual([
-      [TODAY, 400],
-      ['15-06-2024', 200],
+    expect(upstream.requests.map((request) => [request.path, request.query.date, request.status])).toEqual([
+      ['/query', undefined, 200],
+      ['/query_previous', '04-06-2024', 200],
     ]);
-    await drive(clock, adapter, adapter.getPrevious('2024-06-01', 2));
-    expect(upstream.requests.at(-1)?.query).toEqual({ date: '01-06-2024', limit: '8' });
-    expect(upstream.requests).toHaveLength(3);
+    // The probe's answer, today's entry, is cached too.
+    expect((await adapter.getEntry(TODAY)).fromCache).toBe(true);
+    expect(upstream.requests).toHaveLength(2);
   });
 
-  it('detects the variant from a search answer without spending a request on guessing', async () => {
+  it('learns the variant from a search answer without a probe', async () => {
     const { upstream, adapter } = await setUp({ variant: 'B' }, { variant: 'auto' });
     await drive(clock, adapter, adapter.findWord('bucolic'));
     expect(adapter.variant).toBe('B');

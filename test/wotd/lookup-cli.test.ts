@@ -80,7 +80,8 @@ describe.each(['A', 'B'] as Variant[])('wotd-bot query/history/find against `ser
     });
 
     expect(find.code).toBe(0);
-    const found = JSON.parse(find.stdout) as Entry[];
+    const { complete, results: found } = JSON.parse(find.stdout) as { complete: boolean; results: Entry[] };
+    expect(complete).toBe(true);
     expect(found.map((candidate) => candidate.date)).toContain(date);
     expect(found.every((candidate) => candidate.word.toLowerCase() === entry.word.toLowerCase())).toBe(true);
     expect([...found].sort((a, b) => (a.date < b.date ? 1 : -1))).toEqual(found);

@@ -2,7 +2,7 @@ import Keyv from 'keyv';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createWotdAdapter, type WotdAdapter } from '../../src/wotd/adapter.ts';
 import { ManualClock } from '../support/upstream/manual-clock.ts';
-import { sampleEntries, startQuirkyUpstream, type QuirkyUpstream } from '../support/upstream/quirky-upstream.ts';
+import { sampleEntries, startDeploymentTwin, type DeploymentTwin } from '../support/upstream/deployment-twin.ts';
 
 /** A Keyv store whose every operation fails, like a locked or vanished SQLite file. */
 class BrokenStore extends Map<string, unknown> {
@@ -20,13 +20,13 @@ class BrokenStore extends Map<string, unknown> {
   }
 }
 
-let upstream: QuirkyUpstream;
+let upstream: DeploymentTwin;
 let adapter: WotdAdapter;
 let storeErrors: unknown[];
 
 beforeEach(async () => {
   const clock = new ManualClock('2024-06-15T12:00:00Z');
-  upstream = await startQuirkyUpstream({ entries: sampleEntries('2024-06-01', 15), variant: 'A', now: clock.now });
+  upstream = await startDeploymentTwin({ entries: sampleEntries('2024-06-01', 15), variant: 'A', now: clock.now });
   storeErrors = [];
   const store = new Keyv({ store: new BrokenStore() });
   adapter = await createWotdAdapter({

@@ -1,0 +1,260 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { FixedWindowLimiter } from '../../../src/service/rate-limit.ts';
+import { parseWireDate, toWireDate, utcDateOf, type IsoDate, type Variant } from '../../../src/wotd/dates.ts';
+import type { Entry } from '../../../src/wotd/entry.ts';
+
+/**
+ * Twins of the two real Word-of-the-Day deployments, answering as they do rather than as the contract says
+ * (our own `serve` is better behaved; a test that passes only against it proves little):
+ *
+ * Both: errors are JSON {"error": …}; 10 requests per 60 s fixed window per client address AND per endpoint
+ * (opened by the first request; 400/404 answers count), refused with 429, an HTML body and no Retry-After;
+ * /query_previous is newest first, strictly before the date, skips gaps, limit=9+ → 500 JSON, a non-integer
+ * limit → 3, limit=0 → no results, limit=-1 → the whole history; unknown paths → Flask's HTML 404.
+ *
+ * A (the Flask API at its head, YYYY-MM-DD): a malformed, impossible or empty date → 400
+ * "Invalid date format. Use YYYY-MM-DD"; a future date → 400 "Date cannot be in the future";
+ * /find_wotd → ONE object, the oldest match, case-insensitive, never a future entry; /metadata answers.
+ *
+ * B (the older DD-MM-YYYY version): never 400 for a date — /query answers 404 for anything it cannot find
+ * (an A-format date, 30-02-2026, an empty date) and /query_previous an empty 200 page; future dates are
+ * served everywhere; /find_wotd → an array in storage order (oldest first), exact case, future entries
+ * included; /metadata → HTML 404.
+ *
+ * On demand, faults a real deployment also shows now and then: 500, slow answers, invalid JSON, wrong field
+ * types, a reset connection, an extra HTML 429.
+ */
+
+export type Fault = 'server500' | 'slow' | 'invalidJson' | 'wrongTypes' | 'reset' | 'html429';
+
+export interface DeploymentTwinOptions {
+  variant: Variant;
+  entries: Entry[];
+  /** Requests per endpoint per client in each fixed 60 s window; the real 10 unless given, 0 turns it off. */
+  rateLimitPerMinute?: number;
+  now?: () => Date;
+  /** How long a 'slow' fault holds the answer back (real ms). */
+  slowMs?: number;
+}
+
+export interface RecordedRequest {
+  path: string;
+  query: Record<string, string>;
+  status: number | 'reset';
+  /** When it arrived, on the twin's clock (epoch ms). */
+  at: number;
+}
+
+export interface DeploymentTwin {
+  url: string;
+  readonly variant: Variant;
+  readonly requests: RecordedRequest[];
+  /** The next `times` requests meet `fault` (default once). */
+  fail(fault: Fault, times?: number): void;
+  /** Every request meets `fault` until called with null. */
+  failAlways(fault: Fault | null): void;
+  /** The most requests any one endpoint received in any 60 s span (the budget a client spent). */
+  maxPerEndpointPerMinute(): number;
+  close(): Promise<void>;
+}
+
+const WINDOW_MS = 60_000;
+const HTML_429 =
+  '<!doctype html>\n<html lang=en>\n<title>429 Too Many Requests</title>\n<h1>Too Many Requests</h1>\n<p>10 per 1 minute</p>\n';
+const HTML_404 =
+  '<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n<p>The requested URL was not found on the server.</p>\n';
+const ENDPOINTS = new Set(['/query', '/query_previous', '/find_wotd', '/metadata']);
+
+interface Reply {
+  status: number;
+  body: string;
+  type?: string;
+}
+
+const json = (status: number, value: unknown): Reply => ({ status, body: JSON.stringify(value) });
+const htmlNotFound: Reply = { status: 404, body: HTML_404, type: 'text/html; charset=utf-8' };
+
+/** Flask's `request.args.get('limit', 3, type=int)`: anything int() refuses becomes the default. */
+function flaskInt(text: string | null, fallback: number): number {
+  if (text === null) return fallback;
+  const trimmed = text.trim();
+  return /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : fallback;
+}
+
+/** What SQLite's `ORDER BY date DESC LIMIT n` gives: a negative limit means no limit. */
+function takeNewest(before: Entry[], limit: number): { results: Entry[]; has_more: boolean } {
+  if (limit < 0) return { results: [...before].reverse(), has_more: false };
+  return { results: before.slice(Math.max(0, before.length - limit)).reverse(), has_more: before.length > limit };
+}
+
+export function answerAsDeployment(
+  variant: Variant,
+  sorted: Entry[],
+  path: string,
+  params: URLSearchParams,
+  today: IsoDate,
+): Reply {
+  const wire = (entry: Entry) => ({ ...entry, date: toWireDate(entry.date, variant) });
+  const byWireDate = new Map(sorted.map((entry) => [toWireDate(entry.date, variant), entry]));
+  if (variant === 'A') {
+    const dateParam = (): IsoDate | Reply => {
+      const text = params.get('date');
+      if (text === null) return today;
+      const date = parseWireDate(text, 'A');
+      if (date === null) return json(400, { error: 'Invalid date format. Use YYYY-MM-DD' });
+      if (date > today) return json(400, { error: 'Date cannot be in the future' });
+      return date;
+    };
+    switch (path) {
+      case '/query': {
+        const date = dateParam();
+        if (typeof date !== 'string') return date;
+        const entry = byWireDate.get(date);
+        return entry ? json(200, wire(entry)) : json(404, { error: 'Word not found for the specified date' });
+      }
+      case '/query_previous': {
+        const date = dateParam();
+        if (typeof date !== 'string') return date;
+        const limit = flaskInt(params.get('limit'), 3);
+        if (limit > 8) return json(500, { error: 'Internal server error' });
+        const page = takeNewest(sorted.filter((entry) => entry.date < date), limit);
+        return json(200, { has_more: page.has_more, results: page.results.map(wire) });
+      }
+      case '/find_wotd': {
+        const word = params.get('word');
+        if (!word) return json(400, { error: 'Word parameter is required' });
+        const first = sorted.find((entry) => entry.date <= today && entry.word.toLowerCase() === word.toLowerCase());
+        return first ? json(200, wire(first)) : json(404, { error: 'Word not found' });
+      }
+      case '/metadata':
+        return json(200, { site_name: 'Word of the Day', version: 'v1.3.0' });
+      default:
+        return htmlNotFound;
+    }
+  }
+  // B compares the date text with what it stores, so a date it cannot read is simply a date it does not have.
+  const dateText = (): string => params.get('date') ?? toWireDate(today, 'B');
+  switch (path) {
+    case '/query': {
+      const entry = byWireDate.get(dateText());
+      return entry ? json(200, wire(entry)) : json(404, { error: 'Word not found for the specified date' });
+    }
+    case '/query_previous': {
+      const limit = flaskInt(params.get('limit'), 3);
+      if (limit > 8) return json(500, { error: 'Internal server error' });
+      const date = parseWireDate(dateText(), 'B');
+      if (date === null) return json(200, { has_more: false, results: [] });
+      const page = takeNewest(sorted.filter((entry) => entry.date < date), limit);
+      return json(200, { has_more: page.has_more, results: page.results.map(wire) });
+    }
+    case '/find_wotd': {
+      const word = params.get('word');
+      if (!word) return json(400, { error: 'Word parameter is required' });
+      const matches = sorted.filter((entry) => entry.word === word);
+      return matches.length > 0 ? json(200, matches.map(wire)) : json(404, { error: 'Word not found' });
+    }
+    default:
+      return htmlNotFound;
+  }
+}
+
+export async function startDeploymentTwin(options: DeploymentTwinOptions): Promise<DeploymentTwin> {
+  const { variant } = options;
+  const now = options.now ?? (() => new Date());
+  const sorted = [...options.entries].sort((a, b) => (a.date < b.date ? -1 : 1));
+  const requests: RecordedRequest[] = [];
+  const queued: Fault[] = [];
+  let always: Fault | null = null;
+  const limit = options.rateLimitPerMinute ?? 10;
+  const limiter = limit > 0 ? new FixedWindowLimiter(limit, WINDOW_MS) : null;
+  const sockets = new Set<Socket>();
+
+  function handle(request: IncomingMessage, response: ServerResponse): void {
+    const url = new URL(request.url ?? '/', 'http://twin.test');
+    const instant = now();
+    const record: RecordedRequest = { path: url.pathname, query: Object.fromEntries(url.searchParams), status: 200, at: instant.getTime() };
+    requests.push(record);
+    const fault = queued.shift() ?? always;
+    const reply = ({ status, body, type = 'application/json' }: Reply): void => {
+      record.status = status;
+      response.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+      response.end(body);
+    };
+    const client = `${request.socket.remoteAddress ?? '?'} ${url.pathname}`;
+    const limited = ENDPOINTS.has(url.pathname) && limiter !== null && !limiter.take(client, instant.getTime()).allowed;
+    if (fault === 'html429' || limited) return reply({ status: 429, body: HTML_429, type: 'text/html; charset=utf-8' });
+    switch (fault) {
+      case 'server500':
+        return reply(json(500, { error: 'Internal server error' }));
+      case 'invalidJson':
+        return reply({ status: 200, body: '{"date": "2024-01-0' });
+      case 'wrongTypes':
+        return reply(json(200, { date: 20240101, word: 42, pos: null, ipa: [], definition: true }));
+      case 'reset':
+        record.status = 'reset';
+        request.socket.destroy();
+        return;
+      default:
+        break;
+    }
+    const answer = answerAsDeployment(variant, sorted, url.pathname, url.searchParams, utcDateOf(instant));
+    if (fault === 'slow') {
+      const timer = setTimeout(() => {
+        if (!response.destroyed) reply(answer);
+      }, options.slowMs ?? 2_000);
+      response.on('close', () => clearTimeout(timer));
+      return;
+    }
+    reply(answer);
+  }
+
+  const server = createServer(handle);
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    variant,
+    requests,
+    fail(fault, times = 1) {
+      for (let i = 0; i < times; i++) queued.push(fault);
+    },
+    failAlways(fault) {
+      always = fault;
+    },
+    maxPerEndpointPerMinute() {
+      let max = 0;
+      for (const [index, request] of requests.entries()) {
+        const inSpan = requests.slice(index).filter((other) => other.path === request.path && other.at < request.at + WINDOW_MS);
+        max = Math.max(max, inSpan.length);
+      }
+      return max;
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      });
+    },
+  };
+}
+
+/** A small consecutive run of made-up entries from `first`, for tests that need no real word list. */
+export function sampleEntries(first: IsoDate, days: number): Entry[] {
+  const words = ['aplomb', 'bucolic', 'cogent', 'dulcet', 'ebullient', 'fecund', 'garrulous', 'halcyon', 'insouciant', 'jocund'];
+  const start = new Date(`${first}T00:00:00Z`).getTime();
+  return Array.from({ length: days }, (_, i) => {
+    const date = utcDateOf(new Date(start + i * 86_400_000));
+    return {
+      date,
+      word: words[i % words.length] ?? 'word',
+      pos: i % 2 === 0 ? 'adjective' : 'noun',
+      ipa: `/ipa${i}/`,
+      definition: i % 3 === 0 ? `(historical) meaning "${i}"` : `meaning ${i}`,
+    };
+  });
+}
