@@ -1,6 +1,6 @@
 import type { BotServices } from '../../src/interactions.ts';
 import type { WotdAdapterOptions } from '../../src/wotd/adapter.ts';
-import { addDays } from '../../src/wotd/dates.ts';
+import { addDays, type Variant } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';
 import { startWotdWorld, type WotdWorld } from '../support/wotd-world.ts';
 
@@ -57,7 +57,12 @@ export interface CommandWorld extends WotdWorld {
   services: BotServices;
 }
 
-export async function startCommandWorld(adapterOptions: Partial<WotdAdapterOptions> = {}): Promise<CommandWorld> {
-  const world = await startWotdWorld({ entries: testEntries(), today: TODAY, adapter: adapterOptions });
+/** With `twin`, the world answers as that real deployment does, from `entries`. */
+export async function startCommandWorld(
+  adapterOptions: Partial<WotdAdapterOptions> = {},
+  twin?: Variant,
+  entries: Entry[] = testEntries(),
+): Promise<CommandWorld> {
+  const world = await startWotdWorld({ entries, today: TODAY, adapter: adapterOptions, ...(twin ? { twin } : {}) });
   return { ...world, services: { lookup: world.adapter, siteUrl: SITE_URL } };
 }

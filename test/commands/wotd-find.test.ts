@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { wotdHistoryCommand } from '../../commands/wotd-history.ts';
 import { pageButtonId, parsePageButtonId, wotdFindCommand } from '../../commands/wotd-find.ts';
 import { autocompleteContext, buttonContext, commandContext } from './recording-context.ts';
-import { RECURRING, SITE_URL, startCommandWorld, type CommandWorld } from './world.ts';
+import { RECURRING, SITE_URL, startCommandWorld, testEntries, type CommandWorld } from './world.ts';
 
 let world: CommandWorld | undefined;
 afterEach(async () => {
@@ -138,6 +138,35 @@ describe('/wotd-find', () => {
     world = await startCommandWorld();
     await world.service.close();
     expect((await find('candor')).answer.content).toBe('The Word-of-the-Day service cannot be reached right now. Please try again later.');
+  });
+
+  it('against deployment A, which reports only the first date, says so and adds the later dates it has seen', async () => {
+    world = await startCommandWorld({ variant: 'auto' }, 'A');
+    expect((await find(RECURRING)).answer.embeds?.[0]).toMatchObject({
+      title: 'echo: first word of the day on 2024-11-01',
+      description: '**2024-11-01** · *noun · /echo/* — Sense number 1 of the echo.',
+      footer: { text: 'The service reports only the first date a word was chosen. · Word of the Day from wotd.example' },
+    });
+    // A history page (read ahead a week) puts 2024-12-21 and 2024-12-26 in the cache.
+    await warmCache('2024-12-27', 3);
+    const embed = (await find('Echo')).answer.embeds?.[0];
+    expect(embed?.title).toBe('echo: first word of the day on 2024-11-01');
+    expect(embed?.description?.split('\n')).toEqual([
+      '**2024-12-26** · *verb · /echo/* — Sense number 12 of the echo.',
+      '**2024-12-21** · *noun · /echo/* — Sense number 11 of the echo.',
+      '**2024-11-01** · *noun · /echo/* — Sense number 1 of the echo.',
+    ]);
+    expect(embed?.footer?.text).toBe(
+      'The service reports only the first date a word was chosen; later dates are those this bot has seen. · Word of the Day from wotd.example',
+    );
+  });
+
+  it('against deployment B, finds a capitalised word typed in lower case', async () => {
+    const entries = testEntries().map((entry) => (entry.date === '2025-01-10' ? { ...entry, word: 'Sisyphean' } : entry));
+    world = await startCommandWorld({ variant: 'auto' }, 'B', entries);
+    const answer = (await find('sisyphean')).answer;
+    expect(answer.embeds?.[0]?.title).toBe('Sisyphean: word of the day once');
+    expect(answer.embeds?.[0]?.description).toContain('**2025-01-10** · *noun · /');
   });
 
   it('keeps page state within Discord’s 100-character custom ids', () => {

@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
-
-const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
-const SETTINGS = ['DISCORD_TOKEN', 'DISCORD_APPLICATION_ID', 'DISCORD_API_URL', 'LOG_LEVEL', 'STORE_URL', 'NO_COLOR'];
+import { expectInOrder, startBot } from './console-process.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -18,40 +15,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  stdout: string;
-  stderr: string;
-  code: number | null;
-}
-
-/** `wotd-bot start` as `npm start` runs it, in a directory of its own (no .env), with stdin a pipe. */
-function startBot(extraEnv: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('WOTD_') && !SETTINGS.includes(key)) env[key] = value;
-  }
-  Object.assign(env, { WOTD_SERVICE_DB: join(dir, 'words.sqlite'), STORE_URL: `sqlite://${join(dir, 'store.sqlite')}` }, extraEnv);
-  const child = spawn(process.execPath, [BIN, 'start'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  const run: Run = { stdout: '', stderr: '', code: null };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
-  const exited = new Promise<Run>((done) => child.on('close', (code) => done({ ...run, code })));
-  return { child, run, exited };
-}
-
-/** Asserts each piece appears in `text`, in this order. */
-function expectInOrder(text: string, pieces: string[]): void {
-  let from = 0;
-  for (const piece of pieces) {
-    const at = text.indexOf(piece, from);
-    expect(at, `“${piece}” after position ${from} in:\n${text}`).toBeGreaterThanOrEqual(0);
-    from = at + piece.length;
-  }
-}
+const startBotIn = (extraEnv: Record<string, string> = {}) => startBot(dir, extraEnv);
 
 describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
   it('shows the first screen, prints embeds, presses buttons and exits on exit', async () => {
-    const { child, exited } = startBot();
+    const { child, exited } = startBotIn();
     child.stdin.end(
       [
         '/wotd date:2025-01-14',
@@ -101,13 +69,13 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
   });
 
   it('ends cleanly at the end of input (Ctrl-D) and on SIGTERM', async () => {
-    const piped = startBot();
+    const piped = startBotIn();
     piped.child.stdin.end('/wotd date:14-01-2025\n');
     const ended = await piped.exited;
     expect(ended.code).toBe(0);
     expect(ended.stdout).toContain('│ 2025-01-14 · Word of the Day from wotd.site');
 
-    const waiting = startBot();
+    const waiting = startBotIn();
     await new Promise<void>((resolveBanner) => {
       waiting.child.stdout.on('data', () => {
         if (waiting.run.stdout.includes('npm start')) resolveBanner();
@@ -120,7 +88,7 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
   });
 
   it('a bad setting prints one line and exits 2', async () => {
-    const { child, exited } = startBot({ WOTD_RATE_LIMIT: 'lots' });
+    const { child, exited } = startBotIn({ WOTD_RATE_LIMIT: 'lots' });
     child.stdin.end();
     const result = await exited;
     expect(result.code).toBe(2);

@@ -7,12 +7,13 @@ import { startWotdService, type RunningService } from '../../src/service/server.
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { openStore } from '../../src/store.ts';
 import { createWotdAdapter, type WotdAdapter, type WotdAdapterOptions } from '../../src/wotd/adapter.ts';
-import type { IsoDate } from '../../src/wotd/dates.ts';
+import type { IsoDate, Variant } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';
+import { startDeploymentTwin } from './upstream/deployment-twin.ts';
 
 /**
- * A Word-of-the-Day world for tests and benchmarks: a word list in a temp SQLite file, our real service on
- * loopback, a proxy in front of it whose speed and health the caller controls, and the real adapter with a temp
+ * A Word-of-the-Day world for tests and benchmarks: a word list in a temp SQLite file, our real service (or, with
+ * `twin`, a twin of a real deployment, its rate limit off) on loopback, a proxy in front of it whose speed and health the caller controls, and the real adapter with a temp
  * SQLite cache. The clock runs at real speed from `today` at noon UTC.
  */
 
@@ -78,13 +79,15 @@ export interface WotdWorldOptions {
   entries: Entry[];
   /** The service's date when the world starts. */
   today: IsoDate;
+  /** Answer as a twin of the real deployment A or B instead of our own service. */
+  twin?: Variant;
   /** Overrides of the adapter's test defaults (variant A, no retries, a limit that never binds). */
   adapter?: Partial<WotdAdapterOptions>;
 }
 
 export interface WotdWorld {
   dir: string;
-  service: RunningService;
+  service: Pick<RunningService, 'url' | 'close'>;
   proxy: LoopbackProxy;
   adapter: WotdAdapter;
   now: () => Date;
@@ -96,7 +99,9 @@ export async function startWotdWorld(options: WotdWorldOptions): Promise<WotdWor
   const dbPath = join(dir, 'words.sqlite');
   await writeWordDb(dbPath, options.entries);
   const now = realSpeedClockFrom(options.today);
-  const service = await startWotdService({ dbPath, variant: 'A', port: 0, rateLimitPerMinute: 0, now });
+  const service = options.twin
+    ? await startDeploymentTwin({ variant: options.twin, entries: options.entries, now, rateLimitPerMinute: 0 })
+    : await startWotdService({ dbPath, variant: 'A', port: 0, rateLimitPerMinute: 0, now });
   const proxy = await startLoopbackProxy(service.url);
   const store = await openStore<unknown>(`sqlite://${join(dir, 'store.sqlite')}`, 'wotd-cache');
   const adapter = await createWotdAdapter({

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FixedWindowLimiter } from '../../../src/service/rate-limit.ts';
-import { parseWireDate, toWireDate, utcDateOf, type IsoDate, type Variant } from '../../../src/wotd/dates.ts';
+import { addDays, parseWireDate, toWireDate, utcDateOf, type IsoDate, type Variant } from '../../../src/wotd/dates.ts';
 import type { Entry } from '../../../src/wotd/entry.ts';
 
 /**
@@ -88,15 +88,15 @@ function takeNewest(before: Entry[], limit: number): { results: Entry[]; has_mor
   return { results: before.slice(Math.max(0, before.length - limit)).reverse(), has_more: before.length > limit };
 }
 
-export function answerAsDeployment(
-  variant: Variant,
-  sorted: Entry[],
-  path: string,
-  params: URLSearchParams,
-  today: IsoDate,
-): Reply {
+interface WordList {
+  /** Storage order: oldest first. */
+  sorted: Entry[];
+  byWireDate: Map<string, Entry>;
+}
+
+function answerAsDeployment(variant: Variant, words: WordList, path: string, params: URLSearchParams, today: IsoDate): Reply {
+  const { sorted, byWireDate } = words;
   const wire = (entry: Entry) => ({ ...entry, date: toWireDate(entry.date, variant) });
-  const byWireDate = new Map(sorted.map((entry) => [toWireDate(entry.date, variant), entry]));
   if (variant === 'A') {
     const dateParam = (): IsoDate | Reply => {
       const text = params.get('date');
@@ -163,6 +163,7 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
   const { variant } = options;
   const now = options.now ?? (() => new Date());
   const sorted = [...options.entries].sort((a, b) => (a.date < b.date ? -1 : 1));
+  const words: WordList = { sorted, byWireDate: new Map(sorted.map((entry) => [toWireDate(entry.date, variant), entry])) };
   const requests: RecordedRequest[] = [];
   const queued: Fault[] = [];
   let always: Fault | null = null;
@@ -198,7 +199,7 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
       default:
         break;
     }
-    const answer = answerAsDeployment(variant, sorted, url.pathname, url.searchParams, utcDateOf(instant));
+    const answer = answerAsDeployment(variant, words, url.pathname, url.searchParams, utcDateOf(instant));
     if (fault === 'slow') {
       const timer = setTimeout(() => {
         if (!response.destroyed) reply(answer);
@@ -257,4 +258,23 @@ export function sampleEntries(first: IsoDate, days: number): Entry[] {
       definition: i % 3 === 0 ? `(historical) meaning "${i}"` : `meaning ${i}`,
     };
   });
+}
+
+/**
+ * The sample word list around `today` with the cases the real deployments get wrong in their own ways: `recurring`
+ * on 40 and 3 days ago, `capitalised` 5 days ago, and no entry 10 days ago.
+ */
+export function withDeploymentCases(entries: Entry[], today: IsoDate): { entries: Entry[]; recurring: string; capitalised: string } {
+  const recurring = 'melancholy';
+  const capitalised = 'Sisyphean';
+  const patch = new Map<IsoDate, Partial<Entry>>([
+    [addDays(today, -40), { word: recurring, pos: 'noun', ipa: '/ˈmɛlənkɒli/', definition: 'A deep, long-lasting sadness.' }],
+    [addDays(today, -3), { word: recurring, pos: 'adjective', ipa: '/ˈmɛlənkɒli/', definition: '(literary) Sad and "pensive".' }],
+    [addDays(today, -5), { word: capitalised, pos: 'adjective', ipa: '/ˌsɪsɪˈfiːən/', definition: 'Endless and futile.' }],
+  ]);
+  const gap = addDays(today, -10);
+  const words = entries
+    .filter((entry) => entry.date !== gap && entry.word.toLowerCase() !== recurring && entry.word.toLowerCase() !== capitalised.toLowerCase())
+    .map((entry) => ({ ...entry, ...patch.get(entry.date) }));
+  return { entries: words, recurring, capitalised };
 }

@@ -1,0 +1,40 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
+
+const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
+const SETTINGS = ['DISCORD_TOKEN', 'DISCORD_APPLICATION_ID', 'DISCORD_API_URL', 'LOG_LEVEL', 'STORE_URL', 'NO_COLOR'];
+
+export interface Run {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+/**
+ * `wotd-bot start` as `npm start` runs it, in `dir` (no .env there), with stdin a pipe, the word list and store in
+ * `dir`, and none of the caller's own WOTD_ or Discord settings.
+ */
+export function startBot(dir: string, extraEnv: Record<string, string> = {}): { child: ChildProcessWithoutNullStreams; run: Run; exited: Promise<Run> } {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('WOTD_') && !SETTINGS.includes(key)) env[key] = value;
+  }
+  Object.assign(env, { WOTD_SERVICE_DB: join(dir, 'words.sqlite'), STORE_URL: `sqlite://${join(dir, 'store.sqlite')}` }, extraEnv);
+  const child = spawn(process.execPath, [BIN, 'start'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const run: Run = { stdout: '', stderr: '', code: null };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
+  const exited = new Promise<Run>((done) => child.on('close', (code) => done({ ...run, code })));
+  return { child, run, exited };
+}
+
+/** Asserts each piece appears in `text`, in this order. */
+export function expectInOrder(text: string, pieces: string[]): void {
+  let from = 0;
+  for (const piece of pieces) {
+    const at = text.indexOf(piece, from);
+    expect(at, `“${piece}” after position ${from} in:\n${text}`).toBeGreaterThanOrEqual(0);
+    from = at + piece.length;
+  }
+}
