@@ -10,12 +10,18 @@ import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapt
 import { createConsolePoster } from './console/daily-posts.ts';
 import { entryEmbed } from './discord/embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
+import { shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
+import { parseArgs } from 'node:util';
 
-const USAGE = `Usage: wotd-bot start
+const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
 
 Runs the bot. With DISCORD_TOKEN set (in the environment or .env) it connects to Discord and uses the
 Word-of-the-Day service at WOTD_API_URL (default ${DEFAULT_API_URL}). Without it, it runs in this terminal:
-an offline console against the embedded service reading WOTD_SERVICE_DB (or WOTD_API_URL when set).`;
+an offline console against the embedded service reading WOTD_SERVICE_DB (or WOTD_API_URL when set).
+
+  --shards auto|N    run the gateway in N shards (auto: as many as Discord recommends); default DISCORD_SHARD_COUNT
+  --shard-ids IDS    run only these of the N shards in this process, e.g. 0-3 (others run elsewhere);
+                     default DISCORD_SHARD_IDS, else all N`;
 
 /** Resolves on the first SIGINT or SIGTERM, with the signal's name. */
 function nextSignal(): { promise: Promise<NodeJS.Signals>; dispose: () => void } {
@@ -44,16 +50,31 @@ export async function runBot(args: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (args.length > 0) {
-    process.stderr.write(`wotd-bot start: unexpected argument "${args[0]}"\n\n${USAGE}\n`);
+  let flags: { shards?: string; 'shard-ids'?: string };
+  try {
+    flags = parseArgs({ args, options: { shards: { type: 'string' }, 'shard-ids': { type: 'string' } }, strict: true }).values;
+  } catch (error) {
+    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n\n${USAGE}\n`);
     return 2;
   }
   loadDotEnv();
   const config = loadConfig();
-  return config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN) : runConsole(config);
+  let shards: ShardPlan;
+  try {
+    shards = shardPlan(flags.shards ?? config.DISCORD_SHARD_COUNT, flags['shard-ids'] ?? config.DISCORD_SHARD_IDS);
+  } catch (error) {
+    if (!(error instanceof ShardPlanError)) throw error;
+    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    return 2;
+  }
+  if (!config.DISCORD_TOKEN && shards.kind !== 'single') {
+    process.stderr.write('wotd-bot start: shards are for the Discord gateway; set DISCORD_TOKEN to use them\n');
+    return 2;
+  }
+  return config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards) : runConsole(config);
 }
 
-async function runDiscord(config: Config, token: string): Promise<number> {
+async function runDiscord(config: Config, token: string, shards: ShardPlan): Promise<number> {
   const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token] });
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
@@ -65,7 +86,7 @@ async function runDiscord(config: Config, token: string): Promise<number> {
     logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
     const bot = await Promise.race([
-      startDiscordBot({ config, commands, services, logger }),
+      startDiscordBot({ config, commands, services, logger, shards }),
       signal.promise.then(() => null),
     ]);
     if (!bot) return 0;

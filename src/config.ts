@@ -68,6 +68,16 @@ const envSchema = z.object({
     .regex(/^\d{17,20}$/, { message: 'expected a Discord application id (a snowflake of 17 to 20 digits)' })
     .optional(),
   DISCORD_API_URL: httpUrl('https://discord.com/api').default('https://discord.com/api'),
+  DISCORD_SHARD_COUNT: z
+    .string()
+    .trim()
+    .refine((value) => value === '' || /^(auto|\d+)$/i.test(value), { message: 'expected auto or a whole number of shards' })
+    .optional(),
+  DISCORD_SHARD_IDS: z
+    .string()
+    .trim()
+    .regex(/^\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*$/, { message: 'expected shard ids such as 0-3 or 0,2,4' })
+    .optional(),
   SUBSCRIPTION_LIMIT: positiveInt('a whole number of subscriptions per server, at least 1').default(5),
   DELIVERY_CONCURRENCY: positiveInt('a whole number of parallel posts, at least 1').default(20),
   LOG_LEVEL: z

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.ts';
 import { createDiscordClient } from './client.ts';
 import { inviteUrl } from './invite.ts';
 import { createInteractionRouter } from './router.ts';
+import { describeShardPlan, type ShardPlan } from './shards.ts';
 
 export interface StartDiscordBotOptions {
   config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL' | 'DISCORD_APPLICATION_ID'>;
@@ -13,6 +14,7 @@ export interface StartDiscordBotOptions {
   logger: Logger;
   /** How long stop() lets interactions in progress finish before disconnecting. */
   drainTimeoutMs?: number;
+  shards?: ShardPlan;
 }
 
 export interface DiscordBot {
@@ -34,7 +36,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   const token = config.DISCORD_TOKEN;
   if (!token) throw new Error('DISCORD_TOKEN is not set; the Discord bot cannot log in without it.');
   const log = logger.child({ component: 'discord' });
-  const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL });
+  const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL, ...(options.shards ? { shards: options.shards } : {}) });
   const route = createInteractionRouter({ commands: options.commands, services: options.services, logger: log });
 
   // Interactions that arrive while stopping are still answered: dropping one would show "This interaction failed".
@@ -60,7 +62,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   const readyClient = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
   let ready: Client<true>;
   try {
-    log.info({ apiUrl: config.DISCORD_API_URL }, 'connecting to Discord');
+    log.info({ apiUrl: config.DISCORD_API_URL, shards: describeShardPlan(options.shards ?? { kind: 'single' }) }, 'connecting to Discord');
     await client.login(token);
     ready = await readyClient;
   } catch (error) {
@@ -77,7 +79,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   }
   const invite = inviteUrl(applicationId);
   log.info(
-    { user: ready.user.tag, applicationId, guilds: ready.guilds.cache.size, inviteUrl: invite },
+    { user: ready.user.tag, applicationId, guilds: ready.guilds.cache.size, shards: ready.ws.shards.size, inviteUrl: invite },
     `connected to Discord as ${ready.user.tag}; add the bot to a server with ${invite}`,
   );
 

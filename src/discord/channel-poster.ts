@@ -17,6 +17,11 @@ export interface ChannelPosterOptions {
    * it, and leave room for command replies.
    */
   postsPerSecond?: number;
+  /**
+   * Waits for the post's turn instead of the in-process pacing; cluster mode passes one shared by every process
+   * (src/cluster/discord-pacer.ts), since Discord's global limit is per bot, not per process.
+   */
+  waitForTurn?: () => Promise<void>;
 }
 
 export const DEFAULT_POSTS_PER_SECOND = 47;
@@ -57,10 +62,14 @@ function pacer(perSecond: number): () => Promise<void> {
  * three kinds of failure.
  */
 export function createChannelPoster(rest: REST, options: ChannelPosterOptions = {}): ChannelPoster {
-  const waitForSlot = pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND);
+  const waitForSlot = options.waitForTurn ?? pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND);
   return {
     async post(message: DailyMessage) {
-      await waitForSlot();
+      try {
+        await waitForSlot();
+      } catch (error) {
+        throw new DeliveryError('transient', `Could not take a turn under Discord's global limit: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
       const body: RESTPostAPIChannelMessageJSONBody = {
         embeds: message.embeds,
         allowed_mentions: { parse: [], roles: message.mentionRoleId ? [message.mentionRoleId] : [] },

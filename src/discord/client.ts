@@ -1,4 +1,5 @@
 import { Client, GatewayIntentBits, Options } from 'discord.js';
+import { shardClientOptions, type ShardPlan } from './shards.ts';
 
 /**
  * The REST base discord.js expects: it appends the API version itself, so a base given with one
@@ -11,6 +12,8 @@ export function restApiBase(apiUrl: string): string {
 export interface DiscordClientOptions {
   /** Base of Discord's REST API (DISCORD_API_URL); the gateway URL is then read from its GET /gateway/bot. */
   apiUrl: string;
+  /** Which gateway shards this process runs (default: one unsharded connection). */
+  shards?: ShardPlan;
 }
 
 /**
@@ -21,6 +24,7 @@ export interface DiscordClientOptions {
 export function createDiscordClient(options: DiscordClientOptions): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
+    ...shardClientOptions(options.shards ?? { kind: 'single' }),
     rest: { api: restApiBase(options.apiUrl) },
     allowedMentions: { parse: [] },
     // The bot reads no messages, so there is nothing worth caching beyond what interactions carry.

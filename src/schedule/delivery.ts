@@ -1,7 +1,8 @@
 import type { APIEmbed } from 'discord.js';
 import type { Logger } from '../logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
-import type { Slot } from './due.ts';
+import type { DeliveryClaims } from './delivery-claims.ts';
+import { owesPost, type Slot } from './due.ts';
 import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryRecord, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
@@ -40,6 +41,8 @@ export interface FanOutOptions {
   progressEvery?: number;
   /** Checked before each post: true stops taking new ones (shutdown); those not started are caught up later. */
   stopping?: () => boolean;
+  /** Cluster mode: post a channel's day only under a claim, after checking it is still owed. */
+  claims?: DeliveryClaims;
 }
 
 export interface FanOutReport {
@@ -70,6 +73,20 @@ export function buildMessage(subscription: Subscription, embed: APIEmbed, day: I
 }
 
 async function deliverOne(job: DeliveryJob, options: FanOutOptions): Promise<DeliveryOutcome> {
+  if (!options.claims) return deliverUnclaimed(job, options);
+  const claim = await options.claims.claim(job.subscription.channelId, job.slot.serviceDay);
+  if (!claim) return 'skipped';
+  try {
+    // Another process may have posted (or given up on) this channel's day since this one read the list.
+    const record = await options.store.getDelivery(job.subscription.channelId, job.slot.serviceDay);
+    if (!owesPost(job.subscription, record, options.now())) return 'skipped';
+    return await deliverUnclaimed({ ...job, record }, options);
+  } finally {
+    await claim.release();
+  }
+}
+
+async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions): Promise<DeliveryOutcome> {
   const { store, poster, logger } = options;
   const { slot } = job;
   const channelId = job.subscription.channelId;
@@ -159,7 +176,10 @@ async function recordFailure(
 }
 
 /** Delivers every job with at most `concurrency` posts in flight; Discord's rate limits are discord.js's business. */
-export async function fanOut(jobs: DeliveryJob[], options: FanOutOptions): Promise<FanOutReport> {
+export async function fanOut(all: DeliveryJob[], options: FanOutOptions): Promise<FanOutReport> {
+  // Processes that share the work start at different places in the list, so their claims seldom collide.
+  const offset = options.claims && all.length > 0 ? Math.floor(Math.random() * all.length) : 0;
+  const jobs = offset === 0 ? all : [...all.slice(offset), ...all.slice(0, offset)];
   const report: FanOutReport = { total: jobs.length, sent: 0, failed: 0, retrying: 0, skipped: 0 };
   const progressEvery = options.progressEvery ?? 500;
   const large = jobs.length >= progressEvery;

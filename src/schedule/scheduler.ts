@@ -7,6 +7,7 @@ import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { currentSlot, owesPost, type Slot } from './due.ts';
 import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryJob, type FanOutReport } from './delivery.ts';
+import type { DeliveryClaims } from './delivery-claims.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 
@@ -21,6 +22,8 @@ export interface SchedulerOptions {
   now?: () => Date;
   hooks?: DeliveryHooks;
   progressEvery?: number;
+  /** Cluster mode: several processes run the scheduler over one store; see DeliveryClaims. */
+  claims?: DeliveryClaims;
 }
 
 export interface TickReport extends FanOutReport {
@@ -140,6 +143,7 @@ export class DailyScheduler {
       hooks: this.options.hooks,
       progressEvery: this.options.progressEvery,
       stopping: () => this.stopping,
+      ...(this.options.claims ? { claims: this.options.claims } : {}),
     });
     return { ...report, waitingForEntry };
   }

@@ -24,6 +24,9 @@
  * - `ttls`: see cache.ts (today 15 min, recent 404 5 min, old 404 6 h, find 1 h); `memoryRecords` (20 000)
  *   records kept in memory in front of the store.
  * - `now`, `timers`, `fetch`, `random`: injectable clock, timers, HTTP and jitter for tests and the benchmark.
+ * - `budget`: a request budget shared with other processes (cluster mode, see src/cluster/), taken after this
+ *   process's own limiter and before sending; `budgetWaitMs` bounds the wait for it per priority (interactive 8 s,
+ *   background 30 s, scheduled 5 min), after which the lookup is "busy".
  * - `onRequest(event)`: called after every upstream attempt (logging, counting); `onWarning(message)` once when
  *   the configured variant turns out wrong; `onStoreError(error)` when the
  *   cache store fails (lookups then go on without it: reads count as misses, writes stay in memory).
@@ -43,6 +46,7 @@ import { Flight, FlightAbandoned } from './flight.ts';
 import { getJson, type Attempt, type FetchLike } from './http-client.ts';
 import type { HistoryPage, Lookup, LookupOptions, Priority, WordMatches, WotdLookup } from './lookup.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import type { UpstreamBudget, UpstreamSlot } from './upstream-budget.ts';
 import { parseEntry, parseFind, parsePrevious, sniffVariant } from './wire.ts';
 
 export const DEFAULT_API_URL = 'https://api.wotd.site';
@@ -50,6 +54,7 @@ export const MAX_HISTORY_LIMIT = 8;
 export const MAX_WORD_LENGTH = 100;
 /** Pause after a 429 that carries no Retry-After: the service's window is 60 s. */
 const DEFAULT_429_PAUSE_MS = 60_000;
+const DEFAULT_BUDGET_WAIT_MS: Record<Priority, number> = { scheduled: 5 * 60_000, interactive: 8_000, background: 30_000 };
 const CACHE_NAMESPACE = 'wotd-cache';
 const ENDPOINTS = ['/query', '/query_previous', '/find_wotd'] as const;
 type Endpoint = (typeof ENDPOINTS)[number] | '/metadata';
@@ -74,6 +79,8 @@ export interface WotdAdapterOptions {
   rateLimit?: number;
   rateWindowMs?: number;
   rateLimitScope?: RateLimitScope;
+  budget?: UpstreamBudget;
+  budgetWaitMs?: Partial<Record<Priority, number>>;
   maxWaitMs?: Partial<Record<Priority, number>>;
   timeoutMs?: number;
   retries?: number;
@@ -630,6 +637,15 @@ class Adapter implements WotdAdapter {
         if (error instanceof FlightAbandoned) throw new WotdError('rate_limited', 'Every caller stopped waiting', new Date(limiter.estimateStart(flight.priority)));
         throw error;
       }
+      let slot: UpstreamSlot | null = null;
+      if (this.options.budget) {
+        const waitMs = this.options.budgetWaitMs?.[flight.priority] ?? DEFAULT_BUDGET_WAIT_MS[flight.priority];
+        slot = await this.options.budget.take(path, flight.priority, waitMs).catch(() => null);
+        if (!slot) {
+          permit.release();
+          throw busy(this.now().getTime() + waitMs, 'The Word-of-the-Day service is busy (the shared request budget is spent)');
+        }
+      }
       const sent = this.current;
       const query: Record<string, string> = { ...params };
       if (dated && query.date !== undefined) query.date = toWireDate(query.date, sent);
@@ -646,6 +662,7 @@ class Adapter implements WotdAdapter {
         });
       } finally {
         permit.release();
+        await slot?.answered();
       }
       this.options.onRequest?.({
         path,

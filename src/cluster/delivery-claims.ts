@@ -1,0 +1,30 @@
+import type { Redis } from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+import type { DeliveryClaim, DeliveryClaims } from '../schedule/delivery-claims.ts';
+import type { IsoDate } from '../wotd/dates.ts';
+
+/**
+ * Claims on (channel, day) as redis-semaphore mutexes with a lease: one attempt, no waiting (another process holds
+ * it, so it is that process's post), renewed while the post is under way, and running out `leaseMs` after a
+ * process dies so the next pass of a living one takes the channel over.
+ */
+export class RedisDeliveryClaims implements DeliveryClaims {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly leaseMs = 60_000,
+  ) {}
+
+  async claim(channelId: string, day: IsoDate): Promise<DeliveryClaim | null> {
+    const mutex = new Mutex(this.redis, `${this.prefix}claim:${channelId}:${day}`, {
+      lockTimeout: this.leaseMs,
+      acquireAttemptsLimit: 1,
+      refreshInterval: Math.round(this.leaseMs / 3),
+      // A lost lease only means another process may post too; the delivery record and nonce still stop a double.
+      onLockLost: () => undefined,
+    });
+    const acquired = await mutex.tryAcquire().catch(() => false);
+    if (!acquired) return null;
+    return { release: () => mutex.release().catch(() => undefined) };
+  }
+}
