@@ -1,4 +1,5 @@
 import type { Client } from 'discord.js';
+import type { Cluster } from '../cluster/cluster.ts';
 import type { Logger } from '../logger.ts';
 import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
@@ -10,13 +11,20 @@ import { watchSubscriptionTargets } from './subscription-events.ts';
 export function startDiscordDailyPosts(
   client: Client<true>,
   daily: DailyPosts,
-  options: { lookup: Pick<WotdLookup, 'getEntry'>; siteUrl: string; logger: Logger },
+  options: {
+    lookup: Pick<WotdLookup, 'getEntry'>;
+    siteUrl: string;
+    logger: Logger;
+    /** Cluster mode: claims on each post, and one pace for the whole cluster under Discord's global limit. */
+    cluster?: Pick<Cluster, 'claims' | 'waitForPostTurn'>;
+  },
 ): () => void {
   const unwatch = watchSubscriptionTargets(client, daily.store, options.logger.child({ component: 'daily-posts' }));
   daily.start({
-    poster: createChannelPoster(client.rest),
+    poster: createChannelPoster(client.rest, options.cluster ? { waitForTurn: options.cluster.waitForPostTurn } : {}),
     lookup: options.lookup,
     render: (entry) => entryEmbed(entry, { siteUrl: options.siteUrl }),
+    ...(options.cluster ? { claims: options.cluster.claims } : {}),
   });
   return unwatch;
 }

@@ -2,6 +2,7 @@ import type { APIEmbed } from 'discord.js';
 import type { Logger } from '../logger.ts';
 import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
+import type { DeliveryClaims } from './delivery-claims.ts';
 import type { ChannelPoster } from './poster.ts';
 import { DailyScheduler } from './scheduler.ts';
 import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
@@ -14,7 +15,13 @@ import { SubscriptionStore } from './subscription-store.ts';
 export interface DailyPosts {
   store: SubscriptionStore;
   subscriptions: SubscriptionService;
-  start(options: { poster: ChannelPoster; lookup: Pick<WotdLookup, 'getEntry'>; render: (entry: Entry) => APIEmbed }): DailyScheduler;
+  start(options: {
+    poster: ChannelPoster;
+    lookup: Pick<WotdLookup, 'getEntry'>;
+    render: (entry: Entry) => APIEmbed;
+    /** Cluster mode: every process runs the scheduler, and posts only what it claims. */
+    claims?: DeliveryClaims;
+  }): DailyScheduler;
   /** Stops starting posts and waits for the current pass; the store stays open for commands still running. */
   stopPosting(): Promise<void>;
   close(): Promise<void>;
@@ -39,9 +46,18 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
   return {
     store,
     subscriptions,
-    start({ poster, lookup, render }) {
+    start({ poster, lookup, render, claims }) {
       if (scheduler) return scheduler;
-      scheduler = new DailyScheduler({ store, lookup, poster, render, logger, concurrency: options.concurrency, now: options.now });
+      scheduler = new DailyScheduler({
+        store,
+        lookup,
+        poster,
+        render,
+        logger,
+        concurrency: options.concurrency,
+        now: options.now,
+        ...(claims ? { claims } : {}),
+      });
       scheduler.start();
       logger.info({ concurrency: options.concurrency }, 'daily posts scheduled (checked every minute)');
       return scheduler;

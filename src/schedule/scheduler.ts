@@ -48,6 +48,7 @@ export class DailyScheduler {
   private running: Promise<TickReport> | null = null;
   private task: ScheduledTask | null = null;
   private stopping = false;
+  private failing = false;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -82,11 +83,18 @@ export class DailyScheduler {
     return run;
   }
 
+  /** A store outage fails every tick until it ends: it is logged when it starts and when it ends, not each minute. */
   private async tickSafely(): Promise<void> {
     try {
       await this.tick();
+      if (this.failing) {
+        this.failing = false;
+        this.options.logger.info('daily scheduler ticks work again; posts resume');
+      }
     } catch (error) {
-      this.options.logger.error({ err: error }, 'daily scheduler tick failed; the next tick tries again');
+      if (this.failing) return;
+      this.failing = true;
+      this.options.logger.error({ err: error }, 'daily scheduler tick failed; posts pause, and each minute tries again');
     }
   }
 

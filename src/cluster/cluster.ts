@@ -1,0 +1,65 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.ts';
+import type { DeliveryClaims } from '../schedule/delivery-claims.ts';
+import type { UpstreamBudget } from '../wotd/upstream-budget.ts';
+import { RedisDeliveryClaims } from './delivery-claims.ts';
+import { createClusterPacer } from './discord-pacer.ts';
+import { connectRedis, whenReady } from './redis.ts';
+import { RedisUpstreamBudget } from './upstream-budget.ts';
+
+/**
+ * What makes processes sharing one Redis behave as one bot: the service's request budget, claims on each
+ * (channel, day) post, and one pace for all daily posts under Discord's global limit. The store itself (cache,
+ * subscriptions, delivery records) is on the same Redis through Keyv; see src/store.ts.
+ */
+export interface Cluster {
+  redis: Redis;
+  budget: UpstreamBudget;
+  claims: DeliveryClaims;
+  /** Waits for a daily post's turn under Discord's global limit, counted for the whole cluster. */
+  waitForPostTurn: () => Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ClusterSettings {
+  redisUrl: string;
+  keyPrefix: string;
+  /** The service's requests per minute for the whole cluster (WOTD_RATE_LIMIT). */
+  rateLimit: number;
+  rateLimitScope: 'service' | 'endpoint';
+  /** Daily posts started per second across the cluster. */
+  postsPerSecond?: number;
+  logger: Logger;
+}
+
+export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
+  const logger = settings.logger.child({ component: 'cluster' });
+  const redis = connectRedis(settings.redisUrl, logger, 'cluster');
+  try {
+    await whenReady(redis);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  const budget = new RedisUpstreamBudget({
+    redis,
+    prefix: settings.keyPrefix,
+    limit: settings.rateLimit,
+    scope: settings.rateLimitScope,
+    logger,
+  });
+  return {
+    redis,
+    budget,
+    claims: new RedisDeliveryClaims(redis, settings.keyPrefix),
+    waitForPostTurn: createClusterPacer({
+      redis,
+      prefix: settings.keyPrefix,
+      ...(settings.postsPerSecond ? { perSecond: settings.postsPerSecond } : {}),
+    }),
+    async close() {
+      budget.close();
+      redis.disconnect();
+    },
+  };
+}
