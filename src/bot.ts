@@ -6,6 +6,7 @@ import { ConsoleSession } from './console/session.ts';
 import type { BotServices } from './interactions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { startWotdService, type RunningService } from './service/server.ts';
+import { storeLocation } from './store.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
 import { createConsolePoster } from './console/daily-posts.ts';
 import { entryEmbed } from './discord/embeds.ts';
@@ -116,7 +117,7 @@ function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, log
 }
 
 function dailyPostSettings(config: Config, logger: Logger) {
-  return { storeUrl: config.STORE_URL, limit: config.SUBSCRIPTION_LIMIT, concurrency: config.DELIVERY_CONCURRENCY, logger };
+  return { store: storeLocation(config), limit: config.SUBSCRIPTION_LIMIT, concurrency: config.DELIVERY_CONCURRENCY, logger };
 }
 
 /** Every upstream request at debug level; a configured variant the service contradicts as a warning. */

@@ -15,6 +15,24 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** Put before every key the bot writes to Redis, so several deployments (or test runs) can share one server. */
+export const DEFAULT_REDIS_KEY_PREFIX = 'wotd-bot:';
+
+/** A redis: or rediss: (TLS) URL with a host, as REDIS_URL and migrate-store take. */
+export function isRedisUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The URL with any password replaced by ***, for messages and logs. */
+export function withoutPassword(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
+}
+
 const httpUrl = (example: string) =>
   z
     .string()
@@ -61,6 +79,16 @@ const envSchema = z.object({
     .trim()
     .regex(/^[a-z][a-z0-9+.-]*:\/\//i, { message: 'expected a Keyv store URL such as sqlite://data/store.sqlite' })
     .default('sqlite://data/store.sqlite'),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine(isRedisUrl, { message: 'expected a redis:// or rediss:// URL such as redis://127.0.0.1:6379' })
+    .optional(),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9:_.-]+$/, { message: 'expected letters, digits and : _ . - only, such as wotd-bot:' })
+    .default(DEFAULT_REDIS_KEY_PREFIX),
   DISCORD_TOKEN: optionalText,
   DISCORD_APPLICATION_ID: z
     .string()
@@ -110,7 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const variable = String(issue?.path[0] ?? 'environment');
-  const shown = variable === 'DISCORD_TOKEN' ? '(hidden)' : JSON.stringify(values[variable] ?? '');
+  const shown = variable === 'DISCORD_TOKEN' ? '(hidden)' : JSON.stringify(withoutPassword(values[variable] ?? ''));
   throw new ConfigError(`Invalid ${variable}=${shown}: ${issue?.message ?? 'invalid value'}`);
 }
 

@@ -1,18 +1,84 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import KeyvRedis, { defaultReconnectStrategy } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
+import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl, withoutPassword, type Config } from './config.ts';
+
+/** Where the bot keeps its data: a store URL, and the prefix of every key it writes when that store is Redis. */
+export interface StoreLocation {
+  url: string;
+  keyPrefix?: string;
+}
+
+/** The one place that picks the store from the settings: REDIS_URL when set, otherwise STORE_URL. */
+export function storeLocation(config: Pick<Config, 'STORE_URL' | 'REDIS_URL' | 'REDIS_KEY_PREFIX'>): StoreLocation {
+  return { url: config.REDIS_URL ?? config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
+}
+
+export function isRedisStore(where: string | StoreLocation): boolean {
+  return isRedisUrl(typeof where === 'string' ? where : where.url);
+}
+
+export interface OpenStoreOptions {
+  /** Make every failed read or write reject instead of reading as a miss (Keyv's default only emits 'error'). */
+  throwOnErrors?: boolean;
+}
 
 /**
- * Opens one namespace of the bot's Keyv store from a STORE_URL:
- * `sqlite://path/to/file.sqlite` (the default), `memory://` for a throwaway store,
- * or any other scheme whose `@keyv/<scheme>` adapter is installed (redis://, postgres://, mysql://, mongodb://).
+ * Opens one namespace of the bot's Keyv store:
+ * `sqlite://path/to/file.sqlite` (the default), `memory://` for a throwaway store, `redis://` or `rediss://`
+ * (keys `<keyPrefix><namespace>::<key>`), or any other scheme whose `@keyv/<scheme>` adapter is installed
+ * (postgres://, mysql://, mongodb://).
  */
-export async function openStore<Value>(storeUrl: string, namespace: string): Promise<Keyv<Value>> {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(storeUrl)?.[1]?.toLowerCase();
-  if (!scheme) throw new Error(`STORE_URL "${storeUrl}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
-  const keyv = new Keyv<Value>({ store: await adapterFor(scheme, storeUrl), namespace });
+export async function openStore<Value>(
+  where: string | StoreLocation,
+  namespace: string,
+  options: OpenStoreOptions = {},
+): Promise<Keyv<Value>> {
+  const { url, keyPrefix = DEFAULT_REDIS_KEY_PREFIX } = typeof where === 'string' ? { url: where } : where;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (!scheme) throw new Error(`STORE_URL "${url}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
+  const throwOnErrors = options.throwOnErrors ?? false;
+  if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, throwOnErrors);
+  return new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
+}
+
+const REDIS_CONNECT_TIMEOUT_MS = 5_000;
+
+async function openRedis<Value>(url: string, namespace: string, throwOnErrors: boolean): Promise<Keyv<Value>> {
+  if (!isRedisUrl(url)) throw new Error(`"${withoutPassword(url)}" is not a Redis URL; expected e.g. redis://127.0.0.1:6379`);
+  let connected = false;
+  // Until the first connection a failure is final, so an unreachable Redis is reported at start-up; after it, a
+  // lost connection is retried with the adapter's back-off.
+  const reconnectStrategy = (retries: number, cause: Error) => (connected ? defaultReconnectStrategy(retries) : cause);
+  const adapter = new KeyvRedis<Value>({ url, socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS, reconnectStrategy } }, { namespace });
+  // The adapter prefixes keys with its namespace itself, so Keyv must not add a second prefix.
+  const keyv = new Keyv<Value>({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors });
+  await connectRedis(adapter, url);
+  connected = true;
   return keyv;
+}
+
+/** Connects now, failing in one line when Redis refuses or (handshake included) does not answer in time. */
+async function connectRedis<Value>(adapter: KeyvRedis<Value>, url: string): Promise<void> {
+  let lastError: unknown;
+  const remember = (error: unknown) => (lastError = error);
+  adapter.on('error', remember);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), REDIS_CONNECT_TIMEOUT_MS);
+  });
+  try {
+    const outcome = await Promise.race([adapter.getClient().then(() => 'connected' as const, () => 'failed' as const), timeout]);
+    if (outcome === 'connected') return;
+    const reason = outcome === 'failed' && lastError instanceof Error ? lastError.message : `no answer within ${REDIS_CONNECT_TIMEOUT_MS} ms`;
+    await adapter.disconnect(true);
+    throw new Error(`could not reach Redis at ${withoutPassword(url)}: ${reason}`);
+  } finally {
+    clearTimeout(timer);
+    adapter.off('error', remember);
+  }
 }
 
 async function adapterFor(scheme: string, storeUrl: string): Promise<KeyvStoreAdapter | Map<unknown, unknown>> {

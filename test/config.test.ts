@@ -25,6 +25,29 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WOTD_API_URL: 'ftp://x' })).toThrow(/^Invalid WOTD_API_URL="ftp:\/\/x": expected an http\(s\) URL/);
   });
 
+  it('takes a redis:// or rediss:// REDIS_URL, and says what it expected otherwise', () => {
+    expect(loadConfig({}).REDIS_URL).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: ' redis://127.0.0.1:6379 ' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(loadConfig({ REDIS_URL: 'rediss://user:pw@cache.example:6380/2' }).REDIS_URL).toBe('rediss://user:pw@cache.example:6380/2');
+    expect(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(
+      new ConfigError('Invalid REDIS_URL="http://127.0.0.1:6379": expected a redis:// or rediss:// URL such as redis://127.0.0.1:6379'),
+    );
+    expect(() => loadConfig({ REDIS_URL: '127.0.0.1:6379' })).toThrow(/^Invalid REDIS_URL="127\.0\.0\.1:6379": expected a redis:\/\//);
+    expect(() => loadConfig({ REDIS_URL: 'redis://' })).toThrow(/^Invalid REDIS_URL="redis:\/\/"/);
+  });
+
+  it('hides a password in a bad URL', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis-tls://admin:s3cret@cache.example' })).toThrow(
+      /^Invalid REDIS_URL="redis-tls:\/\/admin:\*\*\*@cache\.example": /,
+    );
+  });
+
+  it('takes a REDIS_KEY_PREFIX of safe characters, default wotd-bot:', () => {
+    expect(loadConfig({}).REDIS_KEY_PREFIX).toBe('wotd-bot:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'staging:wotd:' }).REDIS_KEY_PREFIX).toBe('staging:wotd:');
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: 'wotd*' })).toThrow(/^Invalid REDIS_KEY_PREFIX="wotd\*": expected letters, digits/);
+  });
+
   it('never shows the Discord token in an error', () => {
     expect(() => loadConfig({ DISCORD_TOKEN: 'secret', DISCORD_APPLICATION_ID: 'abc' })).toThrow(/DISCORD_APPLICATION_ID/);
   });

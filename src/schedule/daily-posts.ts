@@ -1,5 +1,6 @@
 import type { APIEmbed } from 'discord.js';
 import type { Logger } from '../logger.ts';
+import type { StoreLocation } from '../store.ts';
 import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
@@ -28,7 +29,7 @@ export interface DailyPosts {
 }
 
 export interface OpenDailyPostsOptions {
-  storeUrl: string;
+  store: string | StoreLocation;
   limit: number;
   concurrency: number;
   logger: Logger;
@@ -37,7 +38,7 @@ export interface OpenDailyPostsOptions {
 
 export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<DailyPosts> {
   const logger = options.logger.child({ component: 'daily-posts' });
-  const store = await SubscriptionStore.open(options.storeUrl, logger);
+  const store = await SubscriptionStore.open(options.store, logger);
   const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
   let scheduler: DailyScheduler | null = null;
   const stopPosting = async (): Promise<void> => {

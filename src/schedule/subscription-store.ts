@@ -1,6 +1,6 @@
 import type Keyv from 'keyv';
 import type { Logger } from '../logger.ts';
-import { openStore } from '../store.ts';
+import { isRedisStore, openStore, type StoreLocation } from '../store.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRecord, type Subscription } from './subscription.ts';
@@ -56,12 +56,24 @@ export class SubscriptionStore {
     this.mutex = mutex;
   }
 
-  static async open(storeUrl: string, logger?: Logger): Promise<SubscriptionStore> {
-    const subscriptions = await openStore<unknown>(storeUrl, 'subscriptions');
-    const deliveries = await openStore<unknown>(storeUrl, 'deliveries');
-    // A memory:// store is private to this instance, so its locks must be too.
-    const scope = storeUrl.startsWith('memory:') ? `${storeUrl}#${Math.random()}` : storeUrl;
-    return new SubscriptionStore(subscriptions, deliveries, scope, logger);
+  static async open(where: string | StoreLocation, logger?: Logger): Promise<SubscriptionStore> {
+    const location = typeof where === 'string' ? { url: where } : where;
+    const onRedis = isRedisStore(location);
+    // A Redis read that fails must not read as "nothing stored": the write that follows would drop what it missed.
+    const options = { throwOnErrors: onRedis };
+    const opened: Array<Keyv<unknown>> = [];
+    try {
+      const subscriptions = await openStore<unknown>(location, 'subscriptions', options);
+      opened.push(subscriptions);
+      const deliveries = await openStore<unknown>(location, 'deliveries', options);
+      opened.push(deliveries);
+      // A memory:// store is private to this instance, so its locks must be too.
+      const scope = location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url;
+      return new SubscriptionStore(subscriptions, deliveries, scope, logger);
+    } catch (error) {
+      await Promise.all(opened.map((keyv) => keyv.disconnect()));
+      throw error;
+    }
   }
 
   private closed: Promise<void> | null = null;

@@ -36,7 +36,7 @@
  */
 import type Keyv from 'keyv';
 import type { Config } from '../config.ts';
-import { openStore } from '../store.ts';
+import { openStore, storeLocation } from '../store.ts';
 import { systemClock, systemTimers, sleep, type Clock, type Timers } from './clock.ts';
 import { WotdCache, type CacheTtls } from './cache.ts';
 import { addDays, parseAnyDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from './dates.ts';
@@ -143,7 +143,7 @@ export async function createWotdAdapter(options: WotdAdapterOptions): Promise<Wo
 
 /** The adapter from validated settings; `overrides` win (tests, the CLI's --api-url and --variant). */
 export async function openWotdAdapter(config: Config, overrides: Partial<WotdAdapterOptions> = {}): Promise<WotdAdapter> {
-  const store = overrides.store ?? (await openStore(config.STORE_URL, CACHE_NAMESPACE));
+  const store = overrides.store ?? (await openStore(storeLocation(config), CACHE_NAMESPACE));
   return createWotdAdapter({
     baseUrl: config.WOTD_API_URL ?? DEFAULT_API_URL,
     variant: config.WOTD_API_VARIANT,

@@ -35,7 +35,7 @@ describe('wotd-bot start with DISCORD_TOKEN', () => {
 
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) {
-      if (!key.startsWith('WOTD_') && !key.startsWith('DISCORD_') && key !== 'LOG_LEVEL' && key !== 'STORE_URL') env[key] = value;
+      if (!/^(WOTD_|DISCORD_|REDIS_)/.test(key) && key !== 'LOG_LEVEL' && key !== 'STORE_URL') env[key] = value;
     }
     Object.assign(env, {
       DISCORD_TOKEN: discord.token,

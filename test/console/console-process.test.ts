@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
+import { describeRedis, keysUnder, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 import { expectInOrder, startBot } from './console-process.ts';
 
 let dir: string;
@@ -94,5 +96,23 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('wotd-bot: Invalid WOTD_RATE_LIMIT="lots": expected a whole number of requests per minute, at least 1\n');
     expect(result.stdout).toBe('');
+  });
+});
+
+describeRedis('wotd-bot start with REDIS_URL', () => {
+  const redis = useRedisPrefix();
+
+  it('keeps the cache and the subscriptions on Redis under REDIS_KEY_PREFIX, and nothing in STORE_URL', async () => {
+    const { child, exited } = startBotIn({ REDIS_URL: redisTestUrl ?? '', REDIS_KEY_PREFIX: redis.prefix });
+    child.stdin.end('/wotd-subscribe channel:#words time:07:30\n/wotd date:2025-01-14\n');
+    const result = await exited;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Subscribed #words');
+    expect(result.stdout).toContain('│ 2025-01-14 · Word of the Day from wotd.site');
+    const keys = await keysUnder(redis.prefix);
+    expect(keys).toContain(`${redis.prefix}subscriptions::sub:words`);
+    expect(keys).toContain(`${redis.prefix}wotd-cache::e:2025-01-14`);
+    expect(existsSync(join(dir, 'store.sqlite'))).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
-const SETTINGS = ['DISCORD_TOKEN', 'DISCORD_APPLICATION_ID', 'DISCORD_API_URL', 'LOG_LEVEL', 'STORE_URL', 'NO_COLOR'];
+const SETTINGS = ['DISCORD_TOKEN', 'DISCORD_APPLICATION_ID', 'DISCORD_API_URL', 'LOG_LEVEL', 'STORE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'NO_COLOR'];
 
 export interface Run {
   stdout: string;

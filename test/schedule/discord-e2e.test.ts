@@ -39,7 +39,7 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
     cleanups.push(temp.cleanup);
     const now = () => new Date('2026-06-15T07:00:00Z');
     const { logger } = captureLogger();
-    const daily = await openDailyPosts({ storeUrl: temp.url, limit: 5, concurrency: 4, logger, now });
+    const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 4, logger, now });
     cleanups.push(() => daily.close());
     const lookup = new FixedLookup();
     const bot = await startDiscordBot({
