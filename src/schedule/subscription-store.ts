@@ -1,8 +1,10 @@
 import type Keyv from 'keyv';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { isRedisStore, openStore, type StoreLocation } from '../store.ts';
 import type { IsoDate } from '../wotd/dates.ts';
-import { KeyedMutex } from './keyed-mutex.ts';
+import { RedisLock } from './redis-lock.ts';
+import { InProcessLock, type StoreLock } from './store-lock.ts';
 import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRecord, type Subscription } from './subscription.ts';
 
 /**
@@ -15,9 +17,10 @@ import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRec
  * so listing everything reads the index shards and the subscriptions they name, and nothing else.
  * The `deliveries` namespace holds one record per channel and service day: <channelId>:<day>.
  *
- * Keyv has no transactions: every change is a read-modify-write done under an in-process lock,
+ * Keyv has no transactions: every change is a read-modify-write done under a lock (see store-lock.ts),
  * per server for a subscription and its server's list, then per shard for the index. Locks are always taken
- * in that order, and shared by every store opened on the same URL in this process.
+ * in that order. On SQLite or memory they are in-process, shared by every store opened on the same URL in this
+ * process; on Redis they are Redis locks, so several processes can change the same store.
  */
 
 const INDEX_SHARDS = 32;
@@ -26,8 +29,6 @@ const READ_BATCH = 500;
 export type UpsertResult =
   | { kind: 'created' | 'updated'; subscription: Subscription; previous: Subscription | null }
   | { kind: 'limit_reached'; limit: number; count: number };
-
-const mutexes = new Map<string, KeyedMutex>();
 
 function shardOf(channelId: string): number {
   let hash = 2166136261;
@@ -40,21 +41,12 @@ function isStringArray(value: unknown): value is string[] {
 }
 
 export class SubscriptionStore {
-  private readonly mutex: KeyedMutex;
-
   private constructor(
     private readonly subscriptions: Keyv<unknown>,
     private readonly deliveries: Keyv<unknown>,
-    lockScope: string,
+    private readonly lock: StoreLock,
     private readonly logger?: Logger,
-  ) {
-    let mutex = mutexes.get(lockScope);
-    if (!mutex) {
-      mutex = new KeyedMutex();
-      mutexes.set(lockScope, mutex);
-    }
-    this.mutex = mutex;
-  }
+  ) {}
 
   static async open(where: string | StoreLocation, logger?: Logger): Promise<SubscriptionStore> {
     const location = typeof where === 'string' ? { url: where } : where;
@@ -67,9 +59,11 @@ export class SubscriptionStore {
       opened.push(subscriptions);
       const deliveries = await openStore<unknown>(location, 'deliveries', options);
       opened.push(deliveries);
-      // A memory:// store is private to this instance, so its locks must be too.
-      const scope = location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url;
-      return new SubscriptionStore(subscriptions, deliveries, scope, logger);
+      const lock = onRedis
+        ? await RedisLock.open(location.url, `${location.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX}subscriptions:`, logger)
+        : // A memory:// store is private to this instance, so its locks must be too.
+          new InProcessLock(location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url);
+      return new SubscriptionStore(subscriptions, deliveries, lock, logger);
     } catch (error) {
       await Promise.all(opened.map((keyv) => keyv.disconnect()));
       throw error;
@@ -79,7 +73,7 @@ export class SubscriptionStore {
   private closed: Promise<void> | null = null;
 
   close(): Promise<void> {
-    this.closed ??= Promise.all([this.subscriptions.disconnect(), this.deliveries.disconnect()]).then(() => undefined);
+    this.closed ??= Promise.all([this.subscriptions.disconnect(), this.deliveries.disconnect(), this.lock.close()]).then(() => undefined);
     return this.closed;
   }
 
@@ -107,7 +101,7 @@ export class SubscriptionStore {
     limit: number,
     build: (existing: Subscription | null) => Subscription,
   ): Promise<UpsertResult> {
-    return this.mutex.run(`guild:${guildId}`, async () => {
+    return this.lock.withLock(`guild:${guildId}`, async () => {
       const existing = await this.get(channelId);
       const ids = await this.readIds(`guild:${guildId}`);
       if (!existing && !ids.includes(channelId) && ids.length >= limit) {
@@ -124,7 +118,7 @@ export class SubscriptionStore {
 
   /** Removes a subscription on an admin's request; returns what was removed. Its delivery records stay. */
   async remove(guildId: string, channelId: string): Promise<Subscription | null> {
-    return this.mutex.run(`guild:${guildId}`, async () => {
+    return this.lock.withLock(`guild:${guildId}`, async () => {
       const existing = await this.get(channelId);
       if (existing && existing.guildId !== guildId) return null;
       const ids = await this.readIds(`guild:${guildId}`);
@@ -139,7 +133,7 @@ export class SubscriptionStore {
   async update(channelId: string, change: (current: Subscription) => Subscription | null): Promise<Subscription | null> {
     const seen = await this.get(channelId);
     if (!seen) return null;
-    return this.mutex.run(`guild:${seen.guildId}`, async () => {
+    return this.lock.withLock(`guild:${seen.guildId}`, async () => {
       const current = await this.get(channelId);
       if (!current) return null;
       const next = change(current);
@@ -151,7 +145,7 @@ export class SubscriptionStore {
 
   /** Every subscription of a server, changed together (e.g. disabled when the bot leaves it). */
   async updateGuild(guildId: string, change: (current: Subscription) => Subscription | null): Promise<Subscription[]> {
-    return this.mutex.run(`guild:${guildId}`, async () => {
+    return this.lock.withLock(`guild:${guildId}`, async () => {
       const changed: Subscription[] = [];
       for (const current of await this.listGuild(guildId)) {
         const next = change(current);
@@ -185,7 +179,7 @@ export class SubscriptionStore {
 
   private async addToIndex(channelId: string): Promise<void> {
     const key = `index:${shardOf(channelId)}`;
-    await this.mutex.run(key, async () => {
+    await this.lock.withLock(key, async () => {
       const shard = await this.readIds(key);
       if (!shard.includes(channelId)) await this.subscriptions.set(key, [...shard, channelId]);
     });
@@ -193,7 +187,7 @@ export class SubscriptionStore {
 
   private async removeFromIndex(channelId: string): Promise<void> {
     const key = `index:${shardOf(channelId)}`;
-    await this.mutex.run(key, async () => {
+    await this.lock.withLock(key, async () => {
       const shard = await this.readIds(key);
       if (shard.includes(channelId)) await this.subscriptions.set(key, shard.filter((id) => id !== channelId));
     });

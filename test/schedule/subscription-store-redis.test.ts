@@ -1,7 +1,51 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import { describeRedis, keysUnder, useRedisPrefix } from '../support/redis.ts';
+import { describeRedis, keysUnder, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import { hammer } from './hammer.ts';
 import { makeSubscription } from './helpers.ts';
+
+const SHAPE = { limit: 5, channels: 10, rounds: 12 };
+const HAMMER = new URL('./hammer-process.ts', import.meta.url).pathname;
+
+/** What two or more hammer() writers must leave behind, whatever the interleaving. */
+async function expectNothingLost(store: SubscriptionStore, writers: Array<{ name: string; created: string[] }>): Promise<void> {
+  const ids = (subscriptions: Array<{ channelId: string }>) => subscriptions.map((s) => s.channelId).sort();
+  const created = writers.flatMap((writer) => writer.created).sort();
+  expect(created).toHaveLength(SHAPE.limit);
+  expect(ids(await store.listGuild('busy'))).toEqual(created);
+  const kept = writers.flatMap((writer) => Array.from({ length: SHAPE.channels }, (_, i) => `${writer.name}${i}`).filter((_, i) => i % 2 === 1));
+  expect(ids(await store.listGuild('churn'))).toEqual(kept.sort());
+  expect(ids(await store.listAll())).toEqual([...created, ...kept, 'shared'].sort());
+  const renamed = (await store.get('shared'))?.channelName ?? '';
+  for (const { name } of writers) expect(renamed.split(name).length - 1, renamed).toBe(SHAPE.rounds);
+}
+
+/** A hammer-process.ts child on the test's Redis prefix; `ready` resolves once its store is open. */
+function writerProcess(name: string, keyPrefix: string) {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|REDIS_|STORE_URL)/.test(key)) env[key] = value;
+  Object.assign(env, { REDIS_URL: redisTestUrl ?? '', REDIS_KEY_PREFIX: keyPrefix });
+  const args = [name, SHAPE.limit, SHAPE.channels, SHAPE.rounds].map(String);
+  const child = spawn(process.execPath, ['--import', 'tsx', HAMMER, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout });
+  const ready = new Promise<void>((resolve, reject) => {
+    lines.once('line', (line) => (line === 'ready' ? resolve() : reject(new Error(`expected ready, got ${line}`))));
+    child.once('exit', (code) => reject(new Error(`writer ${name} exited with ${code} before it was ready: ${stderr}`)));
+  });
+  const result = new Promise<{ name: string; created: string[] }>((resolve, reject) => {
+    let last = '';
+    lines.on('line', (line) => (last = line));
+    child.once('close', (code) => {
+      if (code === 0) resolve({ name, ...(JSON.parse(last) as { created: string[] }) });
+      else reject(new Error(`writer ${name} exited with ${code}: ${stderr}`));
+    });
+  });
+  return { ready, go: () => child.stdin.end('go\n'), result };
+}
 
 const stores: SubscriptionStore[] = [];
 afterEach(async () => {
@@ -43,5 +87,24 @@ describeRedis('SubscriptionStore on Redis', () => {
     expect((await store.remove('g1', 'c1'))?.channelId).toBe('c1');
     expect((await store.listAll()).map((s) => s.channelId)).toEqual(['c2']);
     expect((await store.listGuild('g1')).map((s) => s.channelId)).toEqual(['c2']);
+  });
+
+  it('two stores that share no in-process lock keep the per-server limit and lose no change', async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    await a.upsert('elsewhere', 'shared', 5, () => makeSubscription({ guildId: 'elsewhere', channelId: 'shared' }));
+    const writers = await Promise.all([
+      hammer(a, 'A', SHAPE).then((result) => ({ name: 'A', ...result })),
+      hammer(b, 'B', SHAPE).then((result) => ({ name: 'B', ...result })),
+    ]);
+    await expectNothingLost(a, writers);
+  });
+
+  it('two bot processes on one Redis keep the per-server limit and lose no change', async () => {
+    const store = await open();
+    await store.upsert('elsewhere', 'shared', 5, () => makeSubscription({ guildId: 'elsewhere', channelId: 'shared' }));
+    const writers = [writerProcess('A', redis.prefix), writerProcess('B', redis.prefix)];
+    await Promise.all(writers.map((writer) => writer.ready));
+    for (const writer of writers) writer.go();
+    await expectNothingLost(store, await Promise.all(writers.map((writer) => writer.result)));
   });
 });

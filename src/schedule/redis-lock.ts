@@ -1,0 +1,80 @@
+import { Redis } from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+import { withoutPassword } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { KeyedMutex } from './keyed-mutex.ts';
+import type { StoreLock } from './store-lock.ts';
+
+/** Held locks expire after this long unless refreshed; redis-semaphore refreshes them every 80% of it. */
+const LOCK_TIMEOUT_MS = 10_000;
+/** How long a change waits for a lock another process holds before it fails. */
+const ACQUIRE_TIMEOUT_MS = 15_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Locks shared by every process on one Redis: redis-semaphore's Mutex (SET NX PX, refreshed while held,
+ * released by a compare-and-delete script) on key `mutex:<keyPrefix><key>`. Callers in this process queue on a
+ * local mutex first, so only one of them at a time polls Redis for a key.
+ */
+export class RedisLock implements StoreLock {
+  private readonly local = new KeyedMutex();
+
+  private constructor(
+    private readonly client: Redis,
+    private readonly keyPrefix: string,
+    private readonly logger?: Logger,
+  ) {}
+
+  static async open(url: string, keyPrefix: string, logger?: Logger): Promise<RedisLock> {
+    // One retry per command: while Redis is away a change fails soon instead of queueing behind reconnects.
+    const client = new Redis(url, {
+      lazyConnect: true,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      maxRetriesPerRequest: 1,
+      connectionName: 'wotd-bot:store-locks',
+      retryStrategy: (attempt) => Math.min(attempt * 250, 2_000),
+    });
+    let lastError: unknown;
+    let down = false;
+    client.on('error', (error: unknown) => {
+      lastError = error;
+      if (down) return;
+      down = true;
+      logger?.warn({ err: error }, 'Redis is unreachable: subscription changes fail until it is back');
+    });
+    client.on('ready', () => {
+      if (!down) return;
+      down = false;
+      logger?.info('Redis is reachable again: subscription changes go through');
+    });
+    try {
+      await client.connect();
+    } catch (error) {
+      client.disconnect();
+      const cause = lastError ?? error;
+      throw new Error(`could not reach Redis at ${withoutPassword(url)}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    }
+    return new RedisLock(client, keyPrefix, logger);
+  }
+
+  withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.local.run(key, async () => {
+      const mutex = new Mutex(this.client, `${this.keyPrefix}${key}`, {
+        lockTimeout: LOCK_TIMEOUT_MS,
+        acquireTimeout: ACQUIRE_TIMEOUT_MS,
+        onLockLost: (error) => this.logger?.error({ err: error, key }, 'store lock lost before the change finished'),
+      });
+      await mutex.acquire();
+      try {
+        return await work();
+      } finally {
+        // A lock that cannot be released expires by itself; the change it guarded is already done.
+        await mutex.release().catch((error: unknown) => this.logger?.warn({ err: error, key }, 'could not release a store lock'));
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+}
