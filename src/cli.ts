@@ -17,6 +17,10 @@ const subcommands: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: 'register the slash commands with Discord, globally or in one server (--guild ID)',
     load: async () => (await import('./discord/deploy-commands.ts')).runDeployCommands,
   },
+  'migrate-store': {
+    summary: 'copy subscriptions and delivery records to another store: --from URL --to URL (sqlite://, redis://)',
+    load: async () => (await import('./migrate-store.ts')).runMigrateStore,
+  },
   query: {
     summary: 'look up the word of a day: query [DATE] (YYYY-MM-DD or DD-MM-YYYY; --json, --api-url, --variant)',
     load: async () => (await import('./lookup-cli.ts')).runQuery,

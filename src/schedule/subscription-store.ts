@@ -1,6 +1,7 @@
 import type Keyv from 'keyv';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { scanNamespace, type StoredEntry } from '../store-scan.ts';
 import { isRedisStore, openStore, type StoreLocation } from '../store.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import { RedisLock } from './redis-lock.ts';
@@ -40,6 +41,17 @@ function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
+/** How a record copied in from another store was written: indexed like any other, or as it was (damaged). */
+export type RestoreOutcome = 'restored' | 'damaged';
+
+export interface OpenSubscriptionStoreOptions {
+  /**
+   * Failed reads and writes reject instead of reading as empty and being dropped: always on Redis, where a read
+   * that fails must not look like "nothing stored" to the write that follows; asked for by migrate-store.
+   */
+  throwOnErrors?: boolean;
+}
+
 export class SubscriptionStore {
   private constructor(
     private readonly subscriptions: Keyv<unknown>,
@@ -48,11 +60,14 @@ export class SubscriptionStore {
     private readonly logger?: Logger,
   ) {}
 
-  static async open(where: string | StoreLocation, logger?: Logger): Promise<SubscriptionStore> {
+  static async open(
+    where: string | StoreLocation,
+    logger?: Logger,
+    { throwOnErrors }: OpenSubscriptionStoreOptions = {},
+  ): Promise<SubscriptionStore> {
     const location = typeof where === 'string' ? { url: where } : where;
     const onRedis = isRedisStore(location);
-    // A Redis read that fails must not read as "nothing stored": the write that follows would drop what it missed.
-    const options = { throwOnErrors: onRedis };
+    const options = { throwOnErrors: throwOnErrors === true || onRedis };
     const opened: Array<Keyv<unknown>> = [];
     try {
       const subscriptions = await openStore<unknown>(location, 'subscriptions', options);
@@ -175,6 +190,47 @@ export class SubscriptionStore {
 
   async putDelivery(record: DeliveryRecord): Promise<void> {
     await this.deliveries.set(`${record.channelId}:${record.day}`, record);
+  }
+
+  /** Every subscription record, valid or damaged, as [key, value] pages: for copying the store. */
+  async *subscriptionRecords(): AsyncGenerator<StoredEntry[]> {
+    for await (const page of scanNamespace(this.subscriptions)) {
+      const records = page.filter(([key]) => key.startsWith('sub:'));
+      if (records.length > 0) yield records;
+    }
+  }
+
+  /** Every delivery record, valid or damaged, as [key, value] pages: for copying the store. */
+  deliveryRecords(): AsyncGenerator<StoredEntry[]> {
+    return scanNamespace(this.deliveries);
+  }
+
+  /**
+   * Writes a subscription record read from another store under the same key, replacing what is there. A valid
+   * one joins its server's list and the index as upsert would, with no limit; a damaged one is written as it
+   * was and listed nowhere, as in the store it came from. Doing it twice changes nothing.
+   */
+  async restoreSubscription(key: string, value: unknown): Promise<RestoreOutcome> {
+    const parsed = subscriptionSchema.safeParse(value);
+    if (!parsed.success || key !== `sub:${parsed.data.channelId}`) {
+      await this.subscriptions.set(key, value);
+      return 'damaged';
+    }
+    const { guildId, channelId } = parsed.data;
+    await this.lock.withLock(`guild:${guildId}`, async () => {
+      await this.subscriptions.set(key, value);
+      const ids = await this.readIds(`guild:${guildId}`);
+      if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
+      await this.addToIndex(channelId);
+    });
+    return 'restored';
+  }
+
+  /** Writes a delivery record read from another store under the same key, replacing what is there. */
+  async restoreDelivery(key: string, value: unknown): Promise<RestoreOutcome> {
+    await this.deliveries.set(key, value);
+    const parsed = deliverySchema.safeParse(value);
+    return parsed.success && key === `${parsed.data.channelId}:${parsed.data.day}` ? 'restored' : 'damaged';
   }
 
   private async addToIndex(channelId: string): Promise<void> {

@@ -1,0 +1,56 @@
+import KeyvSqlite from '@keyv/sqlite';
+import type Keyv from 'keyv';
+
+export type StoredEntry = [key: string, value: unknown];
+
+/**
+ * Every live entry of one Keyv namespace, in pages of about `pageSize`, keys without the namespace.
+ *
+ * @keyv/sqlite's own iterator pages with LIMIT/OFFSET and no ORDER BY (quadratic, and in no promised order), so
+ * a SQLite store is read here by key ranges of its table instead. Other stores use Keyv's iterator (on Redis a
+ * SCAN of the namespace's keys).
+ */
+export async function* scanNamespace(keyv: Keyv<unknown>, pageSize = 500): AsyncGenerator<StoredEntry[]> {
+  const adapter: unknown = keyv.store;
+  if (adapter instanceof KeyvSqlite) {
+    yield* scanSqlite(keyv, adapter, pageSize);
+    return;
+  }
+  if (!keyv.iterator) throw new Error('this store cannot list its keys');
+  let page: StoredEntry[] = [];
+  for await (const [key, value] of keyv.iterator(undefined) as AsyncGenerator<[string, unknown]>) {
+    page.push([key, value]);
+    if (page.length >= pageSize) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
+}
+
+async function* scanSqlite(keyv: Keyv<unknown>, adapter: KeyvSqlite, pageSize: number): AsyncGenerator<StoredEntry[]> {
+  const namespace = keyv.namespace;
+  if (!namespace) throw new Error('a SQLite store is scanned one namespace at a time');
+  const table = adapter.opts.table ?? 'keyv';
+  // Keyv keeps "<namespace>:<key>"; every such key sorts after "<namespace>:" and before "<namespace>;".
+  let after = `${namespace}:`;
+  const before = `${namespace};`;
+  for (;;) {
+    const rows = (await adapter.query(
+      `SELECT key FROM ${table} WHERE key > ? AND key < ? ORDER BY key LIMIT ?`,
+      after,
+      before,
+      pageSize,
+    )) as Array<{ key: string }>;
+    const last = rows.at(-1);
+    if (!last) return;
+    const keys = rows.map((row) => row.key.slice(namespace.length + 1));
+    const values = await keyv.getMany(keys);
+    const page: StoredEntry[] = [];
+    keys.forEach((key, i) => {
+      if (values[i] !== undefined) page.push([key, values[i]]);
+    });
+    if (page.length > 0) yield page;
+    after = last.key;
+  }
+}
