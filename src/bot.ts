@@ -11,7 +11,8 @@ import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapt
 import { createConsolePoster } from './console/daily-posts.ts';
 import { entryEmbed } from './discord/embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
-import { shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
+import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
+import { openCluster, type Cluster } from './cluster/cluster.ts';
 import { parseArgs } from 'node:util';
 
 const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
@@ -80,8 +81,20 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
   let daily: DailyPosts | undefined;
+  let cluster: Cluster | undefined;
   try {
-    adapter = await openWotdAdapter(config, upstreamLog(logger));
+    if (config.REDIS_URL) {
+      // A cluster member: the store, the service's budget, the daily posts and Discord's global limit are shared.
+      cluster = await openCluster({
+        redisUrl: config.REDIS_URL,
+        keyPrefix: config.REDIS_KEY_PREFIX,
+        rateLimit: config.WOTD_RATE_LIMIT,
+        rateLimitScope: config.WOTD_RATE_LIMIT_SCOPE,
+        logger,
+      });
+      logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
+    }
+    adapter = await openWotdAdapter(config, { ...upstreamLog(logger), ...(cluster ? { budget: cluster.budget } : {}) });
     daily = await openDailyPosts(dailyPostSettings(config, logger));
     const services = botServices(config, adapter, daily, logger);
     logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
@@ -92,7 +105,12 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
     ]);
     if (!bot) return 0;
     const { startDiscordDailyPosts } = await import('./discord/daily-posts.ts');
-    startDiscordDailyPosts(bot.client, daily, { lookup: adapter, siteUrl: config.WOTD_SITE_URL, logger });
+    startDiscordDailyPosts(bot.client, daily, {
+      lookup: adapter,
+      siteUrl: config.WOTD_SITE_URL,
+      logger,
+      ...(cluster ? { cluster } : {}),
+    });
     const received = await signal.promise;
     logger.info({ signal: received }, 'shutting down');
     // Posting stops first; the store closes (in finally) only after bot.stop() has let running commands finish.
@@ -107,6 +125,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
     signal.dispose();
     await daily?.close();
     await adapter?.close();
+    await cluster?.close();
     logger.flush();
   }
 }

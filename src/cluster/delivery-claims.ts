@@ -5,23 +5,23 @@ import type { IsoDate } from '../wotd/dates.ts';
 
 /**
  * Claims on (channel, day) as redis-semaphore mutexes with a lease: one attempt, no waiting (another process holds
- * it, so it is that process's post), renewed while the post is under way, and running out `leaseMs` after a
- * process dies so the next pass of a living one takes the channel over.
+ * it, so it is that process's post), released when the post is done, and running out `leaseMs` after a process
+ * died holding it, so the next pass of a living one takes the channel over.
  */
 export class RedisDeliveryClaims implements DeliveryClaims {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    private readonly leaseMs = 60_000,
+    private readonly leaseMs = 120_000,
   ) {}
 
   async claim(channelId: string, day: IsoDate): Promise<DeliveryClaim | null> {
     const mutex = new Mutex(this.redis, `${this.prefix}claim:${channelId}:${day}`, {
       lockTimeout: this.leaseMs,
       acquireAttemptsLimit: 1,
-      refreshInterval: Math.round(this.leaseMs / 3),
-      // A lost lease only means another process may post too; the delivery record and nonce still stop a double.
-      onLockLost: () => undefined,
+      // No renewal: a post takes seconds, and redis-semaphore's refresh timer would reject unhandled if Redis went
+      // away. A post outliving its lease may be claimed again; its delivery record and nonce still stop a double.
+      refreshInterval: 0,
     });
     const acquired = await mutex.tryAcquire().catch(() => false);
     if (!acquired) return null;

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 import type { StoreLock } from './store-lock.ts';
 
-/** Held locks expire after this long unless refreshed; redis-semaphore refreshes them every 80% of it. */
+/** Held locks expire after this long: far more than any change under them takes. */
 const LOCK_TIMEOUT_MS = 10_000;
 /** How long a change waits for a lock another process holds before it fails. */
 const ACQUIRE_TIMEOUT_MS = 15_000;
@@ -62,6 +62,8 @@ export class RedisLock implements StoreLock {
       const mutex = new Mutex(this.client, `${this.keyPrefix}${key}`, {
         lockTimeout: LOCK_TIMEOUT_MS,
         acquireTimeout: ACQUIRE_TIMEOUT_MS,
+        // A change takes milliseconds; redis-semaphore's refresh timer would reject unhandled if Redis went away.
+        refreshInterval: 0,
         onLockLost: (error) => this.logger?.error({ err: error, key }, 'store lock lost before the change finished'),
       });
       await mutex.acquire();

@@ -39,7 +39,7 @@ afterAll(async () => {
 export async function keysUnder(prefix: string): Promise<string[]> {
   const redis = await redisClient();
   const keys: string[] = [];
-  for (const pattern of [`${prefix}*`, `mutex:${prefix}*`]) {
+  for (const pattern of [`${prefix}*`, `mutex:${prefix}*`, `semaphore:${prefix}*`]) {
     for await (const batch of redis.scanIterator({ MATCH: pattern, COUNT: 500 })) keys.push(...batch);
   }
   return keys.sort();

@@ -26,7 +26,7 @@ function cli(args: string[]): Promise<Run> {
     execFile(
       process.execPath,
       ['bin/wotd-bot.js', ...args],
-      { env: { ...process.env, STORE_URL: store, WOTD_API_URL: '', WOTD_API_VARIANT: '' }, timeout: 30_000 },
+      { env: { ...process.env, STORE_URL: store, WOTD_API_URL: '', WOTD_API_VARIANT: '', REDIS_URL: '' }, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });

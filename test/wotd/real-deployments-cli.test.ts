@@ -35,7 +35,7 @@ afterAll(async () => {
 
 function cli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/wotd-bot.js', ...args], { env: { ...process.env, WOTD_API_VARIANT: '', ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['bin/wotd-bot.js', ...args], { env: { ...process.env, WOTD_API_VARIANT: '', REDIS_URL: '', ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
   });
