@@ -22,6 +22,8 @@ export interface LoopbackProxy {
   readonly url: string;
   /** Requests that reached the proxy, answered by it or forwarded. */
   requests: number;
+  /** Each request's arrival (epoch ms) and the status it was answered with, once answered. */
+  readonly log: Array<{ at: number; path: string; status?: number }>;
   /** Delay before each request is answered or forwarded. */
   delayMs: number;
   /** Answer every request with a 503 and an HTML body, as a service that is down. */
@@ -37,8 +39,14 @@ export interface LoopbackProxy {
  */
 export async function startLoopbackProxy(target: string): Promise<LoopbackProxy> {
   const settings = { requests: 0, delayMs: 0, down: false, rateLimited: false };
+  const log: LoopbackProxy['log'] = [];
   const server = createServer((incoming, outgoing) => {
     settings.requests += 1;
+    const entry: LoopbackProxy['log'][number] = { at: Date.now(), path: (incoming.url ?? '/').split('?')[0] ?? '/' };
+    log.push(entry);
+    outgoing.on('finish', () => {
+      entry.status = outgoing.statusCode;
+    });
     const timer = setTimeout(() => {
       if (settings.down) {
         outgoing.writeHead(503, { 'content-type': 'text/html' }).end('<html><body>503 Service Unavailable</body></html>');
@@ -60,6 +68,7 @@ export async function startLoopbackProxy(target: string): Promise<LoopbackProxy>
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(settings, {
+    log,
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
