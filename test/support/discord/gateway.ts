@@ -55,8 +55,6 @@ export interface GatewaySession {
   shard: [number, number];
   /** Whether the IDENTIFY carried `shard` (READY then carries it back). */
   sharded: boolean;
-  identifiedAt: number;
-  resumes: number;
   intents: number;
   seq: number;
   /** The most recent dispatches (up to REPLAY_LIMIT), kept for RESUME replay. */
@@ -155,14 +153,15 @@ export interface GatewayOptions {
 }
 
 const GUILDS_INTENT = 1 << 0;
+/** Discord's session start limit resets a day after the first session of the window started. */
+const SESSION_START_WINDOW_MS = 86_400_000;
 
 export class Gateway {
   readonly events: GatewayEvent[] = [];
   readonly sessions = new Map<string, GatewaySession>();
   readonly dispatches: GatewayDispatch[] = [];
-  /** IDENTIFYs that opened a session, for session_start_limit. */
-  identifies = 0;
-  firstIdentifyAt: number | null = null;
+  /** Sessions started (IDENTIFYs that got READY) in the current session-start window, for session_start_limit. */
+  private started = { count: 0, windowStart: null as number | null };
   private readonly shards = new Map<string, ShardTally>();
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<Connection>();
@@ -198,6 +197,13 @@ export class Gateway {
       this.pushDispatch(session, t, d, record);
     }
     return record;
+  }
+
+  /** Sessions started in the current window and ms until the window resets, as Discord's session_start_limit counts them. */
+  sessionStarts(now = Date.now()): { used: number; resetAfter: number } {
+    const { count, windowStart } = this.started;
+    if (windowStart === null || now - windowStart >= SESSION_START_WINDOW_MS) return { used: 0, resetAfter: SESSION_START_WINDOW_MS };
+    return { used: count, resetAfter: SESSION_START_WINDOW_MS - (now - windowStart) };
   }
 
   /** Every shard any client identified with, by count, then id. */
@@ -414,15 +420,13 @@ export class Gateway {
       return;
     }
     const now = Date.now();
-    this.identifies += 1;
-    this.firstIdentifyAt ??= now;
+    if (this.started.windowStart === null || now - this.started.windowStart >= SESSION_START_WINDOW_MS) this.started = { count: 0, windowStart: now };
+    this.started.count += 1;
     // Like Discord, a second IDENTIFY for the same shard opens a second session: both receive events.
     const session: GatewaySession = {
       id: randomBytes(16).toString('hex'),
       shard,
       sharded: data.shard !== undefined,
-      identifiedAt: now,
-      resumes: 0,
       intents: data.intents,
       seq: 0,
       dispatches: [],
@@ -486,7 +490,6 @@ export class Gateway {
     if (session.connection && session.connection !== connection) session.connection.socket.close(GatewayClose.UnknownError, 'Session resumed elsewhere');
     session.connection = connection;
     session.disconnectedAt = null;
-    session.resumes += 1;
     this.tallyFor(session.shard).resumes += 1;
     connection.session = session;
     for (const missed of session.dispatches) {

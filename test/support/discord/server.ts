@@ -61,7 +61,7 @@ export interface DiscordServerOptions {
   shards?: number;
   /** session_start_limit.max_concurrency: identifies allowed per 5 s (Discord: 1 below 150,000 guilds). */
   maxConcurrency?: number;
-  /** session_start_limit.total; `remaining` counts down with each IDENTIFY (reported, not enforced). */
+  /** session_start_limit.total; `remaining` counts down with each IDENTIFY in a day (reported; the server never refuses one). */
   sessionStartLimit?: number;
   /** An IDENTIFY whose shard count leaves more guilds than this per shard is closed with 4011 (Discord: 2500). */
   maxGuildsPerShard?: number;
@@ -1394,15 +1394,14 @@ export class DiscordServer {
 
     this.on('GET', '/gateway', () => ok({ url: this.gatewayUrl }), { auth: false });
     this.on('GET', '/gateway/bot', () => {
-      const day = 86_400_000;
-      const { identifies, firstIdentifyAt } = this.gateway;
+      const { used, resetAfter } = this.gateway.sessionStarts();
       return ok({
         url: this.gatewayUrl,
         shards: this.shardCount,
         session_start_limit: {
           total: this.options.sessionStartLimit,
-          remaining: Math.max(0, this.options.sessionStartLimit - identifies),
-          reset_after: firstIdentifyAt === null ? day : Math.max(0, day - (Date.now() - firstIdentifyAt)),
+          remaining: Math.max(0, this.options.sessionStartLimit - used),
+          reset_after: resetAfter,
           max_concurrency: this.options.maxConcurrency,
         },
       });
