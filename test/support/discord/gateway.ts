@@ -34,6 +34,7 @@ export const GatewayClose = {
   RateLimited: 4008,
   SessionTimedOut: 4009,
   InvalidShard: 4010,
+  ShardingRequired: 4011,
   InvalidApiVersion: 4012,
   InvalidIntents: 4013,
 } as const;
@@ -50,7 +51,10 @@ export interface DispatchRecord {
 
 export interface GatewaySession {
   id: string;
+  /** [0, 1] when the IDENTIFY carried no `shard`: such a session receives every guild's events. */
   shard: [number, number];
+  /** Whether the IDENTIFY carried `shard` (READY then carries it back). */
+  sharded: boolean;
   intents: number;
   seq: number;
   /** The most recent dispatches (up to REPLAY_LIMIT), kept for RESUME replay. */
@@ -70,9 +74,56 @@ export interface GatewayEvent {
   kind: 'open' | 'hello' | 'identify' | 'ready' | 'resume' | 'resumed' | 'invalid-session' | 'heartbeat' | 'close' | 'op';
   connectionId: number;
   sessionId?: string;
+  /** The shard of the session involved, once there is one ([0, 1] for an unsharded session). */
+  shard?: [number, number];
   code?: number;
   op?: number;
   detail?: unknown;
+}
+
+/** One dispatch the gateway produced, and the sessions it was queued for. */
+export interface GatewayDispatch {
+  at: number;
+  t: string;
+  /** The guild it belongs to; null for DMs and session events (READY, RESUMED). */
+  guildId: string | null;
+  /** The id of the object it carries (interaction, channel, message, guild…), when it has one. */
+  objectId: string | null;
+  /**
+   * Each session it went to, with its sequence number there; `live` is false when that session was between
+   * connections (it gets the dispatch on RESUME). Empty when no session held the shard owning the guild: as on
+   * Discord, nobody gets it then.
+   */
+  to: { sessionId: string; shard: [number, number]; s: number; live: boolean }[];
+}
+
+/** A shard as the gateway sees it: every [id, count] any client identified with. */
+export interface ShardState {
+  shard: [number, number];
+  /** connected: some session of it has a live connection; resumable: a session lost its connection and may still resume. */
+  state: 'connected' | 'resumable' | 'closed';
+  /** Live connections identified (or resumed) on it; more than one means two clients run the same shard. */
+  connections: number;
+  /** The connection ids of those. */
+  connectionIds: number[];
+  /** The newest session's id. */
+  sessionId: string;
+  identifies: number;
+  resumes: number;
+  /** Dispatches queued for its sessions, READY and its GUILD_CREATEs included. */
+  dispatches: number;
+  lastIdentifyAt: number;
+  lastDispatchAt: number | null;
+}
+
+interface ShardTally {
+  shard: [number, number];
+  sessions: GatewaySession[];
+  identifies: number;
+  resumes: number;
+  dispatches: number;
+  lastIdentifyAt: number;
+  lastDispatchAt: number | null;
 }
 
 interface Connection {
@@ -92,16 +143,26 @@ export interface GatewayOptions {
   readyPayload: (session: GatewaySession) => Record<string, unknown>;
   /** GUILD_CREATE payloads for the guilds on a shard, sent after READY. */
   guildCreates: (shard: [number, number]) => Record<string, unknown>[];
+  /** How many guilds the bot is in, for 4011 Sharding Required. */
+  guildCount: () => number;
+  /** Discord closes an IDENTIFY with 4011 when its shards would each average more guilds than this (2500). */
+  maxGuildsPerShard: number;
   changes: Changes;
   /** How long a disconnected session stays resumable. */
   sessionTimeoutMs: number;
 }
 
 const GUILDS_INTENT = 1 << 0;
+/** Discord's session start limit resets a day after the first session of the window started. */
+const SESSION_START_WINDOW_MS = 86_400_000;
 
 export class Gateway {
   readonly events: GatewayEvent[] = [];
   readonly sessions = new Map<string, GatewaySession>();
+  readonly dispatches: GatewayDispatch[] = [];
+  /** Sessions started (IDENTIFYs that got READY) in the current session-start window, for session_start_limit. */
+  private started = { count: 0, windowStart: null as number | null };
+  private readonly shards = new Map<string, ShardTally>();
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<Connection>();
   private nextConnectionId = 1;
@@ -115,9 +176,14 @@ export class Gateway {
     this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(ws, request));
   }
 
-  /** Sends a dispatch to every live session on the shard that owns `guildId` (shard 0 for non-guild events). */
-  dispatch(t: string, d: unknown, guildId?: string, requiredIntent?: number): void {
+  /**
+   * Sends a dispatch to every session on the shard that owns `guildId` (shard 0 for DMs and other non-guild
+   * events); sessions between connections queue it for RESUME. Returns the record of where it went.
+   */
+  dispatch(t: string, d: unknown, guildId?: string, requiredIntent?: number): GatewayDispatch {
     const now = Date.now();
+    const record = this.recordDispatch(t, d, guildId ?? null, now);
+    const guild = guildId === undefined ? undefined : BigInt(guildId) >> 22n;
     for (const [id, session] of this.sessions) {
       if (session.disconnectedAt !== null && now - session.disconnectedAt > this.options.sessionTimeoutMs) session.resumable = false;
       if (!session.resumable) {
@@ -126,10 +192,43 @@ export class Gateway {
       }
       if (requiredIntent !== undefined && (session.intents & requiredIntent) === 0) continue;
       const [shardId, shardCount] = session.shard;
-      const target = guildId ? Number((BigInt(guildId) >> 22n) % BigInt(shardCount)) : 0;
+      const target = guild === undefined ? 0 : Number(guild % BigInt(shardCount));
       if (target !== shardId) continue;
-      this.pushDispatch(session, t, d);
+      this.pushDispatch(session, t, d, record);
     }
+    return record;
+  }
+
+  /** Sessions started in the current window and ms until the window resets, as Discord's session_start_limit counts them. */
+  sessionStarts(now = Date.now()): { used: number; resetAfter: number } {
+    const { count, windowStart } = this.started;
+    if (windowStart === null || now - windowStart >= SESSION_START_WINDOW_MS) return { used: 0, resetAfter: SESSION_START_WINDOW_MS };
+    return { used: count, resetAfter: SESSION_START_WINDOW_MS - (now - windowStart) };
+  }
+
+  /** Every shard any client identified with, by count, then id. */
+  shardStates(): ShardState[] {
+    const now = Date.now();
+    const alive = (s: GatewaySession): boolean =>
+      s.resumable && (s.disconnectedAt === null || now - s.disconnectedAt <= this.options.sessionTimeoutMs);
+    return [...this.shards.values()]
+      .sort((a, b) => a.shard[1] - b.shard[1] || a.shard[0] - b.shard[0])
+      .map((tally) => {
+        const live = tally.sessions.filter((s) => s.connection !== null);
+        const state = live.length > 0 ? 'connected' : tally.sessions.some(alive) ? 'resumable' : 'closed';
+        return {
+          shard: [...tally.shard],
+          state,
+          connections: live.length,
+          connectionIds: live.map((s) => s.connection?.id ?? 0),
+          sessionId: tally.sessions[tally.sessions.length - 1]?.id ?? '',
+          identifies: tally.identifies,
+          resumes: tally.resumes,
+          dispatches: tally.dispatches,
+          lastIdentifyAt: tally.lastIdentifyAt,
+          lastDispatchAt: tally.lastDispatchAt,
+        };
+      });
   }
 
   /** Live (identified, connected) sessions. */
@@ -137,17 +236,24 @@ export class Gateway {
     return [...this.sessions.values()].filter((s) => s.connection !== null);
   }
 
-  /** Closes every connection with `code`; 4000-style codes leave the session resumable, 4009 and friends do not. */
-  closeAll(code: number, reason = ''): void {
-    for (const connection of this.connections) {
+  /**
+   * Closes every connection (or only those identified on shard `shardId`) with `code`; 4000-style codes leave the
+   * session resumable, 4009 and friends do not.
+   */
+  closeAll(code: number, reason = '', shardId?: number): void {
+    for (const connection of this.selected(shardId)) {
       if (connection.session && NON_RESUMABLE.has(code)) connection.session.resumable = false;
       connection.socket.close(code, reason);
     }
   }
 
-  /** Drops every connection without a close frame: the client sees 1006. */
-  dropAll(): void {
-    for (const connection of this.connections) connection.socket.terminate();
+  /** Drops every connection (or those on shard `shardId`) without a close frame: the client sees 1006. */
+  dropAll(shardId?: number): void {
+    for (const connection of this.selected(shardId)) connection.socket.terminate();
+  }
+
+  private selected(shardId: number | undefined): Connection[] {
+    return [...this.connections].filter((c) => shardId === undefined || c.session?.shard[0] === shardId);
   }
 
   /** Asks connected clients to reconnect and resume (op 7). */
@@ -228,7 +334,7 @@ export class Gateway {
       // A client that closes with 1000 or 1001 ends its session; Discord will not let it resume.
       if (code === 1000 || code === 1001) session.resumable = false;
     }
-    this.record({ kind: 'close', connectionId: connection.id, code, sessionId: connection.session?.id });
+    this.record({ kind: 'close', connectionId: connection.id, code, sessionId: connection.session?.id, ...(connection.session ? { shard: connection.session.shard } : {}) });
   }
 
   private onMessage(connection: Connection, data: import('ws').RawData, isBinary: boolean): void {
@@ -297,17 +403,30 @@ export class Gateway {
     }
     let shard: [number, number] = [0, 1];
     if (data.shard !== undefined) {
-      const s = data.shard;
-      if (!Array.isArray(s) || s.length !== 2 || typeof s[0] !== 'number' || typeof s[1] !== 'number' || s[0] < 0 || s[1] < 1 || s[0] >= s[1]) {
+      const s: unknown = data.shard;
+      if (!Array.isArray(s) || s.length !== 2 || !Number.isInteger(s[0]) || !Number.isInteger(s[1])) {
         connection.socket.close(GatewayClose.InvalidShard, 'Invalid shard');
         return;
       }
-      shard = [s[0], s[1]];
+      const [id, count] = s as [number, number];
+      if (id < 0 || count < 1 || id >= count) {
+        connection.socket.close(GatewayClose.InvalidShard, 'Invalid shard');
+        return;
+      }
+      shard = [id, count];
     }
+    if (this.options.guildCount() > this.options.maxGuildsPerShard * shard[1]) {
+      connection.socket.close(GatewayClose.ShardingRequired, 'Sharding required');
+      return;
+    }
+    const now = Date.now();
+    if (this.started.windowStart === null || now - this.started.windowStart >= SESSION_START_WINDOW_MS) this.started = { count: 0, windowStart: now };
+    this.started.count += 1;
     // Like Discord, a second IDENTIFY for the same shard opens a second session: both receive events.
     const session: GatewaySession = {
       id: randomBytes(16).toString('hex'),
       shard,
+      sharded: data.shard !== undefined,
       intents: data.intents,
       seq: 0,
       dispatches: [],
@@ -317,17 +436,22 @@ export class Gateway {
     };
     this.sessions.set(session.id, session);
     connection.session = session;
-    this.pushDispatch(session, 'READY', {
+    const tally = this.tallyFor(shard);
+    tally.sessions = tally.sessions.filter((s) => this.sessions.has(s.id));
+    tally.sessions.push(session);
+    tally.identifies += 1;
+    tally.lastIdentifyAt = now;
+    this.sendTo(session, 'READY', {
       v: 10,
       ...this.options.readyPayload(session),
       session_id: session.id,
       session_type: 'normal',
       resume_gateway_url: this.url,
-      shard,
+      ...(session.sharded ? { shard } : {}),
     });
-    this.record({ kind: 'ready', connectionId: connection.id, sessionId: session.id });
+    this.record({ kind: 'ready', connectionId: connection.id, sessionId: session.id, shard });
     if ((session.intents & GUILDS_INTENT) !== 0) {
-      for (const guild of this.options.guildCreates(shard)) this.pushDispatch(session, 'GUILD_CREATE', guild);
+      for (const guild of this.options.guildCreates(shard)) this.sendTo(session, 'GUILD_CREATE', guild, String(guild.id));
     }
   }
 
@@ -337,12 +461,14 @@ export class Gateway {
       return;
     }
     const data = (typeof d === 'object' && d !== null ? d : {}) as { token?: unknown; session_id?: unknown; seq?: unknown };
-    this.record({ kind: 'resume', connectionId: connection.id, sessionId: String(data.session_id), detail: { seq: data.seq } });
+    const known = typeof data.session_id === 'string' ? this.sessions.get(data.session_id) : undefined;
+    this.record({ kind: 'resume', connectionId: connection.id, sessionId: String(data.session_id), ...(known ? { shard: known.shard } : {}), detail: { seq: data.seq } });
     if (data.token !== this.options.token) {
       connection.socket.close(GatewayClose.AuthenticationFailed, 'Authentication failed');
       return;
     }
-    const session = typeof data.session_id === 'string' ? this.sessions.get(data.session_id) : undefined;
+    const session = known;
+    if (session && session.disconnectedAt !== null && Date.now() - session.disconnectedAt > this.options.sessionTimeoutMs) session.resumable = false;
     if (!session || !session.resumable) {
       this.send(connection, { op: GatewayOp.InvalidSession, d: false });
       this.record({ kind: 'invalid-session', connectionId: connection.id, detail: false });
@@ -364,19 +490,47 @@ export class Gateway {
     if (session.connection && session.connection !== connection) session.connection.socket.close(GatewayClose.UnknownError, 'Session resumed elsewhere');
     session.connection = connection;
     session.disconnectedAt = null;
+    this.tallyFor(session.shard).resumes += 1;
     connection.session = session;
     for (const missed of session.dispatches) {
       if (missed.s > seq) this.send(connection, { op: GatewayOp.Dispatch, t: missed.t, s: missed.s, d: missed.d });
     }
-    this.pushDispatch(session, 'RESUMED', { _trace: ['wotd-fake-gateway'] });
-    this.record({ kind: 'resumed', connectionId: connection.id, sessionId: session.id, detail: { replayedFrom: seq } });
+    this.sendTo(session, 'RESUMED', { _trace: ['wotd-fake-gateway'] });
+    this.record({ kind: 'resumed', connectionId: connection.id, sessionId: session.id, shard: session.shard, detail: { replayedFrom: seq } });
   }
 
-  private pushDispatch(session: GatewaySession, t: string, d: unknown): void {
+  private tallyFor(shard: [number, number]): ShardTally {
+    const key = `${shard[0]}/${shard[1]}`;
+    let tally = this.shards.get(key);
+    if (!tally) {
+      tally = { shard, sessions: [], identifies: 0, resumes: 0, dispatches: 0, lastIdentifyAt: 0, lastDispatchAt: null };
+      this.shards.set(key, tally);
+    }
+    return tally;
+  }
+
+  private recordDispatch(t: string, d: unknown, guildId: string | null, at: number): GatewayDispatch {
+    const id = typeof d === 'object' && d !== null && 'id' in d && typeof d.id === 'string' ? d.id : null;
+    const record: GatewayDispatch = { at, t, guildId, objectId: id, to: [] };
+    this.dispatches.push(record);
+    return record;
+  }
+
+  /** A dispatch for one session only (READY, its GUILD_CREATEs, RESUMED). */
+  private sendTo(session: GatewaySession, t: string, d: unknown, guildId?: string): void {
+    this.pushDispatch(session, t, d, this.recordDispatch(t, d, guildId ?? null, Date.now()));
+  }
+
+  private pushDispatch(session: GatewaySession, t: string, d: unknown, log: GatewayDispatch): void {
     session.seq += 1;
-    const record: DispatchRecord = { s: session.seq, t, d, at: Date.now() };
+    const record: DispatchRecord = { s: session.seq, t, d, at: log.at };
     session.dispatches.push(record);
     if (session.dispatches.length > REPLAY_LIMIT) session.dispatches.splice(0, session.dispatches.length - REPLAY_LIMIT);
+    const live = session.connection !== null;
+    log.to.push({ sessionId: session.id, shard: session.shard, s: record.s, live });
+    const tally = this.tallyFor(session.shard);
+    tally.dispatches += 1;
+    tally.lastDispatchAt = log.at;
     if (session.connection) this.send(session.connection, { op: GatewayOp.Dispatch, t, s: record.s, d });
     this.options.changes.notify();
   }

@@ -13,16 +13,20 @@
  *
  * Options: globalLimitPerSecond (50), perChannelMessages ({ limit: 5, windowMs: 5000 }), interactionDeadlineMs (3000),
  *   interactionTokenTtlMs (15 min), nonceWindowMs (5 min), heartbeatIntervalMs (41250), sessionTimeoutMs (2 min),
- *   applicationId, botUserId, botUsername, token.
+ *   shards (the count GET /gateway/bot recommends; default one per 1,000 guilds, at least 1), maxConcurrency (1),
+ *   sessionStartLimit (1000), maxGuildsPerShard (2500), applicationId, botUserId, botUsername, token.
  * Identity: apiUrl, gatewayUrl, token, applicationId, botUser, defaultUser (the member who invokes when no `user`).
  * World: addGuild(spec) → GuildInfo { id, everyoneRoleId, botRoleId, channels, roles, channelId(name), roleId(name) };
+ *   addGuilds(count, spec | (index) => spec) → GuildInfo[] for large worlds (2,000 guilds with 10 channels each take
+ *   0.1–0.3 s; `npx tsx test/support/discord/world-bench.ts` measures building and connecting one); default guild ids
+ *   are one millisecond apart, so consecutive guilds land on consecutive shards;
  *   addChannel, updateChannel (CHANNEL_UPDATE), deleteChannel (CHANNEL_DELETE), removeGuild (GUILD_DELETE),
  *   setGuildAvailable (outage), addMember, setMemberRoles, updateRole, botPermissions(channelId), dmChannelOf(userId).
  *   Permissions resolve from roles and overwrites (overwrite ids may be '@everyone', '@bot' or a role name); the bot
  *   gets a managed role with View, Send, Embed Links, Read History unless `botMember.roles` says otherwise; REST
  *   answers 50001/50013 from them.
- * Interactions (each returns an InteractionHandle: id, token, sentAt, payload, callbacks, callback, original,
- *   followUps, choices, waitForCallback, waitForResponse, waitForOriginal, waitForFollowUp):
+ * Interactions (each returns an InteractionHandle: id, token, sentAt, payload, deliveredTo, callbacks, callback,
+ *   original, followUps, choices, waitForCallback, waitForResponse, waitForOriginal, waitForFollowUp):
  *   invokeCommand({ name, options, subcommand?, channelId | dm: true, user?, memberPermissions?, appPermissions? })
  *     — options are checked against the registered command as Discord's client would (register first);
  *   pressButton({ customId, channelId, messageId? }) — the button must be on a message the bot sent;
@@ -34,14 +38,29 @@
  *   internalErrors, waitFor(probe, description).
  * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times? })
  *   → { hits, remove() }; clearFaults().
- * Gateway: closeGateway(code = 4000) (4009 forces a new session), dropGateway() (1006), requestReconnect() (op 7),
- *   invalidateSession(resumable), requestHeartbeat(), gatewayEvents, connected, waitForIdentify / waitForReady /
- *   waitForResume / waitForGateway(kind, n). RESUME replays missed dispatches. Wait for the Client's own
+ * Shards: GET /gateway/bot answers { url, shards: shardCount, session_start_limit: { total, remaining (counts
+ *   IDENTIFYs in a day), reset_after, max_concurrency } }; the server enforces neither (discord.js itself will not
+ *   start more shards than `remaining`, and paces IDENTIFYs by max_concurrency within one process). An IDENTIFY with
+ *   `shard: [id, count]` is closed with 4010 when malformed or id >= count, and with 4011 when guilds >
+ *   maxGuildsPerShard × count (no `shard` counts as [0, 1]); READY carries the shard and lists only its guilds, and
+ *   only their GUILD_CREATEs follow. Every later guild event (GUILD_CREATE, CHANNEL_*, GUILD_DELETE,
+ *   INTERACTION_CREATE, MESSAGE_*…) goes only to the sessions of shard shardOf(guildId, count) =
+ *   (guild_id >> 22) % count; DMs and other non-guild events to shard 0; a session without `shard` gets everything.
+ *   RESUME keeps the shard. Clients of any number of processes may connect, each with its own shards; two sessions
+ *   on one shard both get its events (as on Discord).
+ *   Observe: shards() → ShardView per [id, count] ({ state: connected | resumable | closed, connections,
+ *   connectionIds, identifies, resumes, dispatches, guilds, … }); gatewayDispatches (each dispatch: t, guildId,
+ *   objectId, and `to`: the sessions and shards it went to, empty when no session held the shard); an
+ *   InteractionHandle's deliveredTo; guildIdsOnShard(id, count); shardOf (exported); gateway events carry `shard`.
+ * Gateway: closeGateway(code = 4000, reason?, { shard }?) (4009 forces a new session), dropGateway({ shard }?)
+ *   (1006), requestReconnect() (op 7), invalidateSession(resumable), requestHeartbeat(), gatewayEvents, connected,
+ *   waitForIdentify / waitForReady / waitForResume / waitForGateway(kind, n). RESUME replays missed dispatches. Wait for the Client's own
  *   ShardReady/ShardResume before destroying it: discord.js reconnects if destroyed while it awaits READY.
- * Discord's rules it keeps: 401 without `Bot <token>`; global limit in fixed one-second windows, interaction routes
- *   exempt; per-route buckets with X-RateLimit-* headers; 429 bodies and Retry-After; 3 s deadline (404 10062) and
- *   single acknowledgement (400 40060); nonce + enforce_nonce dedupe; 50035 validation (content, embeds,
- *   allowed_mentions, components, commands); 50006 empty message; 10003/10004/10008/10062/10063 unknowns.
+ * Discord's rules it keeps: 401 without `Bot <token>`; global limit per token in fixed one-second windows, counted
+ *   over every REST client and process that uses the token, interaction routes exempt; per-route buckets with
+ *   X-RateLimit-* headers; 429 bodies and Retry-After; 3 s deadline (404 10062) and single acknowledgement
+ *   (400 40060); nonce + enforce_nonce dedupe; 50035 validation (content, embeds, allowed_mentions, components,
+ *   commands); 50006 empty message; 10003/10004/10008/10062/10063 unknowns.
  */
 import { DiscordServer, type DiscordServerOptions } from './server.ts';
 
@@ -59,9 +78,11 @@ export type {
   RecordedCallback,
   RecordedRequest,
   SecondStats,
+  ShardView,
 } from './server.ts';
 export type { MessageView } from './messages.ts';
-export type { GatewayEvent } from './gateway.ts';
+export type { GatewayDispatch, GatewayEvent, ShardState } from './gateway.ts';
+export { shardOf } from './snowflake.ts';
 export type { ChannelSpec, GuildSpec, MemberSpec, OverwriteSpec, RoleSpec } from './model.ts';
 export type { OptionValues, RegisteredCommand } from './commands.ts';
 export { DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS } from './model.ts';

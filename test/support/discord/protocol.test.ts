@@ -1,51 +1,7 @@
 import { Routes } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { loginClient, restFor, startDiscordServer, type DiscordServer } from './index.ts';
-
-interface Frame {
-  op: number;
-  t?: string;
-  s?: number;
-  d?: unknown;
-}
-
-/** A bare gateway client: collects frames, sends payloads, reports the close code. */
-class RawGateway {
-  readonly frames: Frame[] = [];
-  readonly closed: Promise<number>;
-  private readonly socket: WebSocket;
-  private readonly opened: Promise<void>;
-  private waiters: (() => void)[] = [];
-
-  constructor(url: string) {
-    this.socket = new WebSocket(`${url}?v=10&encoding=json`);
-    this.opened = new Promise((resolve) => this.socket.once('open', () => resolve()));
-    this.closed = new Promise((resolve) => this.socket.once('close', (code) => resolve(code)));
-    this.socket.on('message', (data) => {
-      this.frames.push(JSON.parse(String(data)) as Frame);
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  async send(payload: unknown): Promise<void> {
-    await this.opened;
-    this.socket.send(typeof payload === 'string' ? payload : JSON.stringify(payload));
-  }
-
-  async next(match: (f: Frame) => boolean): Promise<Frame> {
-    for (;;) {
-      const found = this.frames.find(match);
-      if (found) return found;
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-
-  close(code: number): Promise<number> {
-    this.socket.close(code);
-    return this.closed;
-  }
-}
+import { RawGateway } from './raw-gateway.ts';
 
 describe('fake Discord gateway protocol', () => {
   let discord: DiscordServer;

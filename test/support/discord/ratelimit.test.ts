@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Routes } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restFor, startDiscordServer, type DiscordServer, type RecordedRequest } from './index.ts';
@@ -108,6 +109,27 @@ describe('fake Discord rate limits', () => {
     expect(other.headers.get('x-ratelimit-bucket')).toBe(results[0]?.headers.get('x-ratelimit-bucket'));
     expect(server.stats()).toMatchObject({ bucket429: 1, invalid: 1 });
     expect(server.messagesIn(a)).toHaveLength(5);
+  });
+
+  it('counts the global limit per token across REST clients: two that each keep to 20/s get 429s together, never more than 20/s pass', async () => {
+    const { server, channels } = await withChannels(20, { globalLimitPerSecond: 20 });
+    // Each client paces itself to the whole limit, as every process of a cluster's discord.js does on its own.
+    const one = restFor(server, { globalRequestsPerSecond: 20 });
+    const two = restFor(server, { globalRequestsPerSecond: 20 });
+    // Start just after a second begins, so both bursts fall in one window of the limiter.
+    await sleep(1000 - (Date.now() % 1000) + 20);
+    await Promise.all(
+      channels.flatMap((channel, i) => [
+        one.post(Routes.channelMessages(channel), { body: { content: `one ${i}` } }),
+        two.post(Routes.channelMessages(channel), { body: { content: `two ${i}` } }),
+      ]),
+    );
+    const stats = server.stats();
+    expect(stats.global429).toBeGreaterThan(0);
+    expect(stats.maxAcceptedPerSecond).toBe(20);
+    expect(Math.max(...acceptedPerSecond(server.requests))).toBe(20);
+    const contents = channels.flatMap((id) => server.messagesIn(id).map((m) => m.content)).sort();
+    expect(contents).toEqual([...channels.map((_, i) => `one ${i}`), ...channels.map((_, i) => `two ${i}`)].sort());
   });
 
   it('exempts interaction callbacks and webhooks from the global limit', async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PermissionFlagsBits } from 'discord.js';
 import { buildOptions, CommandScope, validateCommand, type OptionValues, type RegisteredCommand } from './commands.ts';
-import { Gateway, type GatewayEvent } from './gateway.ts';
+import { Gateway, type GatewayDispatch, type GatewayEvent, type ShardState } from './gateway.ts';
 import { createMessage, editMessage, MessageFlag, resolvePings, serializeMessage, viewMessage, type MessageView, type StoredMessage } from './messages.ts';
 import {
   ALL_PERMISSIONS,
@@ -32,7 +32,7 @@ import {
   type User,
 } from './model.ts';
 import { BucketLimiter, GlobalLimiter, type BucketRule } from './ratelimit.ts';
-import { snowflake } from './snowflake.ts';
+import { shardOf, snowflake, snowflakeAt } from './snowflake.ts';
 import { FormErrors, isEmptyMessage, validateAutocompleteChoices, validateMessageBody } from './validation.ts';
 import { Changes } from './wait.ts';
 
@@ -57,6 +57,14 @@ export interface DiscordServerOptions {
   heartbeatIntervalMs?: number;
   /** How long a disconnected gateway session stays resumable (default 2 min). */
   sessionTimeoutMs?: number;
+  /** The shard count GET /gateway/bot recommends (default: one per 1,000 guilds, at least 1, as the world is then). */
+  shards?: number;
+  /** session_start_limit.max_concurrency: identifies allowed per 5 s (Discord: 1 below 150,000 guilds). */
+  maxConcurrency?: number;
+  /** session_start_limit.total; `remaining` counts down with each IDENTIFY in a day (reported; the server never refuses one). */
+  sessionStartLimit?: number;
+  /** An IDENTIFY whose shard count leaves more guilds than this per shard is closed with 4011 (Discord: 2500). */
+  maxGuildsPerShard?: number;
   applicationId?: string;
   botUserId?: string;
   botUsername?: string;
@@ -173,6 +181,11 @@ export interface AutocompleteSpec extends InvokeCommandSpec {
   timeoutMs?: number;
 }
 
+/** A shard as the server sees it: the gateway's view plus the guilds it owns now. */
+export interface ShardView extends ShardState {
+  guilds: number;
+}
+
 export interface SecondStats {
   /** Epoch second (the global limiter's window). */
   second: number;
@@ -202,6 +215,8 @@ export interface InteractionHandle {
   readonly sentAt: number;
   /** The raw INTERACTION_CREATE payload. */
   readonly payload: Json;
+  /** The sessions INTERACTION_CREATE went to (those of the shard owning the guild; shard 0 for DMs); empty: nobody got it. */
+  readonly deliveredTo: { sessionId: string; shard: [number, number] }[];
   /** Every callback attempt, accepted or not. */
   readonly callbacks: RecordedCallback[];
   /** The accepted (first) callback, if any. */
@@ -263,6 +278,7 @@ interface InteractionState {
   user: User;
   sentAt: number;
   payload: Json;
+  dispatch: GatewayDispatch | undefined;
   callbacks: RecordedCallback[];
   acknowledged: RecordedCallback | undefined;
   /** The message the response lives in: a new message for commands, the clicked message for components. */
@@ -340,7 +356,10 @@ export class DiscordServer {
   apiUrl = '';
   gatewayUrl = '';
 
-  private readonly options: Required<Omit<DiscordServerOptions, 'applicationId' | 'botUserId' | 'botUsername' | 'token'>>;
+  private readonly options: Required<Omit<DiscordServerOptions, 'applicationId' | 'botUserId' | 'botUsername' | 'token' | 'shards'>>;
+  private readonly recommendedShards: number | undefined;
+  /** Default guild ids take one millisecond each, so guilds spread evenly over any shard count as they are added. */
+  private nextGuildMs = Date.now() - 30 * 86_400_000;
   private readonly changes = new Changes();
   private readonly http: Server;
   private readonly gateway: Gateway;
@@ -376,7 +395,11 @@ export class DiscordServer {
       nonceWindowMs: options.nonceWindowMs ?? 5 * 60_000,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
       sessionTimeoutMs: options.sessionTimeoutMs ?? 120_000,
+      maxConcurrency: positive(options.maxConcurrency, 'maxConcurrency') ?? 1,
+      sessionStartLimit: positive(options.sessionStartLimit, 'sessionStartLimit') ?? 1000,
+      maxGuildsPerShard: positive(options.maxGuildsPerShard, 'maxGuildsPerShard') ?? 2500,
     };
+    this.recommendedShards = positive(options.shards, 'shards');
     this.token = options.token ?? `fake.${snowflake()}.token`;
     this.applicationId = options.applicationId ?? snowflake();
     this.botUser = makeUser({ id: options.botUserId ?? this.applicationId, username: options.botUsername ?? 'wotd-bot', bot: true });
@@ -389,10 +412,12 @@ export class DiscordServer {
       token: this.token,
       heartbeatIntervalMs: this.options.heartbeatIntervalMs,
       sessionTimeoutMs: this.options.sessionTimeoutMs,
+      maxGuildsPerShard: this.options.maxGuildsPerShard,
+      guildCount: () => this.guilds.size,
       changes: this.changes,
-      readyPayload: () => ({
+      readyPayload: (session) => ({
         user: { ...serializeUser(this.botUser), verified: true, mfa_enabled: false, flags: 0 },
-        guilds: [...this.guilds.values()].map((g) => ({ id: g.id, unavailable: true })),
+        guilds: this.guildsOnShard(session.shard).map((g) => ({ id: g.id, unavailable: true })),
         private_channels: [],
         application: { id: this.applicationId, flags: 0 },
         user_settings: {},
@@ -401,9 +426,9 @@ export class DiscordServer {
         geo_ordered_rtc_regions: [],
         guild_join_requests: [],
       }),
-      guildCreates: ([shardId, shardCount]) =>
-        [...this.guilds.values()]
-          .filter((g) => Number((BigInt(g.id) >> 22n) % BigInt(shardCount)) === shardId && !this.unavailable.has(g.id))
+      guildCreates: (shard) =>
+        this.guildsOnShard(shard)
+          .filter((g) => !this.unavailable.has(g.id))
           .map((g) => guildCreatePayload(g)),
     });
     this.http = createServer((req, res) => void this.onRequest(req, res));
@@ -434,7 +459,7 @@ export class DiscordServer {
   // ------------------------------------------------------------------------------------------- world building
 
   addGuild(spec: GuildSpec = {}): GuildInfo {
-    const id = checkId(spec.id, 'guild') ?? snowflake();
+    const id = checkId(spec.id, 'guild') ?? snowflakeAt(this.nextGuildMs++);
     if (this.guilds.has(id)) throw new Error(`guild ${id} already exists`);
     const owner = makeUser({ username: 'owner' });
     const ownerId = spec.ownerId ?? owner.id;
@@ -469,8 +494,17 @@ export class DiscordServer {
     this.putMember(guild, { id: this.defaultUser.id, username: this.defaultUser.username });
     for (const m of spec.members ?? []) this.putMember(guild, m);
     for (const c of spec.channels ?? [{ name: 'general' }]) this.putChannel(guild, c);
-    this.gateway.dispatch('GUILD_CREATE', guildCreatePayload(guild), id, 1);
+    // Building the payload is most of the cost of a large world; with no session yet nobody would get it.
+    if (this.gateway.sessions.size > 0) this.gateway.dispatch('GUILD_CREATE', guildCreatePayload(guild), id, 1);
     return this.guildInfo(guild);
+  }
+
+  /**
+   * Adds `count` guilds; `spec` is shared or made per index (an `id` in a shared spec would collide). Default ids
+   * put consecutive guilds on consecutive shards, whatever the shard count.
+   */
+  addGuilds(count: number, spec: GuildSpec | ((index: number) => GuildSpec) = {}): GuildInfo[] {
+    return Array.from({ length: count }, (_, index) => this.addGuild(typeof spec === 'function' ? spec(index) : spec));
   }
 
   guildInfo(guildOrId: Guild | string): GuildInfo {
@@ -748,14 +782,14 @@ export class DiscordServer {
     return this.gateway.events;
   }
 
-  /** Closes every gateway connection with a close code (4000 resumable, 4009 forces a new session). */
-  closeGateway(code = 4000, reason = 'closed by the test harness'): void {
-    this.gateway.closeAll(code, reason);
+  /** Closes every gateway connection, or those of one shard id, with a close code (4000 resumable, 4009 forces a new session). */
+  closeGateway(code = 4000, reason = 'closed by the test harness', only: { shard?: number } = {}): void {
+    this.gateway.closeAll(code, reason, only.shard);
   }
 
-  /** Drops every gateway connection without a close frame (the client sees 1006). */
-  dropGateway(): void {
-    this.gateway.dropAll();
+  /** Drops every gateway connection, or those of one shard id, without a close frame (the client sees 1006). */
+  dropGateway(only: { shard?: number } = {}): void {
+    this.gateway.dropAll(only.shard);
   }
 
   /** Sends op 7 Reconnect. */
@@ -799,7 +833,32 @@ export class DiscordServer {
     return this.gateway.connectedSessions.length > 0;
   }
 
+  /** What GET /gateway/bot recommends now: the `shards` option, or one shard per 1,000 guilds (at least 1). */
+  get shardCount(): number {
+    return this.recommendedShards ?? Math.max(1, Math.ceil(this.guilds.size / 1000));
+  }
+
+  /** Every shard a client identified with ([0, 1] for unsharded sessions), with its state and the guilds it owns now. */
+  shards(): ShardView[] {
+    return this.gateway.shardStates().map((state) => ({ ...state, guilds: this.guildsOnShard(state.shard).length }));
+  }
+
+  /** Every dispatch so far (READY and GUILD_CREATEs included) and the sessions and shards it went to, oldest first. */
+  get gatewayDispatches(): GatewayDispatch[] {
+    return this.gateway.dispatches;
+  }
+
+  /** Guild ids on shard `shardId` of `shardCount`. */
+  guildIdsOnShard(shardId: number, shardCount: number): string[] {
+    return this.guildsOnShard([shardId, shardCount]).map((g) => g.id);
+  }
+
   // ------------------------------------------------------------------------------------------- private: world
+
+  private guildsOnShard([shardId, shardCount]: [number, number]): Guild[] {
+    if (shardCount === 1) return [...this.guilds.values()];
+    return [...this.guilds.values()].filter((g) => shardOf(g.id, shardCount) === shardId);
+  }
 
   private requireGuild(id: string): Guild {
     const guild = this.guilds.get(id);
@@ -1059,6 +1118,7 @@ export class DiscordServer {
       user,
       sentAt: Date.now(),
       payload,
+      dispatch: undefined,
       callbacks: [],
       acknowledged: undefined,
       original: type === 3 ? message : undefined,
@@ -1067,7 +1127,7 @@ export class DiscordServer {
     };
     this.interactions.set(id, state);
     this.interactionsByToken.set(token, state);
-    this.gateway.dispatch('INTERACTION_CREATE', payload, guildId ?? undefined);
+    state.dispatch = this.gateway.dispatch('INTERACTION_CREATE', payload, guildId ?? undefined);
     return this.handleFor(state);
   }
 
@@ -1088,6 +1148,9 @@ export class DiscordServer {
       userId: state.user.id,
       sentAt: state.sentAt,
       payload: state.payload,
+      get deliveredTo() {
+        return (state.dispatch?.to ?? []).map((t) => ({ sessionId: t.sessionId, shard: [...t.shard] as [number, number] }));
+      },
       get callbacks() {
         return [...state.callbacks];
       },
@@ -1330,9 +1393,19 @@ export class DiscordServer {
     const noContent: RouteResult = { status: 204 };
 
     this.on('GET', '/gateway', () => ok({ url: this.gatewayUrl }), { auth: false });
-    this.on('GET', '/gateway/bot', () =>
-      ok({ url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 86_400_000, max_concurrency: 1 } }),
-    );
+    this.on('GET', '/gateway/bot', () => {
+      const { used, resetAfter } = this.gateway.sessionStarts();
+      return ok({
+        url: this.gatewayUrl,
+        shards: this.shardCount,
+        session_start_limit: {
+          total: this.options.sessionStartLimit,
+          remaining: Math.max(0, this.options.sessionStartLimit - used),
+          reset_after: resetAfter,
+          max_concurrency: this.options.maxConcurrency,
+        },
+      });
+    });
     this.on('GET', '/users/@me', () => ok({ ...serializeUser(this.botUser), verified: true, mfa_enabled: false, flags: 0 }));
     this.on('GET', '/users/:user_id', ({ params }) => {
       const user = this.users.get(params.user_id ?? '');
@@ -1349,7 +1422,7 @@ export class DiscordServer {
         bot_require_code_grant: false,
         bot: serializeUser(this.botUser),
         flags: 0,
-        owner: { id: snowflake(0x17a9b1f2c00), username: 'owner', discriminator: '0', avatar: null },
+        owner: { id: snowflakeAt(0x17a9b1f2c00), username: 'owner', discriminator: '0', avatar: null },
         verify_key: '0'.repeat(64),
         team: null,
         approximate_guild_count: this.guilds.size,
@@ -1700,6 +1773,11 @@ export class DiscordServer {
     state.followUps.push(message);
     return query.get('wait') === 'false' ? { status: 204 } : { status: 200, body: serializeMessage(message, this.applicationId) };
   }
+}
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new Error(`${name} must be a whole number of at least 1, got ${value}`);
+  return value;
 }
 
 /** Ids given by tests must look like snowflakes: Discord's clients do arithmetic on them. */
