@@ -12,7 +12,7 @@ export class RedisDeliveryClaims implements DeliveryClaims {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    private readonly leaseMs = 120_000,
+    private readonly leaseMs = 30_000,
   ) {}
 
   async claim(channelId: string, day: IsoDate): Promise<DeliveryClaim | null> {

@@ -1,0 +1,292 @@
+/**
+ * npm run bench:cluster — four bot processes (`wotd-bot start --shards 4 --shard-ids i`) share one Redis, against the
+ * local Discord-compatible server (global limit 50/s, 2,000 servers, 20,000 subscribed channels all due at once) and
+ * our own Word-of-the-Day service with its 10-a-minute limit behind a recording proxy.
+ *
+ * 1. Fan-out: every channel must get exactly one post. One process is SIGKILLed at a random point of the fan-out and
+ *    started again; its unfinished claims run out and the others (or it) finish its share.
+ * 2. Lookups: 20,000 /wotd interactions spread over all servers (and so over all four processes, by shard), for
+ *    dates the cache mostly lacks at first; the service must never see more than 10 requests in any 60 s.
+ *
+ * Options (environment): CLUSTER_CHANNELS (20000), CLUSTER_GUILDS (2000), CLUSTER_LOOKUPS (20000),
+ * CLUSTER_PROCESSES (4), REDIS_BENCH_URL (redis://127.0.0.1:6379). Ends with one `bench cluster:` line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
+import { commands } from '../commands/index.ts';
+import { runDeployCommands } from '../src/discord/deploy-commands.ts';
+import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
+import type { Subscription } from '../src/schedule/subscription.ts';
+import { startWotdService } from '../src/service/server.ts';
+import { addDays, utcDateOf } from '../src/wotd/dates.ts';
+import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
+import { startLoopbackProxy } from '../test/support/wotd-world.ts';
+
+const CHANNELS = Number(process.env.CLUSTER_CHANNELS ?? 20_000);
+const GUILDS = Number(process.env.CLUSTER_GUILDS ?? 2_000);
+const LOOKUPS = Number(process.env.CLUSTER_LOOKUPS ?? 20_000);
+const PROCESSES = Number(process.env.CLUSTER_PROCESSES ?? 4);
+const REDIS_URL = process.env.REDIS_BENCH_URL ?? 'redis://127.0.0.1:6379';
+const BIN = resolve(import.meta.dirname, '../bin/wotd-bot.js');
+const LOOKUP_CONCURRENCY = 200;
+
+const log = (text: string) => process.stdout.write(`bench cluster: ${text}\n`);
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+const dir = mkdtempSync(join(tmpdir(), 'wotd-bench-cluster-'));
+const prefix = `wotd-bench:${randomUUID()}:`;
+const discord = await startDiscordServer({ globalLimitPerSecond: 50, shards: PROCESSES, interactionDeadlineMs: 3_000 });
+const service = await startWotdService({ dbPath: 'data/words.sqlite', variant: 'A', rateLimitPerMinute: 10 });
+const upstream = await startLoopbackProxy(service.url);
+const processes = new Map<number, ChildProcess>();
+let exitCode = 0;
+/** The bot processes' logs stay on disk when anything went wrong. */
+let keepLogs = false;
+
+function startProcess(index: number): ChildProcess {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|DISCORD_|REDIS_|STORE_URL|LOG_LEVEL)/.test(key)) env[key] = value;
+  Object.assign(env, {
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.apiUrl,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    WOTD_API_URL: upstream.url,
+    WOTD_API_VARIANT: 'A',
+    LOG_LEVEL: 'info',
+  });
+  const child = spawn(process.execPath, [BIN, 'start', '--shards', String(PROCESSES), '--shard-ids', String(index)], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const file = createWriteStream(join(dir, `process-${index}.log`), { flags: 'a' });
+  child.stdout?.pipe(file);
+  child.stderr?.pipe(file);
+  processes.set(index, child);
+  return child;
+}
+
+/** Polls `done` twice a second: the harness's own waitFor re-checks on every request, too costly at this size. */
+async function until(done: () => boolean, what: string, timeoutMs = 30 * 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
+  return new Promise((done, fail) => {
+    let seen = '';
+    const timer = setTimeout(() => fail(new Error(`no "${pattern.source}" within ${timeoutMs} ms`)), timeoutMs);
+    // The bot logs to standard error.
+    child.stderr?.on('data', (chunk: Buffer) => {
+      seen = (seen + chunk.toString('utf8')).slice(-4_000);
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        done();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`process exited with ${code} before "${pattern.source}"`));
+    });
+  });
+}
+
+async function subscribeAll(guilds: GuildInfo[], time: string): Promise<number> {
+  const store = await SubscriptionStore.open({ url: REDIS_URL, keyPrefix: prefix });
+  try {
+    const all: Subscription[] = guilds.flatMap((guild) =>
+      guild.channels
+        .filter((channel) => channel.type === 0)
+        .map((channel) => ({
+          guildId: guild.id,
+          channelId: channel.id,
+          channelName: channel.name,
+          time,
+          timeZone: 'UTC',
+          roleId: null,
+          createdBy: 'bench',
+          createdAt: '2026-01-01T00:00:00.000Z',
+          enabledAt: '2026-01-01T00:00:00.000Z',
+          status: { state: 'active' as const },
+        })),
+    );
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        for (let i = next++; i < all.length; i = next++) {
+          const subscription = all[i];
+          if (subscription) await store.upsert(subscription.guildId, subscription.channelId, 1_000, () => subscription);
+        }
+      }),
+    );
+    return all.length;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The most requests the service saw in any 60 s, and how many it refused. */
+function upstreamFigures(): { maxPerMinute: number; refused: number; total: number } {
+  const times = upstream.log.map((entry) => entry.at).sort((a, b) => a - b);
+  let maxPerMinute = 0;
+  let first = 0;
+  for (let last = 0; last < times.length; last++) {
+    while ((times[last] ?? 0) - (times[first] ?? 0) >= 60_000) first++;
+    maxPerMinute = Math.max(maxPerMinute, last - first + 1);
+  }
+  return { maxPerMinute, refused: upstream.log.filter((entry) => entry.status === 429).length, total: times.length };
+}
+
+try {
+  // Guild ids one millisecond apart land on consecutive shards, so every process gets a quarter.
+  const perGuild = Math.ceil(CHANNELS / GUILDS);
+  const guilds = discord.addGuilds(GUILDS, (index) => ({
+    name: `Bench ${index}`,
+    channels: Array.from({ length: Math.min(perGuild, CHANNELS - index * perGuild) }, (_, i) => ({ name: `words-${i}` })),
+  }));
+  const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
+  if ((await runDeployCommands([], { env, stdout: discard, stderr: process.stderr, commands })) !== 0) throw new Error('deploy-commands failed');
+
+  // Due a minute ago (UTC), so the first tick of every process finds all of them owed.
+  const now = new Date();
+  const dueTime = new Date(now.getTime() - 60_000).toISOString().slice(11, 16);
+  if (dueTime > now.toISOString().slice(11, 16)) throw new Error('started in the first minute of a UTC day; run again in a minute');
+  const setupStarted = performance.now();
+  const subscribed = await subscribeAll(guilds, dueTime);
+  log(`${subscribed} channels in ${guilds.length} servers subscribed on Redis in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
+
+  // 1. The fan-out, with one process killed somewhere in it.
+  const fanOutStarted = Date.now();
+  const ready = Array.from({ length: PROCESSES }, (_, index) => waitForLine(startProcess(index), /connected to Discord/));
+  await Promise.all(ready);
+  log(`${PROCESSES} processes connected in ${((Date.now() - fanOutStarted) / 1000).toFixed(1)} s`);
+  const victim = Math.floor(Math.random() * PROCESSES);
+  const killAt = Math.floor(subscribed * (0.1 + Math.random() * 0.6));
+  await until(() => discord.posts().length >= killAt, 'the kill point');
+  processes.get(victim)?.kill('SIGKILL');
+  log(`SIGKILLed process ${victim} after ${discord.allMessages().length} posts; starting it again`);
+  await sleep(1_000);
+  await waitForLine(startProcess(victim), /connected to Discord/);
+
+  const delivered = () => new Set(discord.posts().map((request) => request.path)).size;
+  const progress = setInterval(() => log(`… ${delivered()} of ${subscribed} channels posted`), 30_000);
+  try {
+    await until(() => delivered() >= subscribed, 'every channel posted', Number(process.env.CLUSTER_WAIT_MS ?? 10 * 60_000));
+  } catch (error) {
+    const posted = new Set(discord.posts().map((request) => request.path.split('/')[2]));
+    const missing = guilds.flatMap((guild) => guild.channels.map((channel) => channel.id)).filter((id) => !posted.has(id));
+    const store = await SubscriptionStore.open({ url: REDIS_URL, keyPrefix: prefix });
+    for (const id of missing.slice(0, 5)) {
+      const record = await store.getDelivery(id, utcDateOf(new Date()));
+      const requests = discord.requests.filter((request) => request.path.includes(id)).map((request) => `${request.method} ${request.status}`);
+      log(`missing ${id}: messages ${discord.messagesIn(id).length}, requests [${requests.join(', ')}], record ${JSON.stringify(record)}`);
+    }
+    await store.close();
+    throw error;
+  } finally {
+    clearInterval(progress);
+  }
+  // Give a late double the chance to show up before counting.
+  await sleep(5_000);
+  const messages = discord.allMessages();
+  const perChannel = new Map<string, number>();
+  for (const message of messages) perChannel.set(message.channelId, (perChannel.get(message.channelId) ?? 0) + 1);
+  const duplicates = [...perChannel.values()].reduce((sum, count) => sum + Math.max(0, count - 1), 0);
+  const missing = subscribed - perChannel.size;
+  // Throughput is that of the fan-out itself: from the first post until 99% of channels have theirs. The last few
+  // (the killed process's claims, taken over when their lease runs out) are reported as the recovery time.
+  const firstPosts = [...new Map(discord.posts().map((request) => [request.path, request.at] as const)).values()].sort((x, y) => x - y);
+  const firstPost = firstPosts[0] ?? 0;
+  const at99 = firstPosts[Math.max(0, Math.ceil(firstPosts.length * 0.99) - 1)] ?? firstPost;
+  const postsPerSecond = (firstPosts.length * 0.99) / Math.max(0.001, (at99 - firstPost) / 1000);
+  const allDoneSeconds = ((firstPosts.at(-1) ?? firstPost) - firstPost) / 1000;
+  const stats = discord.stats();
+  log(
+    `fan-out: ${perChannel.size} channels posted, ${duplicates} duplicates, ${missing} missing; ${postsPerSecond.toFixed(1)} posts/s ` +
+      `until 99% were posted (${((at99 - firstPost) / 1000).toFixed(0)} s), all done after ${allDoneSeconds.toFixed(0)} s`,
+  );
+  const busySeconds = stats.perSecond.filter((second) => second.second * 1000 >= firstPost && second.second * 1000 <= at99);
+  const postCounts = busySeconds.map((second) => second.posts).sort((x, y) => x - y);
+  log(`fan-out: posts per second while posting: min ${postCounts[0] ?? 0}, median ${postCounts[Math.floor(postCounts.length / 2)] ?? 0}, max ${postCounts.at(-1) ?? 0}`);
+  log(`fan-out: busiest second accepted ${stats.maxAcceptedPerSecond} requests; global 429s ${stats.global429}, per-route 429s ${stats.bucket429}`);
+
+  // 2. Lookups spread over every server, so over every process.
+  const today = utcDateOf(new Date());
+  const lookupStarted = performance.now();
+  let answered = 0;
+  let busy = 0;
+  let failed = 0;
+  const failures = new Map<string, number>();
+  const fail = (reason: string) => {
+    failed++;
+    failures.set(reason, (failures.get(reason) ?? 0) + 1);
+  };
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: LOOKUP_CONCURRENCY }, async () => {
+      for (let i = next++; i < LOOKUPS; i = next++) {
+        const guild = guilds[i % guilds.length];
+        if (!guild) continue;
+        // Eight weeks of dates: the shared cache holds them all after about seven history pages.
+        const date = addDays(today, -1 - (i % 56));
+        try {
+          const handle = discord.invokeCommand({ name: 'wotd', options: { date }, channelId: guild.channels[0]?.id ?? '' });
+          // A private answer after a deferral comes as a follow-up, not as an edit of the original.
+          const shown = await Promise.any([handle.waitForResponse(60_000), handle.waitForFollowUp(0, 60_000)]);
+          if (shown.embeds.length > 0) answered++;
+          else if (/busy/i.test(shown.content ?? '')) busy++;
+          else fail((shown.content ?? 'an empty reply').slice(0, 100));
+        } catch (error) {
+          fail(error instanceof Error ? error.message.slice(0, 100) : String(error));
+        }
+      }
+    }),
+  );
+  const lookupSeconds = (performance.now() - lookupStarted) / 1000;
+  const shownFailures = [...failures].sort((x, y) => y[1] - x[1]).slice(0, 5);
+  for (const [reason, count] of shownFailures) log(`lookups: ${count} × ${reason}`);
+  if (failed > 0) keepLogs = true;
+  const figures = upstreamFigures();
+  log(
+    `lookups: ${LOOKUPS} in ${lookupSeconds.toFixed(1)} s: ${answered} answered, ${busy} "busy, try again", ${failed} failed; ` +
+      `the service saw ${figures.total} requests in all, at most ${figures.maxPerMinute} in any 60 s, ${figures.refused} refused`,
+  );
+  if (duplicates > 0 || missing > 0 || stats.global429 > 0 || figures.maxPerMinute > 10 || figures.refused > 0) exitCode = 1;
+  log(`logs of the bot processes: ${dir}`);
+  process.stdout.write(
+    `bench cluster: processes=${PROCESSES} channels=${subscribed} posts_per_s=${postsPerSecond.toFixed(1)} all_posted_s=${allDoneSeconds.toFixed(0)} duplicates=${duplicates} ` +
+      `missing=${missing} global_429=${stats.global429} upstream_max_per_min=${figures.maxPerMinute} upstream_429=${figures.refused}\n`,
+  );
+} catch (error) {
+  exitCode = 1;
+  log(`failed: ${error instanceof Error ? error.message : String(error)} (bot logs in ${dir})`);
+} finally {
+  for (const child of processes.values()) child.kill('SIGTERM');
+  await sleep(2_000);
+  for (const child of processes.values()) if (child.exitCode === null) child.kill('SIGKILL');
+  await upstream.close();
+  await service.close();
+  await discord.close();
+  const redis = new Redis(REDIS_URL);
+  for (const pattern of [`${prefix}*`, `mutex:${prefix}*`, `semaphore:${prefix}*`]) {
+    let cursor = '0';
+    do {
+      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = nextCursor;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  }
+  redis.disconnect();
+  if (exitCode === 0 && keepLogs === false) rmSync(dir, { recursive: true, force: true });
+  process.exit(exitCode);
+}
