@@ -52,7 +52,12 @@ async function openRedis<Value>(url: string, namespace: string, throwOnErrors: b
   // Until the first connection a failure is final, so an unreachable Redis is reported at start-up; after it, a
   // lost connection is retried with the adapter's back-off.
   const reconnectStrategy = (retries: number, cause: Error) => (connected ? defaultReconnectStrategy(retries) : cause);
-  const adapter = new KeyvRedis<Value>({ url, socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS, reconnectStrategy } }, { namespace });
+  // Without an offline queue a command fails at once while Redis is away, so a lookup falls back to the service
+  // and a subscription change answers with an error, instead of both hanging until Redis is back.
+  const adapter = new KeyvRedis<Value>(
+    { url, disableOfflineQueue: true, socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS, reconnectStrategy } },
+    { namespace },
+  );
   // The adapter prefixes keys with its namespace itself, so Keyv must not add a second prefix.
   const keyv = new Keyv<Value>({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors });
   await connectRedis(adapter, url);
