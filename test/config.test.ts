@@ -48,6 +48,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REDIS_KEY_PREFIX: 'wotd*' })).toThrow(/^Invalid REDIS_KEY_PREFIX="wotd\*": expected letters, digits/);
   });
 
+  it('reads the shard settings and the rate-limit scope, refusing what they cannot be', () => {
+    expect(loadConfig({ DISCORD_SHARD_COUNT: '8', DISCORD_SHARD_IDS: '0-3' })).toMatchObject({ DISCORD_SHARD_COUNT: '8', DISCORD_SHARD_IDS: '0-3' });
+    expect(loadConfig({}).WOTD_RATE_LIMIT_SCOPE).toBe('service');
+    expect(() => loadConfig({ DISCORD_SHARD_COUNT: 'many' })).toThrow(/^Invalid DISCORD_SHARD_COUNT="many": expected auto or a whole number/);
+    expect(() => loadConfig({ DISCORD_SHARD_IDS: 'first' })).toThrow(/^Invalid DISCORD_SHARD_IDS="first": expected shard ids such as 0-3/);
+    expect(() => loadConfig({ WOTD_RATE_LIMIT_SCOPE: 'ip' })).toThrow(/^Invalid WOTD_RATE_LIMIT_SCOPE="ip": expected service/);
+  });
+
   it('never shows the Discord token in an error', () => {
     expect(() => loadConfig({ DISCORD_TOKEN: 'secret', DISCORD_APPLICATION_ID: 'abc' })).toThrow(/DISCORD_APPLICATION_ID/);
   });
