@@ -4,7 +4,7 @@ import type { DeliveryClaims } from '../schedule/delivery-claims.ts';
 import type { UpstreamBudget } from '../wotd/upstream-budget.ts';
 import { RedisDeliveryClaims } from './delivery-claims.ts';
 import { createClusterPacer } from './discord-pacer.ts';
-import { connectRedis, whenReady } from './redis.ts';
+import { openRedisConnection } from '../redis.ts';
 import { RedisUpstreamBudget } from './upstream-budget.ts';
 
 /**
@@ -34,13 +34,12 @@ export interface ClusterSettings {
 
 export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
   const logger = settings.logger.child({ component: 'cluster' });
-  const redis = connectRedis(settings.redisUrl, logger, 'cluster');
-  try {
-    await whenReady(redis);
-  } catch (error) {
-    redis.disconnect();
-    throw error;
-  }
+  const redis = await openRedisConnection(settings.redisUrl, {
+    purpose: 'cluster',
+    logger,
+    whileDown: 'Redis is unreachable; cluster features fall back until it is back',
+    whenBack: 'Redis is reachable again',
+  });
   const budget = new RedisUpstreamBudget({
     redis,
     prefix: settings.keyPrefix,

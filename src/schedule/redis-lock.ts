@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
-import { withoutPassword } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { openRedisConnection } from '../redis.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 import type { StoreLock } from './store-lock.ts';
 
@@ -9,7 +9,6 @@ import type { StoreLock } from './store-lock.ts';
 const LOCK_TIMEOUT_MS = 10_000;
 /** How long a change waits for a lock another process holds before it fails. */
 const ACQUIRE_TIMEOUT_MS = 15_000;
-const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * Locks shared by every process on one Redis: redis-semaphore's Mutex (SET NX PX, refreshed while held,
@@ -27,33 +26,13 @@ export class RedisLock implements StoreLock {
 
   static async open(url: string, keyPrefix: string, logger?: Logger): Promise<RedisLock> {
     // One retry per command: while Redis is away a change fails soon instead of queueing behind reconnects.
-    const client = new Redis(url, {
-      lazyConnect: true,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      maxRetriesPerRequest: 1,
-      connectionName: 'wotd-bot:store-locks',
-      retryStrategy: (attempt) => Math.min(attempt * 250, 2_000),
+    const client = await openRedisConnection(url, {
+      purpose: 'store-locks',
+      offlineQueue: true,
+      whileDown: 'Redis is unreachable: subscription changes fail until it is back',
+      whenBack: 'Redis is reachable again: subscription changes go through',
+      ...(logger ? { logger } : {}),
     });
-    let lastError: unknown;
-    let down = false;
-    client.on('error', (error: unknown) => {
-      lastError = error;
-      if (down) return;
-      down = true;
-      logger?.warn({ err: error }, 'Redis is unreachable: subscription changes fail until it is back');
-    });
-    client.on('ready', () => {
-      if (!down) return;
-      down = false;
-      logger?.info('Redis is reachable again: subscription changes go through');
-    });
-    try {
-      await client.connect();
-    } catch (error) {
-      client.disconnect();
-      const cause = lastError ?? error;
-      throw new Error(`could not reach Redis at ${withoutPassword(url)}: ${cause instanceof Error ? cause.message : String(cause)}`);
-    }
     return new RedisLock(client, keyPrefix, logger);
   }
 

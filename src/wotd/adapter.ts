@@ -525,18 +525,12 @@ class Adapter implements WotdAdapter {
   private variantOf(body: unknown): Variant {
     const sniffed = sniffVariant(body);
     if (sniffed === null) return this.current;
-    if (sniffed !== this.current) this.correct(sniffed);
-    else if (!this.verified) this.confirm(sniffed);
+    if (!this.verified || sniffed !== this.current) this.adopt(sniffed);
     return sniffed;
   }
 
-  private confirm(variant: Variant): void {
-    this.current = variant;
-    this.verified = true;
-    void this.cache.putVariant(this.baseUrl, variant);
-  }
-
-  private correct(variant: Variant): void {
+  /** The service was seen to speak `variant`: use it, remember it, and warn once if the setting said otherwise. */
+  private adopt(variant: Variant): void {
     if (this.configured !== 'auto' && this.configured !== variant && !this.warned) {
       this.warned = true;
       this.options.onWarning?.(
@@ -544,7 +538,9 @@ class Adapter implements WotdAdapter {
           `(variant ${variant}); using ${variant}. Set WOTD_API_VARIANT=${variant} or auto to silence this.`,
       );
     }
-    this.confirm(variant);
+    this.current = variant;
+    this.verified = true;
+    void this.cache.putVariant(this.baseUrl, variant);
   }
 
   /**
@@ -573,8 +569,7 @@ class Adapter implements WotdAdapter {
       }
       const remembered = await this.cache.getVariant(this.baseUrl);
       if (remembered) {
-        if (remembered !== this.current) this.correct(remembered);
-        else this.confirm(remembered);
+        this.adopt(remembered);
         return remembered;
       }
       const probe = this.probe(flight);
@@ -606,7 +601,7 @@ class Adapter implements WotdAdapter {
     if (page.kind === 'ok' && sniffVariant(page.body) !== null) return this.variantOf(page.body);
     const metadata = await this.request(flight, '/metadata', {}, false);
     if (metadata.kind === 'ok' && typeof metadata.body === 'object' && metadata.body !== null && 'version' in metadata.body) {
-      this.correct('A');
+      this.adopt('A');
       return 'A';
     }
     return null;

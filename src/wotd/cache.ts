@@ -134,12 +134,9 @@ export class WotdCache {
 
   /** Whether any entry exists strictly before `date`, if known: true is forever, false only for a while. */
   async getBefore(date: IsoDate): Promise<boolean | undefined> {
-    const key = `b:${date}`;
-    const cached = await this.read<boolean>(key);
-    if (cached?.value === true) return true;
-    if (!cached) return undefined;
-    const current = await this.readCurrent<boolean>(key);
-    return current?.fresh ? false : undefined;
+    // "Entries exist" never stops being true; "none" is believed only from a current, unexpired record.
+    if ((await this.readRecord(`b:${date}`))?.v === true) return true;
+    return (await this.readCurrent<boolean>(`b:${date}`))?.fresh ? false : undefined;
   }
 
   async putBefore(date: IsoDate, exists: boolean): Promise<void> {

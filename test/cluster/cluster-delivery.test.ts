@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
 import { createClusterPacer } from '../../src/cluster/discord-pacer.ts';
@@ -9,6 +8,7 @@ import type { DeliveryClaims } from '../../src/schedule/delivery-claims.ts';
 import { currentSlot } from '../../src/schedule/due.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { openRedisConnection } from '../../src/redis.ts';
 import { restFor, startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 import { captureLogger, entryFor, FixedLookup, makeSubscription } from '../schedule/helpers.ts';
@@ -29,9 +29,7 @@ const render = (entry: ReturnType<typeof entryFor>) => entryEmbed(entry, { siteU
 
 async function member(discord: DiscordServer, prefix: string, leaseMs: number) {
   const store = await SubscriptionStore.open({ url: redisTestUrl ?? '', keyPrefix: prefix });
-  const redis = new Redis(redisTestUrl ?? '', { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  const redis = await openRedisConnection(redisTestUrl ?? '', { purpose: 'test', whileDown: 'down', whenBack: 'back' });
   cleanups.push(() => store.close(), () => redis.disconnect());
   const claims = new RedisDeliveryClaims(redis, prefix, leaseMs);
   const poster = createChannelPoster(restFor(discord, { retries: 1 }), { waitForTurn: createClusterPacer({ redis, prefix, perSecond: 40 }) });

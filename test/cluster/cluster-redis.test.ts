@@ -4,6 +4,7 @@ import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
 import { createClusterPacer } from '../../src/cluster/discord-pacer.ts';
 import { RedisUpstreamBudget } from '../../src/cluster/upstream-budget.ts';
 import { createLogger } from '../../src/logger.ts';
+import { openRedisConnection } from '../../src/redis.ts';
 import type { UpstreamSlot } from '../../src/wotd/upstream-budget.ts';
 import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 
@@ -15,15 +16,9 @@ import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts
 const logger = createLogger({ level: 'silent' });
 const connections: Redis[] = [];
 
-function connect(): Redis {
-  const redis = new Redis(redisTestUrl ?? '', { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-  redis.on('error', () => undefined);
+async function connect(): Promise<Redis> {
+  const redis = await openRedisConnection(redisTestUrl ?? '', { purpose: 'test', whileDown: 'down', whenBack: 'back' });
   connections.push(redis);
-  return redis;
-}
-
-async function ready(redis: Redis): Promise<Redis> {
-  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   return redis;
 }
 
@@ -37,7 +32,7 @@ describeRedis('shared upstream budget', () => {
 
   beforeEach(async () => {
     budgets = await Promise.all(
-      [0, 1].map(async () => new RedisUpstreamBudget({ redis: await ready(connect()), prefix: space.prefix, limit: 4, windowMs: 1_500, logger, retryIntervalMs: 20 })),
+      [0, 1].map(async () => new RedisUpstreamBudget({ redis: await connect(), prefix: space.prefix, limit: 4, windowMs: 1_500, logger, retryIntervalMs: 20 })),
     );
   });
 
@@ -92,8 +87,8 @@ describeRedis('delivery claims', () => {
   const space = useRedisPrefix();
 
   it('let one process post a channel-day, and free it when released or when the holder dies', async () => {
-    const first = new RedisDeliveryClaims(await ready(connect()), space.prefix, 400);
-    const second = new RedisDeliveryClaims(await ready(connect()), space.prefix, 400);
+    const first = new RedisDeliveryClaims(await connect(), space.prefix, 400);
+    const second = new RedisDeliveryClaims(await connect(), space.prefix, 400);
     const claim = await first.claim('111', '2026-11-23');
     expect(claim).not.toBeNull();
     expect(await second.claim('111', '2026-11-23')).toBeNull();
@@ -112,7 +107,7 @@ describeRedis('cluster post pace', () => {
   const space = useRedisPrefix();
 
   it('starts no more than the limit in any wall-clock second across processes', async () => {
-    const paces = await Promise.all([0, 1, 2].map(async () => createClusterPacer({ redis: await ready(connect()), prefix: space.prefix, perSecond: 10 })));
+    const paces = await Promise.all([0, 1, 2].map(async () => createClusterPacer({ redis: await connect(), prefix: space.prefix, perSecond: 10 })));
     const starts: number[] = [];
     await Promise.all(
       paces.flatMap((pace) =>

@@ -2,12 +2,12 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
-import { connectRedis } from '../../src/cluster/redis.ts';
 import { RedisUpstreamBudget } from '../../src/cluster/upstream-budget.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
 import { entryEmbed } from '../../src/discord/embeds.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { openRedisConnection } from '../../src/redis.ts';
 import { openStore } from '../../src/store.ts';
 import { createWotdAdapter } from '../../src/wotd/adapter.ts';
 import { restFor, startDiscordServer } from '../support/discord/index.ts';
@@ -90,8 +90,7 @@ describeRedis('a member while Redis is away', () => {
 
     const location = { url: link.url, keyPrefix: space.prefix };
     const store = await SubscriptionStore.open(location, logger);
-    const redis = connectRedis(link.url, logger, 'cluster');
-    await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+    const redis = await openRedisConnection(link.url, { purpose: 'cluster', logger, whileDown: 'Redis is away', whenBack: 'Redis is back' });
     cleanups.push(() => store.close(), () => redis.disconnect());
     for (const channel of guild.channels) {
       await store.upsert(guild.id, channel.id, 10, () => makeSubscription({ guildId: guild.id, channelId: channel.id }));
