@@ -68,7 +68,7 @@ export interface Respondable {
 }
 
 /** A permission the bot needs in a channel it posts the daily word to. */
-export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks';
+export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks' | 'ReadMessageHistory';
 
 export interface CommandContext extends Respondable {
   readonly commandName: string;

@@ -9,6 +9,10 @@ export function createConsolePoster(options: { write: (text: string) => void; co
   const posted = new Map<string, string>();
   const now = options.now ?? (() => new Date());
   return {
+    async findEarlierPost(message) {
+      const id = posted.get(`${message.channelId}:${message.nonce}`);
+      return id ? { messageId: id } : null;
+    },
     async post(message) {
       const key = `${message.channelId}:${message.nonce}`;
       const earlier = posted.get(key);

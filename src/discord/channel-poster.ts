@@ -1,9 +1,14 @@
 import {
   DiscordAPIError,
   HTTPError,
+  makeURLSearchParams,
+  MessageType,
   RESTJSONErrorCodes,
   Routes,
+  SnowflakeUtil,
+  type APIEmbed,
   type APIMessage,
+  type APIUser,
   type REST,
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord.js';
@@ -22,9 +27,16 @@ export interface ChannelPosterOptions {
    * (src/cluster/discord-pacer.ts), since Discord's global limit is per bot, not per process.
    */
   waitForTurn?: () => Promise<void>;
+  /** The bot's user id, to tell its own posts in a channel from others'; asked of Discord once when not given. */
+  selfId?: string;
 }
 
 export const DEFAULT_POSTS_PER_SECOND = 47;
+/** Looking for an earlier attempt's post reads at most this many pages of 100 messages from just before it began. */
+export const EARLIER_POST_PAGES = 10;
+const HISTORY_PAGE_SIZE = 100;
+/** Clocks differ by a little, and a post may wait in discord.js's queue: start looking a while before the attempt. */
+const LOOK_BACK_MS = 5 * 60_000;
 /** Posts are at least this far apart, so a burst after a stall catches up gently. */
 const MIN_SPACING_MS = 1000 / 60;
 const WINDOW_MS = 1000;
@@ -63,13 +75,47 @@ function pacer(perSecond: number): () => Promise<void> {
  */
 export function createChannelPoster(rest: REST, options: ChannelPosterOptions = {}): ChannelPoster {
   const waitForSlot = options.waitForTurn ?? pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND);
+  const takeTurn = async (): Promise<void> => {
+    try {
+      await waitForSlot();
+    } catch (error) {
+      throw new DeliveryError('transient', `Could not take a turn under Discord's global limit: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  };
+  let self: Promise<string> | null = options.selfId ? Promise.resolve(options.selfId) : null;
+  const selfId = (): Promise<string> => {
+    self ??= (rest.get(Routes.user()) as Promise<APIUser>).then(
+      (user) => user.id,
+      (error: unknown) => {
+        self = null;
+        throw classifyPostError(error);
+      },
+    );
+    return self;
+  };
   return {
-    async post(message: DailyMessage) {
-      try {
-        await waitForSlot();
-      } catch (error) {
-        throw new DeliveryError('transient', `Could not take a turn under Discord's global limit: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    async findEarlierPost(message: DailyMessage, since: Date) {
+      const author = await selfId();
+      let after = SnowflakeUtil.generate({ timestamp: since.getTime() - LOOK_BACK_MS }).toString();
+      for (let page = 0; page < EARLIER_POST_PAGES; page += 1) {
+        await takeTurn();
+        let batch: APIMessage[];
+        try {
+          const query = makeURLSearchParams({ after, limit: HISTORY_PAGE_SIZE });
+          batch = (await rest.get(Routes.channelMessages(message.channelId), { query })) as APIMessage[];
+        } catch (error) {
+          throw classifyPostError(error);
+        }
+        const found = batch.find((candidate) => isDailyPostOf(candidate, message, author));
+        if (found) return { messageId: found.id };
+        if (batch.length < HISTORY_PAGE_SIZE) return null;
+        after = batch.reduce((newest, m) => (BigInt(m.id) > BigInt(newest) ? m.id : newest), after);
       }
+      // More than EARLIER_POST_PAGES × 100 messages since the attempt: taken as not posted (see README).
+      return null;
+    },
+    async post(message: DailyMessage) {
+      await takeTurn();
       const body: RESTPostAPIChannelMessageJSONBody = {
         embeds: message.embeds,
         allowed_mentions: { parse: [], roles: message.mentionRoleId ? [message.mentionRoleId] : [] },
@@ -85,6 +131,21 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
       }
     },
   };
+}
+
+/**
+ * A plain message of the bot's own (not an interaction reply, which may show the same embed after /wotd) carrying
+ * the day's embed. Discord echoes a nonce only when a message is created, so the embed is what identifies it.
+ */
+function isDailyPostOf(candidate: APIMessage, message: DailyMessage, author: string): boolean {
+  if (candidate.author.id !== author || candidate.type !== MessageType.Default || candidate.webhook_id !== undefined) return false;
+  if (candidate.nonce !== undefined && String(candidate.nonce) !== message.nonce) return false;
+  return sameEmbed(candidate.embeds[0], message.embeds[0]);
+}
+
+function sameEmbed(seen: APIEmbed | undefined, sent: APIEmbed | undefined): boolean {
+  if (!seen || !sent) return false;
+  return seen.title === sent.title && seen.footer?.text === sent.footer?.text;
 }
 
 export function classifyPostError(error: unknown): DeliveryError {

@@ -3,7 +3,8 @@ import { CHANNEL_PERMISSION_FLAGS } from './bot-permissions.ts';
 
 /**
  * What the bot needs in a channel and nothing more, the same permissions it checks before posting: to see it, post
- * in it, and have its embeds shown. View Channel (1024) + Send Messages (2048) + Embed Links (16384) = 19456.
+ * in it, have its embeds shown, and read back its own recent posts (to tell whether a post it could not confirm got
+ * through). View Channel (1024) + Send Messages (2048) + Embed Links (16384) + Read Message History (65536) = 84992.
  */
 export const BOT_PERMISSIONS = new PermissionsBitField(Object.values(CHANNEL_PERMISSION_FLAGS)).bitfield;
 

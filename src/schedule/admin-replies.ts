@@ -8,9 +8,11 @@ export const PERMISSION_NAMES: Record<ChannelPermission, string> = {
   ViewChannel: 'View Channel',
   SendMessages: 'Send Messages',
   EmbedLinks: 'Embed Links',
+  ReadMessageHistory: 'Read Message History',
 };
 
-export const REQUIRED_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks'];
+/** Read Message History lets a retry see whether an earlier attempt's post got through (see delivery.ts). */
+export const REQUIRED_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks', 'ReadMessageHistory'];
 
 /**
  * Checks what Discord's default member permission already hides from most members, since server admins can

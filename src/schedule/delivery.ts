@@ -11,8 +11,11 @@ import type { SubscriptionStore } from './subscription-store.ts';
  * Posting one day's entry to many channels, exactly once each.
  *
  * Per channel: write the record as `sending` (with the day's nonce), post with that nonce and enforce_nonce, then
- * write `sent`. A crash between the post and the second write leaves `sending`; the next run posts again with the
- * same nonce, and Discord answers with the message it already created instead of a second one.
+ * write `sent`. A crash between the post and the second write leaves `sending`, and a timeout leaves `retrying`
+ * without knowing whether Discord made the post. Before trying again after either, the bot looks in the channel for
+ * its own post of the day made since that attempt began, and records it if there is one: Discord drops a repeated
+ * nonce only for a few minutes, so a restart or a retry later than that would otherwise post twice. The nonce still
+ * covers a retry that overlaps a post Discord is still creating.
  */
 
 export type DeliveryOutcome = 'sent' | 'forbidden' | 'gone' | 'transient' | 'skipped';
@@ -95,17 +98,38 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions): Promi
   if (!subscription || subscription.status.state === 'disabled') return 'skipped';
 
   const message = buildMessage(subscription, job.embed, slot.serviceDay);
-  const attempts = (job.record?.attempts ?? 0) + 1;
+  const previous = job.record;
+  const startedAt = options.now().toISOString();
   const base: DeliveryRecord = {
     channelId,
     day: slot.serviceDay,
     state: 'sending',
     nonce: message.nonce,
-    attempts,
-    updatedAt: options.now().toISOString(),
+    attempts: (previous?.attempts ?? 0) + 1,
+    attemptStartedAt: startedAt,
+    updatedAt: startedAt,
   };
-  await store.putDelivery(base);
 
+  if (previous && (previous.state === 'sending' || previous.state === 'retrying')) {
+    const lookFrom = previous.attemptStartedAt ?? previous.updatedAt;
+    let earlier: { messageId: string } | null = null;
+    try {
+      earlier = await poster.findEarlierPost(message, new Date(lookFrom));
+    } catch (error) {
+      // Nothing was posted this time, so the next try must still look from the attempt that may have posted.
+      const unsure = { ...base, attemptStartedAt: lookFrom };
+      // Without Read Message History the bot cannot look; the nonce still holds within Discord's window.
+      if (!isDeliveryError(error) || error.kind !== 'forbidden') return recordFailure(subscription, unsure, error, options);
+      logger.warn({ channelId, day: slot.serviceDay, reason: error.reason }, 'could not look for an earlier attempt\'s post; posting with the same nonce');
+    }
+    if (earlier) {
+      await recordSent(subscription, base, earlier.messageId, options);
+      logger.info({ channelId, day: slot.serviceDay, messageId: earlier.messageId }, 'an earlier attempt had posted; recorded it instead of posting again');
+      return 'sent';
+    }
+  }
+
+  await store.putDelivery(base);
   let messageId: string;
   try {
     ({ messageId } = await poster.post(message));
@@ -113,14 +137,19 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions): Promi
     return recordFailure(subscription, base, error, options);
   }
   await options.hooks?.afterSend?.(channelId, messageId);
+  await recordSent(subscription, base, messageId, options);
+  logger.debug({ channelId, day: slot.serviceDay, messageId }, 'daily post sent');
+  return 'sent';
+}
+
+async function recordSent(subscription: Subscription, base: DeliveryRecord, messageId: string, options: FanOutOptions): Promise<void> {
+  const { store } = options;
   await store.putDelivery({ ...base, state: 'sent', messageId, updatedAt: options.now().toISOString() });
   if (subscription.status.state === 'failing') {
-    await store.update(channelId, (current) =>
+    await store.update(subscription.channelId, (current) =>
       current.status.state === 'failing' ? { ...current, status: { state: 'active' } } : null,
     );
   }
-  logger.debug({ channelId, day: slot.serviceDay, messageId }, 'daily post sent');
-  return 'sent';
 }
 
 async function recordFailure(

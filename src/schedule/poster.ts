@@ -19,6 +19,12 @@ export interface DailyMessage {
 
 export interface ChannelPoster {
   post(message: DailyMessage): Promise<{ messageId: string }>;
+  /**
+   * The bot's own post of this message (same day's embed) in its channel, made at or after `since`, or null.
+   * Asked before posting again after an attempt whose outcome is unknown: Discord drops a repeated nonce only for a
+   * few minutes, so a retry later than that must see for itself whether the first attempt got through.
+   */
+  findEarlierPost(message: DailyMessage, since: Date): Promise<{ messageId: string } | null>;
 }
 
 /**

@@ -60,6 +60,8 @@ export const deliverySchema = z.object({
   messageId: z.string().optional(),
   error: z.string().optional(),
   nextAttemptAt: z.string().optional(),
+  /** When the latest attempt began: a retry looks in the channel from here for a post that attempt made. */
+  attemptStartedAt: z.string().optional(),
   updatedAt: z.string(),
 });
 

@@ -446,7 +446,7 @@ describe('the runtime', () => {
   it('logs the invite URL at start-up', () => {
     const started = world.logs.lines.map((line) => JSON.parse(line) as { msg: string; inviteUrl?: string }).find((line) => line.inviteUrl);
     expect(started?.inviteUrl).toBe(
-      `https://discord.com/oauth2/authorize?client_id=${world.discord.applicationId}&scope=bot+applications.commands&permissions=19456`,
+      `https://discord.com/oauth2/authorize?client_id=${world.discord.applicationId}&scope=bot+applications.commands&permissions=84992`,
     );
     expect(started?.msg).toContain(started?.inviteUrl);
   });

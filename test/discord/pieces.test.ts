@@ -7,14 +7,16 @@ import { BOT_PERMISSIONS, inviteUrl } from '../../src/discord/invite.ts';
 import { buttonPrefix } from '../../src/discord/router.ts';
 
 describe('invite URL', () => {
-  it('asks for bot + applications.commands and only View Channel, Send Messages and Embed Links', () => {
-    expect(BOT_PERMISSIONS).toBe(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks);
-    expect(BOT_PERMISSIONS).toBe(19456n);
+  it('asks for bot + applications.commands and only View Channel, Send Messages, Embed Links and Read Message History', () => {
+    expect(BOT_PERMISSIONS).toBe(
+      PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.ReadMessageHistory,
+    );
+    expect(BOT_PERMISSIONS).toBe(84992n);
     const url = new URL(inviteUrl('123456789012345678'));
     expect(url.origin + url.pathname).toBe('https://discord.com/oauth2/authorize');
     expect(url.searchParams.get('client_id')).toBe('123456789012345678');
     expect(url.searchParams.get('scope')).toBe('bot applications.commands');
-    expect(url.searchParams.get('permissions')).toBe('19456');
+    expect(url.searchParams.get('permissions')).toBe('84992');
   });
 });
 

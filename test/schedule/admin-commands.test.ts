@@ -28,7 +28,7 @@ const DAILY: ChannelRef = { id: '200000000000000001', name: 'daily', kind: 'text
 const NEWS: ChannelRef = { id: '200000000000000002', name: 'news', kind: 'announcement' };
 const VOICE: ChannelRef = { id: '200000000000000003', name: 'lounge', kind: 'other' };
 const FANS: RoleRef = { id: '300000000000000001', name: 'word-fans' };
-const ALL: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks'];
+const ALL: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks', 'ReadMessageHistory'];
 
 interface Invocation {
   options?: Record<string, string | ChannelRef | RoleRef>;
@@ -154,10 +154,10 @@ describe('/wotd-subscribe', () => {
 
   it('names exactly the permissions the bot is missing in the channel, and saves nothing', async () => {
     const { services, store } = await servicesWith();
-    const one = await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botPermissions: ['ViewChannel', 'SendMessages'] });
+    const one = await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botPermissions: ['ViewChannel', 'SendMessages', 'ReadMessageHistory'] });
     expect(one.text).toBe(`I can't post in <#${DAILY.id}>: I'm missing **Embed Links** there. Give me it in the channel's permissions, then run this again.`);
     const all = await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botPermissions: [] });
-    expect(all.text).toContain("I'm missing **View Channel**, **Send Messages** and **Embed Links** there");
+    expect(all.text).toContain("I'm missing **View Channel**, **Send Messages**, **Embed Links** and **Read Message History** there");
     const unknown = await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botPermissions: null });
     expect(unknown.text).toContain('cannot check my permissions');
     expect(await store.listAll()).toEqual([]);

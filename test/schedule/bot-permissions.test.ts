@@ -25,11 +25,11 @@ describe('the bot\'s permissions in a channel, as discord.js resolves them', () 
     const cached = client.guilds.cache.get(guild.id) ?? null;
     const held = async (name: string) => [...(await botPermissionsIn(cached, guild.channelId(name)))].sort();
 
-    expect(await held('open')).toEqual(['EmbedLinks', 'SendMessages', 'ViewChannel']);
-    expect(await held('no-embeds')).toEqual(['SendMessages', 'ViewChannel']);
-    expect(await held('read-only')).toEqual(['EmbedLinks', 'ViewChannel']);
+    expect(await held('open')).toEqual(['EmbedLinks', 'ReadMessageHistory', 'SendMessages', 'ViewChannel']);
+    expect(await held('no-embeds')).toEqual(['ReadMessageHistory', 'SendMessages', 'ViewChannel']);
+    expect(await held('read-only')).toEqual(['EmbedLinks', 'ReadMessageHistory', 'ViewChannel']);
     // Only View Channel is missing: granting it is all the admin has to do, so that is what gets named.
-    expect(await held('hidden')).toEqual(['EmbedLinks', 'SendMessages']);
+    expect(await held('hidden')).toEqual(['EmbedLinks', 'ReadMessageHistory', 'SendMessages']);
     expect([...(await botPermissionsIn(cached, '999999999999999999'))]).toEqual([]);
     expect([...(await botPermissionsIn(null, guild.channelId('open')))]).toEqual([]);
   });

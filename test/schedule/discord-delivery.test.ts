@@ -102,9 +102,95 @@ describe('daily posts through the local Discord-compatible server', () => {
     const restarted = schedulerFor(discord, reopened);
     expect(await restarted.scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
 
-    expect(discord.posts(daily)).toHaveLength(2);
+    // The restart found the post in the channel, so it did not even need the nonce.
+    expect(discord.posts(daily)).toHaveLength(1);
     expect(discord.messagesIn(daily)).toHaveLength(1);
     expect(await reopened.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: discord.messagesIn(daily)[0]?.id });
+  });
+
+  describe('past the nonce window', () => {
+    const crashAfterSend = { afterSend: () => Promise.reject(new Error('process killed')) };
+    const pastTheWindow = () => new Promise((resolve) => setTimeout(resolve, 60));
+
+    it('a restart hours after a crash between post and record finds the post, even behind 150 newer messages', async () => {
+      const { discord, guild, store } = await world({ nonceWindowMs: 20, perChannelMessages: { limit: 1000, windowMs: 1000 }, globalLimitPerSecond: 1000 });
+      const daily = guild.channelId('daily');
+      await subscribe(store, guild.id, daily);
+      await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
+      const [first] = discord.messagesIn(daily);
+      expect((await store.getDelivery(daily, '2026-06-15'))?.state).toBe('sending');
+      await pastTheWindow();
+      // The channel goes on without the bot: the post is now two pages of history back.
+      const rest = restFor(discord);
+      await Promise.all(Array.from({ length: 150 }, (_, i) => rest.post(`/channels/${daily}/messages`, { body: { content: `chatter ${i}` } })));
+
+      const { scheduler, lines } = schedulerFor(discord, store);
+      expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
+      expect(discord.messagesIn(daily).filter((m) => m.embeds.length > 0)).toHaveLength(1);
+      expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: first?.id });
+      expect(lines.some((l) => l.msg === 'an earlier attempt had posted; recorded it instead of posting again')).toBe(true);
+    });
+
+    it('a crash before the post reached Discord posts once; the /wotd-like reply already there does not count', async () => {
+      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
+      const daily = guild.channelId('daily');
+      await subscribe(store, guild.id, daily);
+      // The channel holds the bot's post of another day, and the crash came before this day's post left.
+      const rest = restFor(discord);
+      await rest.post(`/channels/${daily}/messages`, { body: { embeds: [render(entryFor('2026-06-14'))] } });
+      await store.putDelivery({ channelId: daily, day: '2026-06-15', state: 'sending', nonce: deliveryNonce(daily, '2026-06-15'), attempts: 1, updatedAt: nine.toISOString() });
+      await pastTheWindow();
+
+      const { scheduler } = schedulerFor(discord, store);
+      expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
+      const posted = discord.messagesIn(daily).map((m) => m.embeds[0]?.title);
+      expect(posted).toEqual(['word-2026-06-14', 'word-2026-06-15']);
+    });
+
+    it('a timeout whose post Discord did make is found on the retry after the window', async () => {
+      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
+      const daily = guild.channelId('daily');
+      await subscribe(store, guild.id, daily);
+      discord.injectFault({ channelId: daily, delayMs: 400, times: 1 });
+      const { logger } = captureLogger();
+      const scheduler = new DailyScheduler({ store, lookup: new FixedLookup(), poster: createChannelPoster(restFor(discord, { retries: 0, timeout: 100 })), render, logger, concurrency: 2 });
+
+      expect(await scheduler.tick(nine)).toMatchObject({ retrying: 1 });
+      await discord.waitForMessages(daily, 1);
+      await pastTheWindow();
+      expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+      expect(discord.posts(daily)).toHaveLength(1);
+      expect(discord.messagesIn(daily)).toHaveLength(1);
+    });
+
+    it('a look that fails keeps the record unsure and the channel unposted until it can look', async () => {
+      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
+      const daily = guild.channelId('daily');
+      await subscribe(store, guild.id, daily);
+      await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
+      const crashed = await store.getDelivery(daily, '2026-06-15');
+      await pastTheWindow();
+      const broken = discord.injectFault({ route: 'GET /channels/:id/messages', status: 500 });
+      const { scheduler } = schedulerFor(discord, store);
+
+      expect(await scheduler.tick(new Date('2026-06-15T12:00:00Z'))).toMatchObject({ retrying: 1 });
+      expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'retrying', attemptStartedAt: crashed?.attemptStartedAt });
+      broken.remove();
+      expect(await scheduler.tick(new Date('2026-06-15T13:00:00Z'))).toMatchObject({ sent: 1 });
+      expect(discord.messagesIn(daily)).toHaveLength(1);
+    });
+
+    it('without Read Message History it says so and posts with the same nonce', async () => {
+      const { discord, guild, store } = await world({ nonceWindowMs: 60_000 });
+      const channel = discord.addChannel(guild.id, { name: 'no-history', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.ReadMessageHistory }] }).id;
+      await subscribe(store, guild.id, channel);
+      await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
+
+      const { scheduler, lines } = schedulerFor(discord, store);
+      expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+      expect(discord.messagesIn(channel)).toHaveLength(1);
+      expect(lines.some((l) => l.msg === "could not look for an earlier attempt's post; posting with the same nonce")).toBe(true);
+    });
   });
 
   it('403: missing access or permissions marks the subscription failing with the reason', async () => {
@@ -164,7 +250,7 @@ describe('daily posts through the local Discord-compatible server', () => {
     expect(discord.messagesIn(news)).toHaveLength(1);
   });
 
-  it('a timeout is retried the same day with the same nonce: Discord had created the message, so it stays one', async () => {
+  it('a timeout is retried the same day: Discord had created the message, so the retry finds it and it stays one', async () => {
     const { discord, guild, store } = await world();
     const daily = guild.channelId('daily');
     await subscribe(store, guild.id, daily);
@@ -178,7 +264,7 @@ describe('daily posts through the local Discord-compatible server', () => {
     await discord.waitForMessages(daily, 1);
     expect(slow.hits).toBe(1);
     expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
-    expect(discord.posts(daily)).toHaveLength(2);
+    expect(discord.posts(daily)).toHaveLength(1);
     expect(discord.messagesIn(daily)).toHaveLength(1);
   });
 

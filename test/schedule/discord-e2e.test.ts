@@ -69,7 +69,7 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
     expect(zones).toContainEqual({ name: 'Europe/London', value: 'Europe/London' });
 
     // start() hands back the scheduler startDiscordDailyPosts already started, which posts through the bot's REST client.
-    const scheduler: DailyScheduler = daily.start({ poster: { post: () => Promise.reject(new Error('not this one')) }, lookup, render: () => ({}) });
+    const scheduler: DailyScheduler = daily.start({ poster: { post: () => Promise.reject(new Error('not this one')), findEarlierPost: () => Promise.reject(new Error('not this one')) }, lookup, render: () => ({}) });
     expect(await scheduler.tick(new Date('2026-06-15T08:29:00Z'))).toMatchObject({ total: 0 });
     expect(await scheduler.tick(new Date('2026-06-15T08:30:00Z'))).toMatchObject({ sent: 1 });
     const [post] = discord.messagesIn(guild.channelId('daily'));

@@ -47,14 +47,29 @@ export class FixedLookup {
   }
 }
 
-/** Like Discord with enforce_nonce: a repeated nonce in a channel returns the first message. Faults per channel. */
+/**
+ * Like Discord with enforce_nonce: a repeated nonce in a channel returns the first message, until
+ * `nonceWindowPassed` is set (Discord keeps nonces a few minutes). Faults per channel.
+ */
 export class RecordingPoster implements ChannelPoster {
   readonly messages: Array<DailyMessage & { id: string }> = [];
   readonly attempts: DailyMessage[] = [];
+  readonly lookups: string[] = [];
   readonly faults = new Map<string, DeliveryFailureKind>();
+  /** Faults of findEarlierPost, per channel; `faults` are the posts'. */
+  readonly lookupFaults = new Map<string, DeliveryFailureKind>();
+  nonceWindowPassed = false;
   inFlight = 0;
   maxInFlight = 0;
   private nextId = 1;
+
+  async findEarlierPost(message: DailyMessage): Promise<{ messageId: string } | null> {
+    this.lookups.push(message.channelId);
+    const fault = this.lookupFaults.get(message.channelId);
+    if (fault) throw new DeliveryError(fault, fault === 'forbidden' ? 'Missing Access' : fault === 'gone' ? 'Unknown Channel' : 'HTTP 503');
+    const earlier = this.messages.find((m) => m.channelId === message.channelId && m.embeds[0]?.footer?.text === message.embeds[0]?.footer?.text && m.embeds[0]?.title === message.embeds[0]?.title);
+    return earlier ? { messageId: earlier.id } : null;
+  }
 
   async post(message: DailyMessage): Promise<{ messageId: string }> {
     this.attempts.push(message);
@@ -64,7 +79,7 @@ export class RecordingPoster implements ChannelPoster {
       await new Promise((resolve) => setImmediate(resolve));
       const fault = this.faults.get(message.channelId);
       if (fault) throw new DeliveryError(fault, fault === 'forbidden' ? 'Missing Permissions' : fault === 'gone' ? 'Unknown Channel' : 'HTTP 503');
-      const earlier = this.messages.find((m) => m.channelId === message.channelId && m.nonce === message.nonce);
+      const earlier = this.nonceWindowPassed ? undefined : this.messages.find((m) => m.channelId === message.channelId && m.nonce === message.nonce);
       if (earlier) return { messageId: earlier.id };
       const id = String(this.nextId++);
       this.messages.push({ ...message, id });

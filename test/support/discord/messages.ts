@@ -142,7 +142,8 @@ export function editMessage(m: StoredMessage, body: Json): StoredMessage {
   return m;
 }
 
-export function serializeMessage(m: StoredMessage, applicationId: string): Json {
+/** `withNonce: false` for messages read back later: Discord echoes a nonce only when the message is created. */
+export function serializeMessage(m: StoredMessage, applicationId: string, { withNonce = true }: { withNonce?: boolean } = {}): Json {
   return {
     id: m.id,
     type: m.interactionId ? 20 : 0,
@@ -161,7 +162,7 @@ export function serializeMessage(m: StoredMessage, applicationId: string): Json 
     components: m.components,
     pinned: false,
     flags: m.flags,
-    ...(m.nonce !== null ? { nonce: m.nonce } : {}),
+    ...(withNonce && m.nonce !== null ? { nonce: m.nonce } : {}),
     ...(m.webhookId ? { webhook_id: m.webhookId, application_id: applicationId } : {}),
   };
 }

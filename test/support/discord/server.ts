@@ -719,6 +719,49 @@ export class DiscordServer {
       .map(viewMessage);
   }
 
+  /**
+   * GET /channels/:id/messages as Discord pages it: `limit` 1-100 (default 50) and at most one of `before`, `after`
+   * (the messages right after the id) or `around`, always newest first. Snowflakes compare as numbers.
+   */
+  private pageOfMessages(channelId: string, query: URLSearchParams): StoredMessage[] {
+    const rawLimit = query.get('limit');
+    const limit = rawLimit === null ? 50 : Number(rawLimit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      const errors = new FormErrors();
+      errors.add(['limit'], 'NUMBER_TYPE_MAX', 'int value should be between 1 and 100.');
+      throw invalidForm(errors);
+    }
+    const anchors = (['before', 'after', 'around'] as const).filter((key) => query.has(key));
+    const snowflake = (key: string): bigint => {
+      const value = query.get(key) ?? '';
+      if (!/^\d{1,20}$/.test(value)) {
+        const errors = new FormErrors();
+        errors.add([key], 'NUMBER_TYPE_COERCE', `Value "${value}" is not snowflake.`);
+        throw invalidForm(errors);
+      }
+      return BigInt(value);
+    };
+    const oldestFirst = (this.messagesByChannel.get(channelId) ?? []).filter((m) => m.deletedAt === null && (m.flags & MessageFlag.Ephemeral) === 0);
+    const [anchor] = anchors;
+    let page: StoredMessage[];
+    if (anchor === 'after') {
+      const after = snowflake('after');
+      page = oldestFirst.filter((m) => BigInt(m.id) > after).slice(0, limit);
+    } else if (anchor === 'around') {
+      const around = snowflake('around');
+      const older = oldestFirst.filter((m) => BigInt(m.id) < around);
+      const rest = oldestFirst.filter((m) => BigInt(m.id) >= around);
+      page = [...older.slice(Math.max(0, older.length - Math.floor(limit / 2))), ...rest].slice(0, limit);
+    } else if (anchor === 'before') {
+      const before = snowflake('before');
+      const older = oldestFirst.filter((m) => BigInt(m.id) < before);
+      page = older.slice(Math.max(0, older.length - limit));
+    } else {
+      page = oldestFirst.slice(Math.max(0, oldestFirst.length - limit));
+    }
+    return page.reverse();
+  }
+
   /** Waits until a channel shows at least `count` messages; resolves with them. */
   waitForMessages(channelId: string, count = 1, timeoutMs = 5000): Promise<MessageView[]> {
     return this.changes.until(
@@ -1563,8 +1606,7 @@ export class DiscordServer {
     );
     this.on('GET', '/channels/:channel_id/messages', ({ params, query }) => {
       const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
-      const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 50) || 50));
-      return ok(this.messagesIn(channel.id).reverse().slice(0, limit).map((v) => serializeMessage(this.messages.get(v.id) as StoredMessage, this.applicationId)));
+      return ok(this.pageOfMessages(channel.id, query).map((m) => serializeMessage(m, this.applicationId, { withNonce: false })));
     });
     this.on('GET', '/channels/:channel_id/messages/:message_id', ({ params }) => {
       const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
