@@ -20,7 +20,7 @@ export class RedisDeliveryClaims implements DeliveryClaims {
       lockTimeout: this.leaseMs,
       acquireAttemptsLimit: 1,
       // No renewal: a post takes seconds, and redis-semaphore's refresh timer would reject unhandled if Redis went
-      // away. A post outliving its lease may be claimed again; its delivery record and nonce still stop a double.
+      // away. A post outliving its lease may be claimed again; the record, the look in the channel and the nonce stop a double.
       refreshInterval: 0,
     });
     const acquired = await mutex.tryAcquire().catch(() => false);

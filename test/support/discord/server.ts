@@ -378,6 +378,11 @@ export class DiscordServer {
   /** Messages per channel in creation order, so channel reads do not scan everything. */
   private readonly messagesByChannel = new Map<string, StoredMessage[]>();
   private readonly nonces = new Map<string, { messageId: string; at: number }>();
+  /**
+   * Called when POST /channels/:id/messages has created a message, before the answer is sent: a harness that kills
+   * the bot here leaves a post Discord made and the bot never heard of.
+   */
+  onMessageCreated: ((message: MessageView) => void) | null = null;
   private readonly interactions = new Map<string, InteractionState>();
   private readonly interactionsByToken = new Map<string, InteractionState>();
   private readonly globalCommands: CommandScope;
@@ -1595,6 +1600,7 @@ export class DiscordServer {
         const message = createMessage({ channelId: channel.id, guildId: channel.guildId, author: this.botUser, body, attachments });
         this.keep(message);
         if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: Date.now() });
+        this.onMessageCreated?.(viewMessage(message));
         const payload = serializeMessage(message, this.applicationId);
         if (channel.guildId) this.gateway.dispatch('MESSAGE_CREATE', { ...payload, member: { roles: [] } }, channel.guildId, 1 << 9);
         else this.gateway.dispatch('MESSAGE_CREATE', payload, undefined, 1 << 12);

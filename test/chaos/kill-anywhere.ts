@@ -1,0 +1,299 @@
+/**
+ * Kill-anywhere: a real bot process (`wotd-bot start`, SQLite store) fans out to every subscribed channel of the
+ * local Discord-compatible server while the harness SIGKILLs it again and again and starts it again. Afterwards
+ * every channel must hold exactly one post of the day, the store's record of it must name that very message, and
+ * the store must have reopened each time with every subscription in it.
+ *
+ * Kills come in three kinds, in turn:
+ * - at-post: inside Discord's handling of a post, after the message exists and before the bot hears of it
+ *   (between post and record);
+ * - after-post: a moment after a post was answered, while the bot is writing its delivery record (inside a store
+ *   write, most of the time);
+ * - random: wherever the bot happens to be.
+ * Every other restart waits out the server's nonce window first, so the nonce cannot be what saves it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import sqlite3 from 'sqlite3';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import type { Subscription } from '../../src/schedule/subscription.ts';
+import { startWotdService } from '../../src/service/server.ts';
+import { utcDateOf } from '../../src/wotd/dates.ts';
+import { startDiscordServer } from '../support/discord/index.ts';
+
+const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
+const WORDS = resolve(import.meta.dirname, '../../data/words.sqlite');
+const KINDS = ['at-post', 'after-post', 'random'] as const;
+type KillKind = (typeof KINDS)[number];
+
+export interface ChaosOptions {
+  channels: number;
+  kills: number;
+  /** How long the local server deduplicates a nonce; half the restarts wait longer than this. */
+  nonceWindowMs?: number;
+  channelsPerGuild?: number;
+  /** Progress lines; silent when absent. */
+  log?: (line: string) => void;
+}
+
+export interface ChaosReport {
+  channels: number;
+  kills: number;
+  killsByKind: Record<KillKind, number>;
+  restartsAfterWindow: number;
+  /** Kills after which the store held a `sending` record for a channel that had its post: the case the nonce cannot cover past its window. */
+  leftPostedButUnrecorded: number;
+  missing: number;
+  duplicates: number;
+  /** Channels whose delivery record does not say `sent` with the id of the message in the channel. */
+  wrongRecords: number;
+  subscriptionsLost: number;
+  integrity: string;
+  seconds: number;
+  /** Where the bot's logs are, kept when anything went wrong. */
+  logDir: string | null;
+}
+
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+async function until(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function sqliteAll(path: string, sql: string): Promise<Array<Record<string, unknown>>> {
+  return new Promise((done, fail) => {
+    const db = new sqlite3.Database(path, sqlite3.OPEN_READONLY, (error) => {
+      if (error) return fail(error);
+      db.all(sql, (queryError, rows: Array<Record<string, unknown>>) => {
+        db.close();
+        if (queryError) fail(queryError);
+        else done(rows);
+      });
+    });
+  });
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const log = options.log ?? (() => undefined);
+  const nonceWindowMs = options.nonceWindowMs ?? 2_000;
+  const perGuild = options.channelsPerGuild ?? 10;
+  const started = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'wotd-chaos-'));
+  const storePath = join(dir, 'store.sqlite');
+  const storeUrl = `sqlite://${storePath}`;
+  const discord = await startDiscordServer({ nonceWindowMs });
+  const service = await startWotdService({ dbPath: WORDS, variant: 'A', rateLimitPerMinute: 0 });
+  let bot: ChildProcess | null = null;
+  let keepLogs = false;
+  try {
+    const guildCount = Math.ceil(options.channels / perGuild);
+    const guilds = discord.addGuilds(guildCount, (index) => ({
+      name: `Chaos ${index}`,
+      channels: Array.from({ length: Math.min(perGuild, options.channels - index * perGuild) }, (_, i) => ({ name: `words-${i}` })),
+    }));
+    const channelIds = guilds.flatMap((guild) => guild.channels.filter((channel) => channel.type === 0).map((channel) => channel.id));
+    const day = utcDateOf(new Date());
+    await subscribeAll(storeUrl, guilds.flatMap((guild) => guild.channels.filter((c) => c.type === 0).map((c) => ({ guildId: guild.id, channelId: c.id, name: c.name }))));
+    log(`${channelIds.length} channels subscribed`);
+
+    const env: NodeJS.ProcessEnv = {};
+    for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|DISCORD_|REDIS_|STORE_URL|LOG_LEVEL|DELIVERY_)/.test(key)) env[key] = value;
+    Object.assign(env, {
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.apiUrl,
+      WOTD_API_URL: service.url,
+      WOTD_API_VARIANT: 'A',
+      STORE_URL: storeUrl,
+      LOG_LEVEL: 'info',
+    });
+    const logFile = createWriteStream(join(dir, 'bot.log'), { flags: 'a' });
+    let generation = 0;
+    const startBot = async (): Promise<void> => {
+      generation += 1;
+      logFile.write(`--- start ${generation}\n`);
+      const child = spawn(process.execPath, [BIN, 'start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      bot = child;
+      child.stdout?.pipe(logFile, { end: false });
+      child.stderr?.pipe(logFile, { end: false });
+      await new Promise<void>((done, fail) => {
+        let seen = '';
+        const timer = setTimeout(() => fail(new Error(`start ${generation}: not connected within 30 s`)), 30_000);
+        child.stderr?.on('data', (chunk: Buffer) => {
+          seen = (seen + chunk.toString('utf8')).slice(-4_000);
+          if (seen.includes('connected to Discord')) {
+            clearTimeout(timer);
+            done();
+          }
+        });
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          fail(new Error(`start ${generation}: the bot exited with ${code} before connecting (the store did not reopen?)`));
+        });
+      });
+    };
+    const killNow = (): Promise<void> => {
+      const child = bot;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      child.kill('SIGKILL');
+      return exited;
+    };
+
+    const postsOfDay = () => discord.allMessages().filter((m) => m.embeds.length > 0 && footerDay(m.embeds[0]) === day);
+    const posted = () => new Set(postsOfDay().map((m) => m.channelId)).size;
+
+    await startBot();
+    const killsByKind: Record<KillKind, number> = { 'at-post': 0, 'after-post': 0, random: 0 };
+    let restartsAfterWindow = 0;
+    let leftPostedButUnrecorded = 0;
+    // Kill points spread over the fan-out, each at a random place in its own stretch of it.
+    const stretch = (0.9 * channelIds.length) / options.kills;
+    for (let kill = 0; kill < options.kills; kill += 1) {
+      const at = Math.floor(0.05 * channelIds.length + stretch * (kill + Math.random()));
+      await until(() => posted() >= Math.min(at, channelIds.length - 1), `kill point ${kill + 1}`, 5 * 60_000);
+      const kind = KINDS[kill % KINDS.length] ?? 'random';
+      const victim = bot as ChildProcess | null;
+      if (kind === 'random') {
+        await sleep(Math.random() * 200);
+        await killNow();
+      } else {
+        await new Promise<void>((done) => {
+          discord.onMessageCreated = () => {
+            discord.onMessageCreated = null;
+            if (kind === 'at-post') victim?.kill('SIGKILL');
+            else setTimeout(() => victim?.kill('SIGKILL'), Math.random() * 3);
+            done();
+          };
+        });
+        await (victim && victim.exitCode === null && victim.signalCode === null ? new Promise((done) => victim.once('exit', done)) : Promise.resolve());
+      }
+      killsByKind[kind] += 1;
+      leftPostedButUnrecorded += await postedButUnrecorded(storePath, day, new Set(postsOfDay().map((m) => m.channelId)));
+      const afterWindow = kill % 2 === 1;
+      if (afterWindow) {
+        restartsAfterWindow += 1;
+        await sleep(nonceWindowMs + 200);
+      }
+      log(`kill ${kill + 1}/${options.kills} (${kind}) at ${posted()} channels posted; restart${afterWindow ? ' after the nonce window' : ''}`);
+      await startBot();
+    }
+
+    await until(() => posted() >= channelIds.length, 'every channel posted', 10 * 60_000);
+    // A late second post has time to show before anything is counted.
+    await sleep(1_500);
+    const stopping = bot as ChildProcess | null;
+    if (stopping && stopping.exitCode === null) {
+      const exited = new Promise((done) => stopping.once('exit', done));
+      stopping.kill('SIGTERM');
+      await exited;
+    }
+
+    const byChannel = new Map<string, string[]>();
+    for (const message of postsOfDay()) byChannel.set(message.channelId, [...(byChannel.get(message.channelId) ?? []), message.id]);
+    const missing = channelIds.filter((id) => !byChannel.has(id)).length;
+    const duplicates = [...byChannel.values()].filter((ids) => ids.length > 1).length;
+
+    const store = await SubscriptionStore.open(storeUrl);
+    let wrongRecords = 0;
+    let subscriptionsLost = 0;
+    try {
+      const records = await store.getDeliveries(channelIds, day);
+      channelIds.forEach((id, i) => {
+        const record = records[i];
+        const ids = byChannel.get(id) ?? [];
+        if (record?.state !== 'sent' || ids.length !== 1 || record.messageId !== ids[0]) wrongRecords += 1;
+      });
+      const kept = new Set((await store.listAll()).map((subscription) => subscription.channelId));
+      subscriptionsLost = channelIds.filter((id) => !kept.has(id)).length;
+    } finally {
+      await store.close();
+    }
+    const integrity = String((await sqliteAll(storePath, 'PRAGMA integrity_check'))[0]?.integrity_check ?? 'unknown');
+    const report: ChaosReport = {
+      channels: channelIds.length,
+      kills: options.kills,
+      killsByKind,
+      restartsAfterWindow,
+      leftPostedButUnrecorded,
+      missing,
+      duplicates,
+      wrongRecords,
+      subscriptionsLost,
+      integrity,
+      seconds: (performance.now() - started) / 1000,
+      logDir: null,
+    };
+    keepLogs = missing + duplicates + wrongRecords + subscriptionsLost > 0 || integrity !== 'ok';
+    if (keepLogs) report.logDir = dir;
+    logFile.end();
+    return report;
+  } catch (error) {
+    keepLogs = true;
+    const tail = (() => {
+      try {
+        return readFileSync(join(dir, 'bot.log'), 'utf8').split('\n').slice(-15).join('\n');
+      } catch {
+        return '';
+      }
+    })();
+    throw new Error(`${error instanceof Error ? error.message : String(error)} (bot log kept in ${dir}):\n${tail}`, { cause: error });
+  } finally {
+    discord.onMessageCreated = null;
+    const child = bot as ChildProcess | null;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await discord.close();
+    await service.close();
+    if (!keepLogs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The service day a daily post carries: its footer starts with the entry's date. */
+function footerDay(embed: unknown): string | null {
+  const footer = (embed as { footer?: { text?: unknown } } | undefined)?.footer?.text;
+  return typeof footer === 'string' ? footer.slice(0, 10) : null;
+}
+
+async function subscribeAll(storeUrl: string, channels: Array<{ guildId: string; channelId: string; name: string }>): Promise<void> {
+  const store = await SubscriptionStore.open(storeUrl);
+  try {
+    for (const { guildId, channelId, name } of channels) {
+      const subscription: Subscription = {
+        guildId,
+        channelId,
+        channelName: name,
+        // Due since midnight UTC: every channel is owed today's post from the first tick on.
+        time: '00:00',
+        timeZone: 'UTC',
+        roleId: null,
+        createdBy: 'chaos',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        enabledAt: '2026-01-01T00:00:00.000Z',
+        status: { state: 'active' },
+      };
+      await store.upsert(guildId, channelId, 1_000_000, () => subscription);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** Channels whose post exists while the store still says `sending`: what a kill between post and record leaves. */
+async function postedButUnrecorded(storePath: string, day: string, postedChannels: Set<string>): Promise<number> {
+  const rows = await sqliteAll(storePath, "SELECT key, value FROM keyv WHERE key LIKE 'deliveries:%'");
+  let count = 0;
+  for (const row of rows) {
+    const key = String(row.key);
+    if (!key.endsWith(`:${day}`)) continue;
+    const text = String(row.value);
+    if (!text.includes('"sending"')) continue;
+    const channelId = key.slice('deliveries:'.length, -(day.length + 1));
+    if (postedChannels.has(channelId)) count += 1;
+  }
+  return count;
+}
