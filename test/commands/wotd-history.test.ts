@@ -84,7 +84,8 @@ describe('/wotd-history', () => {
     await world?.close();
     world = await startCommandWorld();
     const recorder = await press(id);
-    expect(recorder.events.map((event) => event.kind)).toEqual(['update']);
+    // The fresh cache asks the service, which may take longer than the defer threshold on a loaded machine.
+    expect(recorder.events.map((event) => event.kind).filter((kind) => kind !== 'defer')).toEqual(['update']);
     const older = recorder.answer;
     expect(older.embeds?.[0]?.title).toBe('Words of the day before 18 January 2025');
     expect(older.embeds?.[0]?.fields?.map((field) => field.name)).toEqual([`${wordOn('2025-01-17')} · 2025-01-17`, `${wordOn('2025-01-16')} · 2025-01-16`]);
