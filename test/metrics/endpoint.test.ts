@@ -99,6 +99,8 @@ describe('health and metrics over HTTP, with the real bot on the local Discord s
     wotd.proxy.down = true;
     expect((await wotdCommand('2025-01-02')).content).toContain('cannot be reached');
     wotd.proxy.down = false;
+    const suggested = await discord.autocomplete({ name: 'wotd-find', options: { word: 'seren' }, focused: 'word', channelId: guild.channelId('general') });
+    expect(suggested).toContainEqual({ name: 'serendipity', value: 'serendipity' });
 
     await daily.subscriptions.subscribe({
       guildId: guild.id,
@@ -115,7 +117,7 @@ describe('health and metrics over HTTP, with the real bot on the local Discord s
     // The router reports an interaction once its handling is complete, a moment after Discord has the answer.
     const after = await vi.waitFor(async () => {
       const current = await scrape(url);
-      expect(moved(before, current, 'wotd_bot_interaction_duration_seconds_count', { kind: 'command', name: 'wotd', outcome: 'upstream_error' })).toBe(1);
+      expect(current.sum('wotd_bot_interaction_duration_seconds_count') - before.sum('wotd_bot_interaction_duration_seconds_count')).toBe(5);
       return current;
     });
 
@@ -124,8 +126,10 @@ describe('health and metrics over HTTP, with the real bot on the local Discord s
     expect(moved(before, after, 'wotd_bot_interactions_total', command('user_error'))).toBe(1);
     expect(moved(before, after, 'wotd_bot_interactions_total', command('upstream_error'))).toBe(1);
     expect(moved(before, after, 'wotd_bot_interactions_total', command('internal_error'))).toBe(0);
-    expect(after.sum('wotd_bot_interactions_total') - before.sum('wotd_bot_interactions_total')).toBe(4);
+    expect(moved(before, after, 'wotd_bot_interactions_total', { kind: 'autocomplete', name: 'wotd-find', outcome: 'ok' })).toBe(1);
+    expect(after.sum('wotd_bot_interactions_total') - before.sum('wotd_bot_interactions_total')).toBe(5);
     expect(moved(before, after, 'wotd_bot_interaction_first_response_seconds_count', { kind: 'command', name: 'wotd' })).toBe(4);
+    expect(moved(before, after, 'wotd_bot_interaction_first_response_seconds_count', { kind: 'autocomplete', name: 'wotd-find' })).toBe(1);
     expect(moved(before, after, 'wotd_bot_interaction_duration_seconds_count', command('ok'))).toBe(2);
     expect(after.get('wotd_bot_interaction_duration_seconds_bucket', { ...command('ok'), le: '+Inf' })).toBe(2);
 
