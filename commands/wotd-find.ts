@@ -11,7 +11,7 @@ import type {
 } from '../src/interactions.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { entryLine } from '../src/replies/entries.ts';
-import { privateNote, quoteInput, STALE_NOTE } from '../src/replies/messages.ts';
+import { quoteInput, STALE_NOTE, userError } from '../src/replies/messages.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { WordMatches } from '../src/wotd/lookup.ts';
 
@@ -105,10 +105,10 @@ async function noMatchMessage(query: string, services: BotServices): Promise<Out
   const suggestions = await suggestionsFor(query, services).catch(() => []);
   const opening = `“${quoteInput(query)}” has not been a word of the day, as far as the service knows.`;
   if (suggestions.length === 0) {
-    return privateNote(`${opening} Check the spelling, or start typing in the \`word\` option to pick from words I have seen.`);
+    return userError(`${opening} Check the spelling, or start typing in the \`word\` option to pick from words I have seen.`);
   }
   const list = suggestions.map((word) => `**${escapeText(word)}**`).join(', ');
-  return privateNote(`${opening} Did you mean ${list}? The \`word\` option suggests words as you type.`);
+  return userError(`${opening} Did you mean ${list}? The \`word\` option suggests words as you type.`);
 }
 
 async function findMessage(query: string, page: number, services: BotServices): Promise<OutgoingMessage> {
@@ -120,7 +120,7 @@ async function findMessage(query: string, page: number, services: BotServices): 
   if (!found || entries.length === 0) return noMatchMessage(query, services);
   const pages = pageCount(entries.length);
   if (page > pages) {
-    return privateNote(`That page of results is gone: “${quoteInput(query)}” now has ${pages} page${pages === 1 ? '' : 's'}. Run \`/wotd-find\` again.`);
+    return userError(`That page of results is gone: “${quoteInput(query)}” now has ${pages} page${pages === 1 ? '' : 's'}. Run \`/wotd-find\` again.`);
   }
   const message: OutgoingMessage = { embeds: [findEmbed(found.value, page, services.siteUrl)] };
   const buttons = pageButtons(query, page, pages);
@@ -131,16 +131,16 @@ async function findMessage(query: string, page: number, services: BotServices): 
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const query = (context.options.getString('word') ?? '').trim().replace(/\s+/g, ' ');
-  if (query === '') return context.respond(privateNote('Tell me which word to look for, for example `/wotd-find word:serendipity`.'));
+  if (query === '') return context.respond(userError('Tell me which word to look for, for example `/wotd-find word:serendipity`.'));
   if (query.length > MAX_WORD_LENGTH) {
-    return context.respond(privateNote(`That is longer than any word of the day; words have at most ${MAX_WORD_LENGTH} characters.`));
+    return context.respond(userError(`That is longer than any word of the day; words have at most ${MAX_WORD_LENGTH} characters.`));
   }
   await replyWhenReady(context, findMessage(query, 1, services), { logger: services.logger });
 }
 
 async function handlePage(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parsePageButtonId(context.customId);
-  if (!state) return context.respond(privateNote('This button no longer works. Run `/wotd-find` again.'));
+  if (!state) return context.respond(userError('This button no longer works. Run `/wotd-find` again.'));
   await updateWhenReady(context, findMessage(state.word, state.page, services), { logger: services.logger });
 }
 

@@ -4,7 +4,7 @@ import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMe
 import { describeDate } from '../src/replies/dates.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { entryField } from '../src/replies/entries.ts';
-import { privateNote, STALE_NOTE } from '../src/replies/messages.ts';
+import { STALE_NOTE, userError } from '../src/replies/messages.ts';
 import { parseIsoDate, type IsoDate } from '../src/wotd/dates.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { HistoryPage } from '../src/wotd/lookup.ts';
@@ -63,7 +63,7 @@ async function historyMessage(before: IsoDate, limit: number, services: BotServi
   });
   const page = found?.value;
   const oldest = page?.entries.at(-1);
-  if (!found || !page || !oldest) return privateNote(`There are no words of the day before ${describeDate(before)}.`);
+  if (!found || !page || !oldest) return userError(`There are no words of the day before ${describeDate(before)}.`);
   const message: OutgoingMessage = { embeds: [historyEmbed(before, today, page, services.siteUrl)] };
   if (page.hasMore) {
     const older: ButtonSpec = { customId: olderButtonId(oldest.date, limit), label: 'Older', style: 'secondary' };
@@ -78,7 +78,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (!before) return;
   const limit = context.options.getInteger('limit') ?? DEFAULT_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    return context.respond(privateNote(`The limit must be a whole number from 1 to ${MAX_LIMIT}; you gave ${limit}.`));
+    return context.respond(userError(`The limit must be a whole number from 1 to ${MAX_LIMIT}; you gave ${limit}.`));
   }
   await replyWhenReady(context, historyMessage(before, limit, services), {
     subject: { before },
@@ -91,7 +91,7 @@ const STALE_BUTTON = 'This button no longer works. Run `/wotd-history` again to 
 /** "Older": the page before the oldest entry shown, replacing the message the button sits on. */
 async function handleOlder(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parseOlderButtonId(context.customId);
-  if (!state || state.before > services.lookup.today()) return context.respond(privateNote(STALE_BUTTON));
+  if (!state || state.before > services.lookup.today()) return context.respond(userError(STALE_BUTTON));
   await updateWhenReady(context, historyMessage(state.before, state.limit, services), {
     subject: { before: state.before },
     logger: services.logger,

@@ -1,6 +1,6 @@
 import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { AutocompleteContext, BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
-import { privateNote } from '../src/replies/messages.ts';
+import { privateNote, userError } from '../src/replies/messages.ts';
 import {
   adminGate,
   channelMention,
@@ -41,19 +41,19 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const gate = await adminGate(context, services);
   if (!gate) return;
   const channel = context.options.getChannel('channel');
-  if (!channel) return context.respond(privateNote('Choose the channel to post in.'));
+  if (!channel) return context.respond(userError('Choose the channel to post in.'));
   const console = isConsoleChannel(channel.id);
   const where = channelMention(channel.id, channel.name, console);
   if (channel.kind === 'other') {
-    return context.respond(privateNote(`${where} is not a text or announcement channel; daily posts can only go to one of those.`));
+    return context.respond(userError(`${where} is not a text or announcement channel; daily posts can only go to one of those.`));
   }
 
   const schedule = parseSchedule(context.options.getString('time'), context.options.getString('timezone'));
-  if (!schedule.ok) return context.respond(privateNote(schedule.message));
+  if (!schedule.ok) return context.respond(userError(schedule.message));
 
   const role = context.options.getRole('role');
   if (role && role.id === gate.guildId) {
-    return context.respond(privateNote('Daily posts never ping @everyone. Choose a specific role to mention, or none.'));
+    return context.respond(userError('Daily posts never ping @everyone. Choose a specific role to mention, or none.'));
   }
 
   if (!context.botPermissionsIn) {
@@ -65,7 +65,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     const names = missing.map((permission) => `**${PERMISSION_NAMES[permission]}**`);
     const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
     return context.respond(
-      privateNote(`I can't post in ${where}: I'm missing ${list} there. Give me ${missing.length === 1 ? 'it' : 'them'} in the channel's permissions, then run this again.`),
+      userError(`I can't post in ${where}: I'm missing ${list} there. Give me ${missing.length === 1 ? 'it' : 'them'} in the channel's permissions, then run this again.`),
     );
   }
 
@@ -80,7 +80,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   });
   if (result.kind === 'limit_reached') {
     return context.respond(
-      privateNote(
+      userError(
         `This server already has ${result.count} daily-post subscriptions, the most it may have (${result.limit}). Remove one with /wotd-unsubscribe first.`,
       ),
     );

@@ -1,6 +1,6 @@
 import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
-import { privateNote } from '../src/replies/messages.ts';
+import { privateNote, userError } from '../src/replies/messages.ts';
 import { adminGate, channelMention, isConsoleChannel } from '../src/schedule/admin-replies.ts';
 
 const data = new SlashCommandBuilder()
@@ -20,10 +20,10 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const gate = await adminGate(context, services);
   if (!gate) return;
   const channel = context.options.getChannel('channel');
-  if (!channel) return context.respond(privateNote('Choose the channel to stop posting in.'));
+  if (!channel) return context.respond(userError('Choose the channel to stop posting in.'));
   const where = channelMention(channel.id, channel.name, isConsoleChannel(channel.id));
   const removed = await gate.subscriptions.unsubscribe(gate.guildId, channel.id);
-  if (!removed) return context.respond(privateNote(`${where} has no daily-post subscription; nothing to remove. /wotd-subscriptions lists them.`));
+  if (!removed) return context.respond(userError(`${where} has no daily-post subscription; nothing to remove. /wotd-subscriptions lists them.`));
   await context.respond(privateNote(`Unsubscribed ${where}: no more daily posts there.`));
 }
 

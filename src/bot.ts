@@ -7,13 +7,15 @@ import type { BotServices } from './interactions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { startWotdService, type RunningService } from './service/server.ts';
 import { storeLocation } from './store.ts';
-import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
+import { DEFAULT_API_URL, openWotdAdapter, type UpstreamEvent, type WotdAdapter } from './wotd/adapter.ts';
 import { createConsolePoster } from './console/daily-posts.ts';
 import { entryEmbed } from './discord/embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
 import { openCluster, type Cluster } from './cluster/cluster.ts';
 import { parseArgs } from 'node:util';
+import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
+import type { BotMetrics } from './metrics/registry.ts';
 
 const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
 
@@ -82,7 +84,10 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
   let adapter: WotdAdapter | undefined;
   let daily: DailyPosts | undefined;
   let cluster: Cluster | undefined;
+  let endpoint: MetricsEndpoint | null = null;
   try {
+    endpoint = await openMetricsEndpoint(config, logger, { mode: 'discord' });
+    const metrics = endpoint?.metrics;
     if (config.REDIS_URL) {
       // A cluster member: the store, the service's budget, the daily posts and Discord's global limit are shared.
       cluster = await openCluster({
@@ -94,16 +99,22 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
       });
       logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
     }
-    adapter = await openWotdAdapter(config, { ...upstreamLog(logger), ...(cluster ? { budget: cluster.budget } : {}) });
-    daily = await openDailyPosts(dailyPostSettings(config, logger));
+    adapter = await openWotdAdapter(config, { ...upstreamLog(logger, metrics), ...(cluster ? { budget: cluster.budget } : {}) });
+    daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
+    metrics?.watchAdapter(adapter);
+    metrics?.watchStore(daily.store);
     const services = botServices(config, adapter, daily, logger);
     logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
     const bot = await Promise.race([
-      startDiscordBot({ config, commands, services, logger, shards }),
+      startDiscordBot({ config, commands, services, logger, shards, ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}) }),
       signal.promise.then(() => null),
     ]);
     if (!bot) return 0;
+    if (metrics) {
+      const { discordMetricsView } = await import('./discord/metrics-view.ts');
+      metrics.watchDiscord(discordMetricsView(bot.client));
+    }
     const { startDiscordDailyPosts } = await import('./discord/daily-posts.ts');
     startDiscordDailyPosts(bot.client, daily, {
       lookup: adapter,
@@ -123,6 +134,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
     return 1;
   } finally {
     signal.dispose();
+    await endpoint?.close();
     await daily?.close();
     await adapter?.close();
     await cluster?.close();
@@ -135,15 +147,23 @@ function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, log
   return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions };
 }
 
-function dailyPostSettings(config: Config, logger: Logger) {
-  return { store: storeLocation(config), limit: config.SUBSCRIPTION_LIMIT, concurrency: config.DELIVERY_CONCURRENCY, logger };
+function dailyPostSettings(config: Config, logger: Logger, metrics?: BotMetrics) {
+  return {
+    store: storeLocation(config),
+    limit: config.SUBSCRIPTION_LIMIT,
+    concurrency: config.DELIVERY_CONCURRENCY,
+    logger,
+    ...(metrics ? { observer: metrics.scheduler } : {}),
+  };
 }
 
-/** Every upstream request at debug level; a configured variant the service contradicts as a warning. */
-function upstreamLog(logger: Logger) {
+/** Every upstream request at debug level (and counted, with metrics on); a contradicted variant as a warning. */
+function upstreamLog(logger: Logger, metrics?: BotMetrics) {
   return {
-    onRequest: (event: { path: string; query: Record<string, string>; outcome: string; elapsedMs: number }) =>
-      logger.debug({ upstream: event }, 'Word-of-the-Day request'),
+    onRequest: (event: UpstreamEvent) => {
+      logger.debug({ upstream: event }, 'Word-of-the-Day request');
+      metrics?.upstreamRequest(event);
+    },
     onWarning: (message: string) => logger.warn(message),
   };
 }
@@ -156,7 +176,10 @@ async function runConsole(config: Config): Promise<number> {
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;
   let daily: DailyPosts | undefined;
+  let endpoint: MetricsEndpoint | null = null;
   try {
+    endpoint = await openMetricsEndpoint(config, logger, { mode: 'console' });
+    const metrics = endpoint?.metrics;
     let source: ConsoleSource;
     let baseUrl: string;
     if (config.WOTD_API_URL) {
@@ -175,11 +198,13 @@ async function runConsole(config: Config): Promise<number> {
     adapter = await openWotdAdapter(config, {
       baseUrl,
       ...(service ? { variant: 'A' as const } : {}),
-      ...upstreamLog(logger),
+      ...upstreamLog(logger, metrics),
     });
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
     const color = terminal && !process.env.NO_COLOR;
-    daily = await openDailyPosts(dailyPostSettings(config, logger));
+    daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
+    metrics?.watchAdapter(adapter);
+    metrics?.watchStore(daily.store);
     // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time.
     daily.start({
       poster: createConsolePoster({ write: (text) => process.stdout.write(text), color }),
@@ -208,6 +233,7 @@ async function runConsole(config: Config): Promise<number> {
     return 1;
   } finally {
     signal.dispose();
+    await endpoint?.close();
     await daily?.close();
     await adapter?.close();
     await service?.close();

@@ -56,6 +56,8 @@ const nonNegativeInt = (what: string) =>
     .transform(Number)
     .refine((value) => Number.isSafeInteger(value), { message: `expected ${what}` });
 
+const PORT = 'a port number from 0 to 65535 (0: any free port); leave it unset to turn the endpoint off';
+
 const optionalText = z
   .string()
   .trim()
@@ -108,6 +110,14 @@ const envSchema = z.object({
     .optional(),
   SUBSCRIPTION_LIMIT: positiveInt('a whole number of subscriptions per server, at least 1').default(5),
   DELIVERY_CONCURRENCY: positiveInt('a whole number of parallel posts, at least 1').default(20),
+  METRICS_PORT: nonNegativeInt(PORT)
+    .refine((value) => value <= 65_535, { message: `expected ${PORT}` })
+    .optional(),
+  METRICS_HOST: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9.:-]+$/, { message: 'expected an address to listen on, such as 127.0.0.1, 0.0.0.0 or ::' })
+    .default('127.0.0.1'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',

@@ -1,5 +1,6 @@
 import { Events, type Client } from 'discord.js';
 import type { Config } from '../config.ts';
+import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { createDiscordClient } from './client.ts';
@@ -15,6 +16,8 @@ export interface StartDiscordBotOptions {
   /** How long stop() lets interactions in progress finish before disconnecting. */
   drainTimeoutMs?: number;
   shards?: ShardPlan;
+  /** Told when each interaction is done (see RouterOptions.onInteractionDone). */
+  onInteractionDone?: InteractionObserver;
 }
 
 export interface DiscordBot {
@@ -37,7 +40,12 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   if (!token) throw new Error('DISCORD_TOKEN is not set; the Discord bot cannot log in without it.');
   const log = logger.child({ component: 'discord' });
   const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL, ...(options.shards ? { shards: options.shards } : {}) });
-  const route = createInteractionRouter({ commands: options.commands, services: options.services, logger: log });
+  const route = createInteractionRouter({
+    commands: options.commands,
+    services: options.services,
+    logger: log,
+    ...(options.onInteractionDone ? { onInteractionDone: options.onInteractionDone } : {}),
+  });
 
   // Interactions that arrive while stopping are still answered: dropping one would show "This interaction failed".
   const inFlight = new Set<Promise<void>>();

@@ -1,7 +1,9 @@
 import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
+import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { createAutocompleteContext, createButtonContext, createCommandContext, type TrackedResponses } from './contexts.ts';
+import { InteractionWatch } from './interaction-watch.ts';
 
 export const SOMETHING_WENT_WRONG =
   'Sorry, something went wrong on my side while handling that. Please try again in a moment.';
@@ -12,6 +14,8 @@ export interface RouterOptions {
   commands: readonly SlashCommand[];
   services: BotServices;
   logger: Logger;
+  /** Told once per command, button and autocomplete when it is done: name, outcome, timings (metrics, benchmarks). */
+  onInteractionDone?: InteractionObserver;
 }
 
 /** A child logger made only when something is logged: making one per interaction costs more than many answers do. */
@@ -54,11 +58,13 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     }
   }
 
-  async function handleCommand(interaction: ChatInputCommandInteraction): Promise<void> {
+  async function handleCommand(interaction: ChatInputCommandInteraction, watch?: InteractionWatch): Promise<void> {
     const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId });
-    const context = createCommandContext(interaction);
+    const context = watch ? watch.observe(createCommandContext(interaction)) : createCommandContext(interaction);
     const command = byName.get(interaction.commandName);
+    if (watch && command) watch.name = command.data.name;
     if (!command) {
+      watch?.record('internal_error');
       log().warn('unknown command');
       await answerPrivately(context, { content: UNKNOWN_COMMAND }, log);
       return;
@@ -68,23 +74,29 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       await command.execute(context, services);
       if (!context.acknowledged) {
         // A handler that forgot to answer would leave the member with "This interaction failed".
+        watch?.record('internal_error');
         log().error('command finished without answering');
         await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
         return;
       }
       if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
+      watch?.record('internal_error');
       log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
     }
   }
 
-  async function handleButton(interaction: ButtonInteraction): Promise<void> {
+  async function handleButton(interaction: ButtonInteraction, watch?: InteractionWatch): Promise<void> {
     const prefix = buttonPrefix(interaction.customId);
     const log = lazyChild(logger, { interactionId: interaction.id, button: prefix, guildId: interaction.guildId });
-    const context = createButtonContext(interaction);
+    const context = watch ? watch.observe(createButtonContext(interaction)) : createButtonContext(interaction);
     const command = byPrefix.get(prefix);
+    if (watch) watch.kind = 'button';
+    if (watch && command?.button) watch.name = command.button.prefix;
     if (!command?.button) {
+      // A button of a message from an older version of the bot: stale, not broken.
+      watch?.record('user_error');
       log().warn({ customId: interaction.customId }, 'unknown button');
       await answerPrivately(context, { content: UNKNOWN_BUTTON }, log);
       return;
@@ -92,45 +104,64 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     try {
       await command.button.handle(context, services);
       if (!context.acknowledged) {
+        watch?.record('internal_error');
         log().error({ customId: interaction.customId }, 'button finished without answering');
         await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
         return;
       }
       if (logger.isLevelEnabled('debug')) log().debug('button handled');
     } catch (error) {
+      watch?.record('internal_error');
       log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
     }
   }
 
-  async function handleAutocomplete(interaction: AutocompleteInteraction): Promise<void> {
+  async function handleAutocomplete(interaction: AutocompleteInteraction, watch?: InteractionWatch): Promise<void> {
     const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, autocomplete: true });
     const command = byName.get(interaction.commandName);
+    if (watch) watch.kind = 'autocomplete';
+    if (watch && command?.autocomplete) watch.name = command.data.name;
     try {
-      const context = createAutocompleteContext(interaction);
+      const context = watch ? watch.observe(createAutocompleteContext(interaction)) : createAutocompleteContext(interaction);
       if (command?.autocomplete) await command.autocomplete(context, services);
       else log().warn('autocomplete for a command without it');
     } catch (error) {
+      watch?.record('internal_error');
       log().error({ err: error }, 'autocomplete failed');
     }
     // Discord shows "loading options failed" to a member left without an answer; an empty list is kinder.
     if (!interaction.responded) {
       try {
         await interaction.respond([]);
+        watch?.responded();
       } catch (error) {
         log().warn({ err: error }, 'could not send an empty autocomplete answer');
       }
     }
   }
 
+  const observer = options.onInteractionDone;
   return async (interaction) => {
+    const watch = observer ? new InteractionWatch(performance.now()) : undefined;
     try {
-      if (interaction.isChatInputCommand()) await handleCommand(interaction);
-      else if (interaction.isButton()) await handleButton(interaction);
-      else if (interaction.isAutocomplete()) await handleAutocomplete(interaction);
-      else logger.debug({ interactionId: interaction.id, type: interaction.type }, 'ignored an interaction of another kind');
+      if (interaction.isChatInputCommand()) await handleCommand(interaction, watch);
+      else if (interaction.isButton()) await handleButton(interaction, watch);
+      else if (interaction.isAutocomplete()) await handleAutocomplete(interaction, watch);
+      else {
+        logger.debug({ interactionId: interaction.id, type: interaction.type }, 'ignored an interaction of another kind');
+        return;
+      }
     } catch (error) {
+      watch?.record('internal_error');
       logger.error({ err: error, interactionId: interaction.id }, 'interaction routing failed');
+    }
+    if (observer && watch) {
+      try {
+        observer(watch.done());
+      } catch (error) {
+        logger.warn({ err: error, interactionId: interaction.id }, 'the interaction observer failed');
+      }
     }
   };
 }

@@ -1,3 +1,4 @@
+import { markOutcome, type InteractionOutcome } from '../interaction-outcome.ts';
 import type { OutgoingMessage } from '../interactions.ts';
 import { escapeText, clip } from '../discord/embeds.ts';
 import { isWotdError } from '../wotd/errors.ts';
@@ -16,14 +17,19 @@ export function privateNote(content: string): OutgoingMessage {
   return { content, ephemeral: true };
 }
 
+/** A private refusal of a request that cannot be met as asked (counted as a user error in the metrics). */
+export function userError(content: string): OutgoingMessage {
+  return markOutcome({ content, ephemeral: true }, 'user_error');
+}
+
 export function invalidDateMessage(text: string, realDay: false | null): OutgoingMessage {
   const what = realDay === false ? 'is not a real calendar day' : 'is not a date I can read';
-  return privateNote(`“${quoteInput(text)}” ${what}. ${DATE_HELP}`);
+  return userError(`“${quoteInput(text)}” ${what}. ${DATE_HELP}`);
 }
 
 export function notRevealedMessage(date: IsoDate): OutgoingMessage {
   const reveal = revealInstant(date);
-  return privateNote(
+  return userError(
     `The word of the day for ${describeDate(date)} has not been revealed yet. ` +
       `It will be ${discordTimestamp(reveal, 'R')} (${discordTimestamp(reveal, 'f')}).`,
   );
@@ -42,6 +48,25 @@ export interface FailureSubject {
  * Anything that is not a WotdError is a fault of ours and gets a generic apology (the caller logs it).
  */
 export function failureMessage(error: unknown, subject: FailureSubject = {}): OutgoingMessage {
+  return markOutcome(failureNote(error, subject), failureOutcome(error));
+}
+
+/** How a failed lookup counts in the metrics: the member's request, the service, or a fault of ours. */
+export function failureOutcome(error: unknown): Exclude<InteractionOutcome, 'ok'> {
+  if (!isWotdError(error)) return 'internal_error';
+  switch (error.code) {
+    case 'not_found':
+    case 'future_date':
+    case 'invalid_input':
+      return 'user_error';
+    case 'rate_limited':
+    case 'unavailable':
+    case 'bad_response':
+      return 'upstream_error';
+  }
+}
+
+function failureNote(error: unknown, subject: FailureSubject): OutgoingMessage {
   if (!isWotdError(error)) {
     return privateNote('Something went wrong on my side while answering. Please try again in a moment.');
   }

@@ -1,5 +1,5 @@
 import type { BotServices, ChannelPermission, CommandContext } from '../interactions.ts';
-import { privateNote } from '../replies/messages.ts';
+import { privateNote, userError } from '../replies/messages.ts';
 import type { SubscriptionService } from './subscription-service.ts';
 
 /** What the three subscription commands share: the admin gate and their wording. */
@@ -24,11 +24,11 @@ export async function adminGate(
 ): Promise<{ guildId: string; subscriptions: SubscriptionService } | null> {
   const guildId = context.invoker.guildId;
   if (!guildId) {
-    await context.respond(privateNote('Daily posts are set up per server: use this command in a server channel, not in a DM.'));
+    await context.respond(userError('Daily posts are set up per server: use this command in a server channel, not in a DM.'));
     return null;
   }
   if (!context.invoker.canManageChannels) {
-    await context.respond(privateNote('You need the **Manage Channels** permission to manage daily posts in this server.'));
+    await context.respond(userError('You need the **Manage Channels** permission to manage daily posts in this server.'));
     return null;
   }
   if (!services.subscriptions) {

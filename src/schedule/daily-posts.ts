@@ -5,7 +5,7 @@ import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import type { ChannelPoster } from './poster.ts';
-import { DailyScheduler } from './scheduler.ts';
+import { DailyScheduler, type SchedulerObserver } from './scheduler.ts';
 import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
 import { SubscriptionStore } from './subscription-store.ts';
 
@@ -34,6 +34,8 @@ export interface OpenDailyPostsOptions {
   concurrency: number;
   logger: Logger;
   now?: () => Date;
+  /** Told about the scheduler's ticks and posts (metrics, health). */
+  observer?: SchedulerObserver;
 }
 
 export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<DailyPosts> {
@@ -58,6 +60,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
         concurrency: options.concurrency,
         now: options.now,
         ...(claims ? { claims } : {}),
+        ...(options.observer ? { observer: options.observer } : {}),
       });
       scheduler.start();
       logger.info({ concurrency: options.concurrency }, 'daily posts scheduled (checked every minute)');

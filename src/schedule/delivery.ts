@@ -31,6 +31,8 @@ export interface DeliveryJob {
 export interface DeliveryHooks {
   /** Called after Discord accepted the post and before it is recorded; tests throw here to simulate a crash. */
   afterSend?(channelId: string, messageId: string): void | Promise<void>;
+  /** Called as each job finishes, with how it ended (metrics, progress); must not throw. */
+  afterJob?(outcome: DeliveryOutcome): void;
 }
 
 export interface FanOutOptions {
@@ -235,6 +237,7 @@ export async function fanOut(all: DeliveryJob[], options: FanOutOptions): Promis
       else if (outcome === 'skipped') report.skipped += 1;
       else report.failed += 1;
       finished += 1;
+      options.hooks?.afterJob?.(outcome);
       if (large && finished % progressEvery === 0 && finished < jobs.length) {
         options.logger.info(
           { sent: report.sent, failed: report.failed, retrying: report.retrying, remaining: jobs.length - finished },

@@ -6,7 +6,7 @@ import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { currentSlot, owesPost, type Slot } from './due.ts';
-import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryJob, type FanOutReport } from './delivery.ts';
+import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryJob, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
@@ -24,6 +24,17 @@ export interface SchedulerOptions {
   progressEvery?: number;
   /** Cluster mode: several processes run the scheduler over one store; see DeliveryClaims. */
   claims?: DeliveryClaims;
+  /** Told about ticks and posts (metrics, health); its methods must not throw. */
+  observer?: SchedulerObserver;
+}
+
+export interface SchedulerObserver {
+  /** A tick ended: with its report, or with the error that stopped it. `ms`: real time it took. */
+  tickDone?(result: { ok: true; report: TickReport; ms: number } | { ok: false; error: unknown; ms: number }): void;
+  /** A fan-out of `total` posts (at least one) is starting. */
+  fanOutStarted?(total: number): void;
+  /** One post of the running fan-out is finished. */
+  postDone?(outcome: DeliveryOutcome): void;
 }
 
 export interface TickReport extends FanOutReport {
@@ -76,11 +87,27 @@ export class DailyScheduler {
     if (this.stopping) return Promise.resolve({ total: 0, sent: 0, failed: 0, retrying: 0, skipped: 0, waitingForEntry: 0 });
     // A tick at a given instant (tests) stays at that instant; a live tick follows the clock while it delivers.
     const clock = at ? () => at : this.now;
-    const run = this.runTick(clock(), clock).finally(() => {
+    const run = this.observed(this.runTick(clock(), clock)).finally(() => {
       this.running = null;
     });
     this.running = run;
     return run;
+  }
+
+  private observed(tick: Promise<TickReport>): Promise<TickReport> {
+    const observer = this.options.observer;
+    if (!observer?.tickDone) return tick;
+    const started = performance.now();
+    return tick.then(
+      (report) => {
+        observer.tickDone?.({ ok: true, report, ms: performance.now() - started });
+        return report;
+      },
+      (error: unknown) => {
+        observer.tickDone?.({ ok: false, error, ms: performance.now() - started });
+        throw error;
+      },
+    );
   }
 
   /** A store outage fails every tick until it ends: it is logged when it starts and when it ends, not each minute. */
@@ -142,13 +169,18 @@ export class DailyScheduler {
     }
     this.forgetOldDays(now);
 
+    const { observer } = this.options;
+    if (jobs.length > 0) observer?.fanOutStarted?.(jobs.length);
+    const hooks: DeliveryHooks | undefined = observer?.postDone
+      ? { ...this.options.hooks, afterJob: (outcome) => observer.postDone?.(outcome) }
+      : this.options.hooks;
     const report = await fanOut(jobs, {
       store,
       poster: this.options.poster,
       concurrency: this.options.concurrency,
       logger: this.options.logger,
       now: clock,
-      hooks: this.options.hooks,
+      hooks,
       progressEvery: this.options.progressEvery,
       stopping: () => this.stopping,
       ...(this.options.claims ? { claims: this.options.claims } : {}),

@@ -92,6 +92,14 @@ export class SubscriptionStore {
     return this.closed;
   }
 
+  /**
+   * One read that rejects when the store cannot be read (a health check). It asks the store directly: through Keyv,
+   * a failed read on SQLite comes back as "nothing stored".
+   */
+  async ping(): Promise<void> {
+    await this.subscriptions.store.get('health-check');
+  }
+
   async get(channelId: string): Promise<Subscription | null> {
     return this.parseSubscription(`sub:${channelId}`, await this.subscriptions.get(`sub:${channelId}`));
   }

@@ -47,6 +47,7 @@ import { getJson, type Attempt, type FetchLike } from './http-client.ts';
 import type { HistoryPage, Lookup, LookupOptions, Priority, WordMatches, WotdLookup } from './lookup.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import type { UpstreamBudget, UpstreamSlot } from './upstream-budget.ts';
+import { upstreamResult, type UpstreamResult } from './upstream-result.ts';
 import { parseEntry, parseFind, parsePrevious, sniffVariant } from './wire.ts';
 
 export const DEFAULT_API_URL = 'https://api.wotd.site';
@@ -65,6 +66,8 @@ export interface UpstreamEvent {
   path: string;
   query: Record<string, string>;
   outcome: Attempt['kind'];
+  /** The same, finer: 4xx, 5xx, timeout and network failures told apart (for the metrics). */
+  result: UpstreamResult;
   /** What went wrong, for outcomes other than ok and rate_limited. */
   detail?: string;
   /** Real milliseconds the attempt took. */
@@ -103,6 +106,8 @@ export interface AdapterStats {
   lookups: number;
   /** Answered from a fresh cached value (or a remembered 404) without an upstream request. */
   cacheHits: number;
+  /** Not answered from the cache: went (or joined a request going) to the service, perhaps to be served stale. */
+  cacheMisses: number;
   /** Joined an identical request already under way. */
   coalesced: number;
   staleServed: number;
@@ -173,7 +178,7 @@ class Adapter implements WotdAdapter {
   private probing: Promise<Variant | null> | null = null;
   private warned = false;
   private closed = false;
-  private readonly counters = { lookups: 0, cacheHits: 0, coalesced: 0, staleServed: 0, upstreamRequests: 0, upstream429: 0, busy: 0 };
+  private readonly counters = { lookups: 0, cacheHits: 0, cacheMisses: 0, coalesced: 0, staleServed: 0, upstreamRequests: 0, upstream429: 0, busy: 0 };
 
   constructor(
     private readonly options: WotdAdapterOptions,
@@ -317,6 +322,7 @@ class Adapter implements WotdAdapter {
 
   /** Runs the upstream path; when it fails for a reason other than "not found" and a stale value exists, serves that. */
   private async withStale<T>(stale: T | undefined, fetch: () => Promise<Outcome<T>>): Promise<Outcome<Lookup<T>>> {
+    this.counters.cacheMisses++;
     try {
       const outcome = await fetch();
       if (outcome.kind === 'not_found') return outcome;
@@ -663,6 +669,7 @@ class Adapter implements WotdAdapter {
         path,
         query,
         outcome: attempt.kind,
+        result: upstreamResult(attempt),
         elapsedMs: performance.now() - started,
         ...('message' in attempt ? { detail: attempt.message } : {}),
       });

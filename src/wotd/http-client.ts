@@ -8,9 +8,10 @@ export type Attempt =
   | { kind: 'not_found'; message: string }
   | { kind: 'bad_request'; message: string }
   | { kind: 'rate_limited'; retryAfterMs: number | null }
-  /** Worth retrying: 5xx, timeout, connection refused or reset. */
-  | { kind: 'retryable'; message: string }
-  | { kind: 'bad_response'; message: string };
+  /** Worth retrying: 5xx, timeout, connection refused or reset (`cause` says which, for the metrics). */
+  | { kind: 'retryable'; message: string; cause: 'http_5xx' | 'timeout' | 'network' }
+  /** `status` is set when the service answered with an unexpected HTTP status rather than a bad body. */
+  | { kind: 'bad_response'; message: string; status?: number };
 
 export type FetchLike = (input: string, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>;
 
@@ -34,14 +35,14 @@ export async function getJson(url: string, options: GetOptions): Promise<Attempt
     });
     text = await response.text();
   } catch (error) {
-    return { kind: 'retryable', message: describeFailure(error, options.timeoutMs) };
+    return { kind: 'retryable', message: describeFailure(error, options.timeoutMs), cause: isTimeout(error) ? 'timeout' : 'network' };
   }
   const { status } = response;
   if (status === 429) return { kind: 'rate_limited', retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), options.now) };
-  if (status >= 500) return { kind: 'retryable', message: `the service answered ${status}${errorText(text)}` };
+  if (status >= 500) return { kind: 'retryable', message: `the service answered ${status}${errorText(text)}`, cause: 'http_5xx' };
   if (status === 404) return { kind: 'not_found', message: errorText(text).replace(/^: /, '') || 'not found' };
   if (status === 400) return { kind: 'bad_request', message: errorText(text).replace(/^: /, '') || 'bad request' };
-  if (status < 200 || status >= 300) return { kind: 'bad_response', message: `the service answered ${status}${errorText(text)}` };
+  if (status < 200 || status >= 300) return { kind: 'bad_response', message: `the service answered ${status}${errorText(text)}`, status };
   try {
     return { kind: 'ok', body: JSON.parse(text) as unknown };
   } catch {
@@ -75,8 +76,12 @@ function preview(text: string): string {
   return flat.length > 60 ? `${flat.slice(0, 57)}...` : flat || 'empty';
 }
 
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+}
+
 function describeFailure(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+  if (isTimeout(error)) {
     return `no answer within ${timeoutMs} ms`;
   }
   const cause = error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined) : undefined;

@@ -166,6 +166,8 @@ export class Gateway {
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<Connection>();
   private nextConnectionId = 1;
+  /** While held, new connections wait here unanswered: completed on release, destroyed on close. */
+  private held: Array<{ request: IncomingMessage; socket: import('node:stream').Duplex; head: Buffer }> | null = null;
   url = '';
 
   constructor(private readonly options: GatewayOptions) {
@@ -173,7 +175,22 @@ export class Gateway {
   }
 
   handleUpgrade(request: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void {
+    if (this.held) {
+      this.held.push({ request, socket, head });
+      return;
+    }
     this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(ws, request));
+  }
+
+  /** New connections wait (the client sees a handshake that does not finish) until release(). */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  release(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const { request, socket, head } of held) if (!socket.destroyed) this.handleUpgrade(request, socket, head);
   }
 
   /**
@@ -276,6 +293,8 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    for (const { socket } of this.held ?? []) socket.destroy();
+    this.held = null;
     for (const connection of this.connections) {
       if (connection.heartbeatTimer) clearTimeout(connection.heartbeatTimer);
       connection.socket.terminate();

@@ -53,7 +53,8 @@
  *   objectId, and `to`: the sessions and shards it went to, empty when no session held the shard); an
  *   InteractionHandle's deliveredTo; guildIdsOnShard(id, count); shardOf (exported); gateway events carry `shard`.
  * Gateway: closeGateway(code = 4000, reason?, { shard }?) (4009 forces a new session), dropGateway({ shard }?)
- *   (1006), requestReconnect() (op 7), invalidateSession(resumable), requestHeartbeat(), gatewayEvents, connected,
+ *   (1006), holdGateway() / releaseGateway() (new connections wait unanswered until released: the gateway stays
+ *   down), requestReconnect() (op 7), invalidateSession(resumable), requestHeartbeat(), gatewayEvents, connected,
  *   waitForIdentify / waitForReady / waitForResume / waitForGateway(kind, n). RESUME replays missed dispatches. Wait for the Client's own
  *   ShardReady/ShardResume before destroying it: discord.js reconnects if destroyed while it awaits READY.
  * Discord's rules it keeps: 401 without `Bot <token>`; global limit per token in fixed one-second windows, counted

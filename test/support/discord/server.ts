@@ -840,6 +840,16 @@ export class DiscordServer {
     this.gateway.dropAll(only.shard);
   }
 
+  /** Leaves new gateway connections waiting, unanswered, until releaseGateway(): the gateway stays down. */
+  holdGateway(): void {
+    this.gateway.hold();
+  }
+
+  /** Lets the held gateway connections (and new ones) through. */
+  releaseGateway(): void {
+    this.gateway.release();
+  }
+
   /** Sends op 7 Reconnect. */
   requestReconnect(): void {
     this.gateway.requestReconnect();

@@ -1,0 +1,80 @@
+import type { GatewayShardView, StoreView } from './sources.ts';
+
+/**
+ * What GET /healthz answers: 200 with status "ok" when every check passes, 503 with status "unhealthy" and the
+ * failing checks named otherwise.
+ * - gateway: every shard of this process is connected (ready). At the console there is no gateway: "not_applicable",
+ *   which passes.
+ * - store: one read of the subscription store answers within the timeout.
+ * - scheduler: the daily scheduler finished a pass (or a post of a long fan-out) within maxTickAgeMs; before its first
+ *   pass the time since start counts instead, so a bot that has just started is not reported as stale.
+ */
+export interface HealthReport {
+  status: 'ok' | 'unhealthy';
+  failing: Array<'gateway' | 'store' | 'scheduler'>;
+  gateway: { status: 'ok' | 'down' | 'not_applicable'; shards: Array<{ id: number; state: string; latencyMs: number | null }> };
+  /** "ok", "unreachable: <why>", or "not_applicable" where no store is watched. */
+  store: string;
+  scheduler: 'ok' | 'stale';
+  /** Seconds since the scheduler last finished a pass or a post; null before the first. */
+  lastTickAgeSeconds: number | null;
+}
+
+export interface HealthInputs {
+  mode: 'discord' | 'console';
+  /** The client's shards; null before the client is connected. */
+  shards: GatewayShardView[] | null;
+  store: StoreView | null;
+  storeTimeoutMs: number;
+  lastTickAgeMs: number | null;
+  sinceStartMs: number;
+  maxTickAgeMs: number;
+}
+
+export async function checkHealth(inputs: HealthInputs): Promise<HealthReport> {
+  const failing: HealthReport['failing'] = [];
+
+  let gateway: HealthReport['gateway'];
+  if (inputs.mode === 'console') {
+    gateway = { status: 'not_applicable', shards: [] };
+  } else {
+    const shards = inputs.shards ?? [];
+    const up = shards.length > 0 && shards.every((shard) => shard.connected);
+    gateway = { status: up ? 'ok' : 'down', shards: shards.map(({ id, state, latencyMs }) => ({ id, state, latencyMs })) };
+    if (!up) failing.push('gateway');
+  }
+
+  const store = inputs.store ? await probeStore(inputs.store, inputs.storeTimeoutMs) : 'not_applicable';
+  if (store !== 'ok' && store !== 'not_applicable') failing.push('store');
+
+  const age = inputs.lastTickAgeMs ?? inputs.sinceStartMs;
+  const scheduler = age <= inputs.maxTickAgeMs ? 'ok' : 'stale';
+  if (scheduler !== 'ok') failing.push('scheduler');
+
+  return {
+    status: failing.length === 0 ? 'ok' : 'unhealthy',
+    failing,
+    gateway,
+    store,
+    scheduler,
+    lastTickAgeSeconds: inputs.lastTickAgeMs === null ? null : Math.round(inputs.lastTickAgeMs / 100) / 10,
+  };
+}
+
+async function probeStore(store: StoreView, timeoutMs: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`unreachable: no answer within ${timeoutMs} ms`), timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      store.ping().then(
+        () => 'ok',
+        (error: unknown) => `unreachable: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,33 @@
+import type { Subscription } from '../schedule/subscription.ts';
+import type { AdapterStats } from '../wotd/adapter.ts';
+
+/** What the metrics read at scrape time. Each is attached once it exists; none of them is prom-client's business. */
+
+export interface GatewayShardView {
+  id: number;
+  /** discord.js's name for the shard's state, in lower case: ready, connecting, resuming, … */
+  state: string;
+  /** Ready: connected, identified or resumed, and receiving events. */
+  connected: boolean;
+  /** Round trip of the last heartbeat, or null before the first one. */
+  latencyMs: number | null;
+}
+
+/** The Discord client, as the metrics see it (built in src/discord/metrics-view.ts). */
+export interface DiscordView {
+  shards(): GatewayShardView[];
+  /** `listener` hears of every 429 answer Discord sends the bot's REST client. */
+  on429(listener: (info: { global: boolean }) => void): void;
+  /** `listener` hears of every request discord.js holds back to stay inside a rate limit it knows of. */
+  onRateLimitWait(listener: (info: { global: boolean }) => void): void;
+}
+
+export interface AdapterView {
+  stats(): AdapterStats;
+}
+
+export interface StoreView {
+  /** Rejects when the store cannot be read. */
+  ping(): Promise<void>;
+  listAll(): Promise<Subscription[]>;
+}
