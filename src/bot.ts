@@ -136,7 +136,13 @@ function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, log
 }
 
 function dailyPostSettings(config: Config, logger: Logger) {
-  return { store: storeLocation(config), limit: config.SUBSCRIPTION_LIMIT, concurrency: config.DELIVERY_CONCURRENCY, logger };
+  return {
+    store: storeLocation(config),
+    limit: config.SUBSCRIPTION_LIMIT,
+    concurrency: config.DELIVERY_CONCURRENCY,
+    retentionDays: config.DELIVERY_RETENTION_DAYS,
+    logger,
+  };
 }
 
 /** Every upstream request at debug level; a configured variant the service contradicts as a warning. */
