@@ -173,7 +173,6 @@ export class WotdCache {
     return deleted;
   }
 
-
   async getEntry(date: IsoDate): Promise<Cached<Entry> | null> {
     return this.read<Entry>(`e:${date}`);
   }
