@@ -152,6 +152,7 @@ function dailyPostSettings(config: Config, logger: Logger, metrics?: BotMetrics)
     store: storeLocation(config),
     limit: config.SUBSCRIPTION_LIMIT,
     concurrency: config.DELIVERY_CONCURRENCY,
+    retentionDays: config.DELIVERY_RETENTION_DAYS,
     logger,
     ...(metrics ? { observer: metrics.scheduler } : {}),
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_DELIVERY_RETENTION_DAYS, MIN_DELIVERY_RETENTION_DAYS } from './schedule/delivery-retention.ts';
 
 /**
  * Every setting the bot reads from the environment, validated once at start-up.
@@ -118,6 +119,11 @@ const envSchema = z.object({
     .trim()
     .regex(/^[A-Za-z0-9.:-]+$/, { message: 'expected an address to listen on, such as 127.0.0.1, 0.0.0.0 or ::' })
     .default('127.0.0.1'),
+  DELIVERY_RETENTION_DAYS: positiveInt(`a whole number of days, at least ${MIN_DELIVERY_RETENTION_DAYS}`)
+    .refine((value) => value >= MIN_DELIVERY_RETENTION_DAYS, {
+      message: `expected a whole number of days, at least ${MIN_DELIVERY_RETENTION_DAYS} (posts are checked against the last days' records)`,
+    })
+    .default(DEFAULT_DELIVERY_RETENTION_DAYS),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',

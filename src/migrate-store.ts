@@ -6,7 +6,8 @@ import type { StoredEntry } from './store-scan.ts';
 
 const USAGE = `Usage: wotd-bot migrate-store --from URL --to URL
 
-Copies every subscription and delivery record, and the indexes that list them, from one store to another.
+Copies every subscription and delivery record, and the indexes that list them, from one store to another
+(records past DELIVERY_RETENTION_DAYS too: the bot prunes them in the target at its next daily pass).
 URL is sqlite://FILE, redis://HOST[:PORT][/DB] or rediss://… (TLS); Redis keys start with REDIS_KEY_PREFIX
 (default wotd-bot:). A record already in the target is replaced by the source's, so running it again changes
 nothing. The cache is not copied: it fills again by itself. Stop the bot first.
@@ -134,6 +135,8 @@ async function migrate(source: SubscriptionStore, target: SubscriptionStore, cou
   for await (const copied of copy(source.deliveryRecords(), (key, value) => target.restoreDelivery(key, value), 'delivery record')) {
     counts.deliveries += copied;
   }
+  // Records of unsubscribed channels came over unlisted: the target's next pruning scans every record once to find them.
+  await target.setDeliveryPruneMark(null);
 }
 
 function oneLine(error: unknown): string {

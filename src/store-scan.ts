@@ -28,7 +28,19 @@ export async function* scanNamespace(keyv: Keyv<unknown>, pageSize = 500): Async
   if (page.length > 0) yield page;
 }
 
-async function* scanSqlite(keyv: Keyv<unknown>, adapter: KeyvSqlite, pageSize: number): AsyncGenerator<StoredEntry[]> {
+/** Every key of one Keyv namespace, in pages; on SQLite without reading the values. */
+export async function* scanNamespaceKeys(keyv: Keyv<unknown>, pageSize = 500): AsyncGenerator<string[]> {
+  const adapter: unknown = keyv.store;
+  if (adapter instanceof KeyvSqlite) {
+    const prefix = `${keyv.namespace ?? ''}:`;
+    for await (const fullKeys of sqliteKeyPages(keyv, adapter, pageSize)) yield fullKeys.map((key) => key.slice(prefix.length));
+    return;
+  }
+  for await (const page of scanNamespace(keyv, pageSize)) yield page.map(([key]) => key);
+}
+
+/** Pages of the full keys (namespace included) of a SQLite namespace, by key ranges; see scanNamespace. */
+async function* sqliteKeyPages(keyv: Keyv<unknown>, adapter: KeyvSqlite, pageSize: number): AsyncGenerator<string[]> {
   const namespace = keyv.namespace;
   if (!namespace) throw new Error('a SQLite store is scanned one namespace at a time');
   const table = adapter.opts.table ?? 'keyv';
@@ -44,13 +56,20 @@ async function* scanSqlite(keyv: Keyv<unknown>, adapter: KeyvSqlite, pageSize: n
     )) as Array<{ key: string }>;
     const last = rows.at(-1);
     if (!last) return;
-    const keys = rows.map((row) => row.key.slice(namespace.length + 1));
+    yield rows.map((row) => row.key);
+    after = last.key;
+  }
+}
+
+async function* scanSqlite(keyv: Keyv<unknown>, adapter: KeyvSqlite, pageSize: number): AsyncGenerator<StoredEntry[]> {
+  const prefix = `${keyv.namespace ?? ''}:`;
+  for await (const fullKeys of sqliteKeyPages(keyv, adapter, pageSize)) {
+    const keys = fullKeys.map((key) => key.slice(prefix.length));
     const values = await keyv.getMany(keys);
     const page: StoredEntry[] = [];
     keys.forEach((key, i) => {
       if (values[i] !== undefined) page.push([key, values[i]]);
     });
     if (page.length > 0) yield page;
-    after = last.key;
   }
 }

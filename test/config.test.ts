@@ -56,6 +56,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WOTD_RATE_LIMIT_SCOPE: 'ip' })).toThrow(/^Invalid WOTD_RATE_LIMIT_SCOPE="ip": expected service/);
   });
 
+  it('keeps delivery records 35 days by default, and never fewer than the scheduler reads', () => {
+    expect(loadConfig({}).DELIVERY_RETENTION_DAYS).toBe(35);
+    expect(loadConfig({ DELIVERY_RETENTION_DAYS: ' 90 ' }).DELIVERY_RETENTION_DAYS).toBe(90);
+    expect(() => loadConfig({ DELIVERY_RETENTION_DAYS: '2' })).toThrow(
+      new ConfigError('Invalid DELIVERY_RETENTION_DAYS="2": expected a whole number of days, at least 3 (posts are checked against the last days\' records)'),
+    );
+    expect(() => loadConfig({ DELIVERY_RETENTION_DAYS: 'a month' })).toThrow(/^Invalid DELIVERY_RETENTION_DAYS="a month": expected a whole number of days, at least 3$/);
+  });
+
   it('never shows the Discord token in an error', () => {
     expect(() => loadConfig({ DISCORD_TOKEN: 'secret', DISCORD_APPLICATION_ID: 'abc' })).toThrow(/DISCORD_APPLICATION_ID/);
   });

@@ -1,12 +1,17 @@
 import type { ChannelPoster } from '../schedule/poster.ts';
 import { renderMessage } from './render.ts';
 
+/** Nonces remembered: Discord keeps them for minutes; this many covers days of console channels. */
+const REMEMBERED_NONCES = 1_000;
+
 /**
  * The console's stand-in for a Discord channel: a daily post is printed, headed by the channel it is for.
- * Like Discord with enforce_nonce, a repeated nonce for a channel returns the first post instead of printing again.
+ * Like Discord with enforce_nonce, a repeated nonce for a channel returns the first post instead of printing again;
+ * only the latest REMEMBERED_NONCES are kept, as Discord too forgets them.
  */
 export function createConsolePoster(options: { write: (text: string) => void; color: boolean; now?: () => Date }): ChannelPoster {
   const posted = new Map<string, string>();
+  let count = 0;
   const now = options.now ?? (() => new Date());
   return {
     async findEarlierPost(message) {
@@ -17,8 +22,13 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       const key = `${message.channelId}:${message.nonce}`;
       const earlier = posted.get(key);
       if (earlier) return { messageId: earlier };
-      const id = `console-${posted.size + 1}`;
+      count += 1;
+      const id = `console-${count}`;
       posted.set(key, id);
+      if (posted.size > REMEMBERED_NONCES) {
+        const oldest = posted.keys().next().value;
+        if (oldest !== undefined) posted.delete(oldest);
+      }
       // At the console a channel's id and a role's id are their names.
       const content = message.content?.replace(/<@&([^>]+)>/g, '@$1');
       const rendered = renderMessage({ content, embeds: message.embeds }, { color: options.color, now: now() });

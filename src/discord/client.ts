@@ -1,6 +1,10 @@
 import { Client, GatewayIntentBits, Options } from 'discord.js';
 import { shardClientOptions, type ShardPlan } from './shards.ts';
 
+/** Users and members kept from interactions: enough for the ones in progress; older ones are dropped first. */
+const USERS_CACHED = 1_000;
+const MEMBERS_CACHED_PER_SERVER = 20;
+
 /**
  * The REST base discord.js expects: it appends the API version itself, so a base given with one
  * (".../api/v10", as proxies often document it) would be requested as ".../api/v10/v10".
@@ -27,12 +31,15 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
     ...shardClientOptions(options.shards ?? { kind: 'single' }),
     rest: { api: restApiBase(options.apiUrl) },
     allowedMentions: { parse: [] },
-    // The bot reads no messages, so there is nothing worth caching beyond what interactions carry.
+    // The bot reads no messages, so there is nothing worth caching beyond what interactions carry. Every interaction
+    // would otherwise add its user and member for good: those caches keep only a few (and always the bot itself).
     makeCache: Options.cacheWithLimits({
       ...Options.DefaultMakeCacheSettings,
       MessageManager: 0,
       PresenceManager: 0,
       ReactionManager: 0,
+      UserManager: { maxSize: USERS_CACHED, keepOverLimit: (user) => user.id === user.client.user.id },
+      GuildMemberManager: { maxSize: MEMBERS_CACHED_PER_SERVER, keepOverLimit: (member) => member.id === member.client.user.id },
     }),
   });
 }

@@ -4,6 +4,7 @@ import type { StoreLocation } from '../store.ts';
 import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
+import { DEFAULT_DELIVERY_RETENTION_DAYS } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import { DailyScheduler, type SchedulerObserver } from './scheduler.ts';
 import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
@@ -32,6 +33,8 @@ export interface OpenDailyPostsOptions {
   store: string | StoreLocation;
   limit: number;
   concurrency: number;
+  /** Days delivery records are kept (DELIVERY_RETENTION_DAYS); see delivery-retention.ts. */
+  retentionDays?: number;
   logger: Logger;
   now?: () => Date;
   /** Told about the scheduler's ticks and posts (metrics, health). */
@@ -40,7 +43,7 @@ export interface OpenDailyPostsOptions {
 
 export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<DailyPosts> {
   const logger = options.logger.child({ component: 'daily-posts' });
-  const store = await SubscriptionStore.open(options.store, logger);
+  const store = await SubscriptionStore.open(options.store, logger, options.now ? { now: options.now } : {});
   const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
   let scheduler: DailyScheduler | null = null;
   const stopPosting = async (): Promise<void> => {
@@ -59,11 +62,15 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
         logger,
         concurrency: options.concurrency,
         now: options.now,
+        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
         ...(claims ? { claims } : {}),
         ...(options.observer ? { observer: options.observer } : {}),
       });
       scheduler.start();
-      logger.info({ concurrency: options.concurrency }, 'daily posts scheduled (checked every minute)');
+      logger.info(
+        { concurrency: options.concurrency, retentionDays: options.retentionDays ?? DEFAULT_DELIVERY_RETENTION_DAYS },
+        'daily posts scheduled (checked every minute)',
+      );
       return scheduler;
     },
     stopPosting,

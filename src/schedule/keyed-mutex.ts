@@ -18,4 +18,9 @@ export class KeyedMutex {
     });
     return result;
   }
+
+  /** Keys with a critical section running or queued; an idle key is forgotten, so this is 0 at rest. */
+  get size(): number {
+    return this.tails.size;
+  }
 }

@@ -8,6 +8,7 @@ import type { WotdLookup } from '../wotd/lookup.ts';
 import { currentSlot, owesPost, type Slot } from './due.ts';
 import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryJob, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
+import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 
@@ -24,6 +25,8 @@ export interface SchedulerOptions {
   progressEvery?: number;
   /** Cluster mode: several processes run the scheduler over one store; see DeliveryClaims. */
   claims?: DeliveryClaims;
+  /** Delivery records of service days more than this many days ago are deleted, once a day (default 35). */
+  retentionDays?: number;
   /** Told about ticks and posts (metrics, health); its methods must not throw. */
   observer?: SchedulerObserver;
 }
@@ -60,6 +63,8 @@ export class DailyScheduler {
   private task: ScheduledTask | null = null;
   private stopping = false;
   private failing = false;
+  /** The UTC day of the last pruning of old delivery records. */
+  private prunedOn: IsoDate | null = null;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -185,7 +190,29 @@ export class DailyScheduler {
       stopping: () => this.stopping,
       ...(this.options.claims ? { claims: this.options.claims } : {}),
     });
+    await this.pruneOnceADay(now);
     return { ...report, waitingForEntry };
+  }
+
+  /** What the scheduler holds in memory: the entries and retry waits of the last few service days. */
+  footprint(): { entries: number; waits: number } {
+    return { entries: this.entries.size, waits: this.waits.size };
+  }
+
+  /**
+   * After the first fan-out of each UTC day, deletes the delivery records past the retention (see
+   * delivery-retention.ts). A failure is logged and tried again the next day, which catches up the missed one.
+   */
+  private async pruneOnceADay(now: Date): Promise<void> {
+    const today = utcDateOf(now);
+    if (this.prunedOn === today || this.stopping) return;
+    this.prunedOn = today;
+    try {
+      const report = await pruneDeliveries(this.options.store, today, this.options.retentionDays ?? DEFAULT_DELIVERY_RETENTION_DAYS);
+      if (report && (report.deleted > 0 || report.scanned)) this.options.logger.info(report, 'old delivery records pruned');
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'could not prune old delivery records; trying again tomorrow');
+    }
   }
 
   /** The service day's entry, fetched once; while it is not available, retried with growing pauses. */

@@ -10,24 +10,37 @@ export interface StoreLock {
   close(): Promise<void>;
 }
 
-const mutexes = new Map<string, KeyedMutex>();
+/** One mutex per scope while any lock of that scope is open; the last close forgets it. */
+const mutexes = new Map<string, { mutex: KeyedMutex; users: number }>();
+
+/** Scopes with an open lock in this process (each memory:// store is a scope of its own). */
+export function inProcessLockScopes(): number {
+  return mutexes.size;
+}
 
 /** Locks held in this process only, shared by every store opened on the same scope (the store URL). */
 export class InProcessLock implements StoreLock {
   private readonly mutex: KeyedMutex;
+  private closed = false;
 
-  constructor(scope: string) {
-    let mutex = mutexes.get(scope);
-    if (!mutex) {
-      mutex = new KeyedMutex();
-      mutexes.set(scope, mutex);
+  constructor(private readonly scope: string) {
+    let shared = mutexes.get(scope);
+    if (!shared) {
+      shared = { mutex: new KeyedMutex(), users: 0 };
+      mutexes.set(scope, shared);
     }
-    this.mutex = mutex;
+    shared.users += 1;
+    this.mutex = shared.mutex;
   }
 
   withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
     return this.mutex.run(key, work);
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const shared = mutexes.get(this.scope);
+    if (shared && shared.mutex === this.mutex && --shared.users <= 0) mutexes.delete(this.scope);
+  }
 }

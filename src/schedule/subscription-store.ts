@@ -1,9 +1,9 @@
 import type Keyv from 'keyv';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { scanNamespace, type StoredEntry } from '../store-scan.ts';
+import { scanNamespace, scanNamespaceKeys, type StoredEntry } from '../store-scan.ts';
 import { isRedisStore, openStore, type StoreLocation } from '../store.ts';
-import type { IsoDate } from '../wotd/dates.ts';
+import { parseIsoDate, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import { RedisLock } from './redis-lock.ts';
 import { InProcessLock, type StoreLock } from './store-lock.ts';
 import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRecord, type Subscription } from './subscription.ts';
@@ -15,6 +15,9 @@ import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRec
  *   sub:<channelId>    one subscription (a channel has at most one)
  *   guild:<guildId>    the channel ids subscribed in that server
  *   index:<n>          one of INDEX_SHARDS lists that together hold every subscribed channel id
+ *   retired:<day>      channels whose subscription was removed that (UTC) day, kept until their delivery records
+ *                      are pruned, so pruning finds them without scanning (see delivery-retention.ts)
+ *   deliveries-pruned  the newest service day whose delivery records have all been pruned
  * so listing everything reads the index shards and the subscriptions they name, and nothing else.
  * The `deliveries` namespace holds one record per channel and service day: <channelId>:<day>.
  *
@@ -50,20 +53,25 @@ export interface OpenSubscriptionStoreOptions {
    * that fails must not look like "nothing stored" to the write that follows; asked for by migrate-store.
    */
   throwOnErrors?: boolean;
+  /** The clock that dates a removal (for the pruning of its delivery records). */
+  now?: () => Date;
 }
+
+const PRUNE_MARK_KEY = 'deliveries-pruned';
 
 export class SubscriptionStore {
   private constructor(
     private readonly subscriptions: Keyv<unknown>,
     private readonly deliveries: Keyv<unknown>,
     private readonly lock: StoreLock,
+    private readonly now: () => Date,
     private readonly logger?: Logger,
   ) {}
 
   static async open(
     where: string | StoreLocation,
     logger?: Logger,
-    { throwOnErrors }: OpenSubscriptionStoreOptions = {},
+    { throwOnErrors, now }: OpenSubscriptionStoreOptions = {},
   ): Promise<SubscriptionStore> {
     const location = typeof where === 'string' ? { url: where } : where;
     const onRedis = isRedisStore(location);
@@ -78,7 +86,7 @@ export class SubscriptionStore {
         ? await RedisLock.open(location.url, `${location.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX}subscriptions:`, logger)
         : // A memory:// store is private to this instance, so its locks must be too.
           new InProcessLock(location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url);
-      return new SubscriptionStore(subscriptions, deliveries, lock, logger);
+      return new SubscriptionStore(subscriptions, deliveries, lock, now ?? (() => new Date()), logger);
     } catch (error) {
       await Promise.all(opened.map((keyv) => keyv.disconnect()));
       throw error;
@@ -109,9 +117,13 @@ export class SubscriptionStore {
   }
 
   async listAll(): Promise<Subscription[]> {
+    return this.readMany(await this.indexedChannelIds());
+  }
+
+  /** Every channel id in the index: each subscription's, damaged ones included. */
+  async indexedChannelIds(): Promise<string[]> {
     const shards = await this.subscriptions.getMany(Array.from({ length: INDEX_SHARDS }, (_, n) => `index:${n}`));
-    const ids = shards.flatMap((shard) => (isStringArray(shard) ? shard : []));
-    return this.readMany(ids);
+    return shards.flatMap((shard) => (isStringArray(shard) ? shard : []));
   }
 
   /**
@@ -139,15 +151,25 @@ export class SubscriptionStore {
     });
   }
 
-  /** Removes a subscription on an admin's request; returns what was removed. Its delivery records stay. */
+  /**
+   * Removes a subscription on an admin's request; returns what was removed. Its delivery records stay until the
+   * retention prunes them (so subscribing again the same day does not post that day's word twice): the channel is
+   * listed under the day's `retired:` key for that.
+   */
   async remove(guildId: string, channelId: string): Promise<Subscription | null> {
     return this.lock.withLock(`guild:${guildId}`, async () => {
       const existing = await this.get(channelId);
       if (existing && existing.guildId !== guildId) return null;
       const ids = await this.readIds(`guild:${guildId}`);
-      if (ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, ids.filter((id) => id !== channelId));
+      if (ids.includes(channelId)) {
+        const rest = ids.filter((id) => id !== channelId);
+        // A server with no subscription left keeps no empty list behind.
+        if (rest.length > 0) await this.subscriptions.set(`guild:${guildId}`, rest);
+        else await this.subscriptions.delete(`guild:${guildId}`);
+      }
       await this.subscriptions.delete(`sub:${channelId}`);
       await this.removeFromIndex(channelId);
+      if (existing || ids.includes(channelId)) await this.retire([channelId], utcDateOf(this.now()));
       return existing;
     });
   }
@@ -239,6 +261,77 @@ export class SubscriptionStore {
     await this.deliveries.set(key, value);
     const parsed = deliverySchema.safeParse(value);
     return parsed.success && key === `${parsed.data.channelId}:${parsed.data.day}` ? 'restored' : 'damaged';
+  }
+
+  // Pruning of delivery records (the policy is in delivery-retention.ts; these only read and write keys).
+
+  /** The newest service day whose delivery records have all been pruned; null before the first pruning. */
+  async deliveryPruneMark(): Promise<IsoDate | null> {
+    const value = await this.subscriptions.get(PRUNE_MARK_KEY);
+    return typeof value === 'string' ? parseIsoDate(value) : null;
+  }
+
+  /** Null makes the next pruning scan every record once (after records were copied in from elsewhere). */
+  async setDeliveryPruneMark(day: IsoDate | null): Promise<void> {
+    if (day === null) await this.subscriptions.delete(PRUNE_MARK_KEY);
+    else await this.subscriptions.set(PRUNE_MARK_KEY, day);
+  }
+
+  /** Adds channels to the `retired:<day>` list: their records are pruned with everyone's until that day is. */
+  async retire(channelIds: string[], day: IsoDate): Promise<void> {
+    if (channelIds.length === 0) return;
+    const key = `retired:${day}`;
+    await this.lock.withLock(key, async () => {
+      const listed = await this.readIds(key);
+      const added = channelIds.filter((id) => !listed.includes(id));
+      if (added.length > 0) await this.subscriptions.set(key, [...listed, ...added]);
+    });
+  }
+
+  /** The channels retired on each of `days`, in the same order. */
+  async retiredOn(days: IsoDate[]): Promise<string[][]> {
+    if (days.length === 0) return [];
+    const lists = await this.subscriptions.getMany(days.map((day) => `retired:${day}`));
+    return lists.map((list) => (isStringArray(list) ? list : []));
+  }
+
+  /** Every day with a `retired:` list, found by scanning this namespace's keys (for the rare full pass). */
+  async retiredDays(): Promise<IsoDate[]> {
+    const days: IsoDate[] = [];
+    for await (const keys of scanNamespaceKeys(this.subscriptions)) {
+      for (const key of keys) {
+        const day = key.startsWith('retired:') ? parseIsoDate(key.slice('retired:'.length)) : null;
+        if (day !== null) days.push(day);
+      }
+    }
+    return days;
+  }
+
+  async forgetRetired(days: IsoDate[]): Promise<void> {
+    if (days.length > 0) await this.subscriptions.deleteMany(days.map((day) => `retired:${day}`));
+  }
+
+  /** Deletes the given channels' records of one day; returns how many there were. */
+  async deleteDeliveries(channelIds: string[], day: IsoDate): Promise<number> {
+    return this.deleteDeliveryKeys(channelIds.map((id) => `${id}:${day}`));
+  }
+
+  /** Deletes delivery records by key, in batches; returns how many existed. */
+  async deleteDeliveryKeys(keys: string[]): Promise<number> {
+    let deleted = 0;
+    for (let start = 0; start < keys.length; start += READ_BATCH) {
+      const batch = keys.slice(start, start + READ_BATCH);
+      const values = await this.deliveries.getMany(batch);
+      const present = batch.filter((_, i) => values[i] !== undefined && values[i] !== null);
+      if (present.length > 0) await this.deliveries.deleteMany(present);
+      deleted += present.length;
+    }
+    return deleted;
+  }
+
+  /** Every delivery record's key, in pages, without reading the records. */
+  deliveryKeys(): AsyncGenerator<string[]> {
+    return scanNamespaceKeys(this.deliveries);
   }
 
   private async addToIndex(channelId: string): Promise<void> {

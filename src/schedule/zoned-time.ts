@@ -28,7 +28,9 @@ export function formatLocalTime(time: LocalTime): string {
   return `${String(time.hour).padStart(2, '0')}:${String(time.minute).padStart(2, '0')}`;
 }
 
+/** One formatter per zone name; Intl accepts a zone in any case, so the names are capped, not just the zones. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 2_000;
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
@@ -43,6 +45,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
       minute: '2-digit',
       second: '2-digit',
     });
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
     formatters.set(timeZone, formatter);
   }
   return formatter;

@@ -122,12 +122,26 @@ export interface AdapterStats {
   inFlight: number;
 }
 
+/** How much the adapter holds in memory; each is bounded (see README "What the bot keeps"). */
+export interface AdapterFootprint {
+  /** Upstream operations under way or queued, each shared by its callers. */
+  flights: number;
+  /** Limiter tickets waiting, and requests remembered in the limiters' current windows. */
+  limiterQueue: number;
+  limiterWindow: number;
+  cacheMemoryRecords: number;
+  cacheIndexedWords: number;
+}
+
 export interface WotdAdapter extends WotdLookup {
   /** The service's variant: as configured (until the service contradicts it), or detected; null until an 'auto'
    * adapter has verified it. */
   readonly variant: Variant | null;
   stats(): AdapterStats;
-  /** Rejects queued lookups, stops timers and (if owned) disconnects the store. */
+  footprint(): AdapterFootprint;
+  /** Resolves when background upkeep of the cache (a sweep of expired records) under way has finished. */
+  settled(): Promise<void>;
+  /** Rejects queued lookups, stops timers, lets a cache sweep finish and (if owned) disconnects the store. */
   close(): Promise<void>;
 }
 
@@ -229,11 +243,27 @@ class Adapter implements WotdAdapter {
     return { ...this.counters, queued, waitingLookups, inFlight };
   }
 
+  footprint(): AdapterFootprint {
+    let limiterQueue = 0;
+    let limiterWindow = 0;
+    for (const limiter of new Set(this.limiters.values())) {
+      limiterQueue += limiter.queued;
+      limiterWindow += limiter.remembered;
+    }
+    const cache = this.cache.footprint();
+    return { flights: this.flights.size, limiterQueue, limiterWindow, cacheMemoryRecords: cache.memoryRecords, cacheIndexedWords: cache.indexedWords };
+  }
+
+  settled(): Promise<void> {
+    return this.cache.settled();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     const error = new WotdError('unavailable', 'The Word-of-the-Day adapter was closed');
     for (const limiter of new Set(this.limiters.values())) limiter.close(error);
+    await this.cache.settled();
     if (this.options.ownsStore) await this.options.store.disconnect();
   }
 

@@ -1,4 +1,5 @@
 import type Keyv from 'keyv';
+import { scanNamespace } from '../store-scan.ts';
 import { addDays, type IsoDate, type Variant } from './dates.ts';
 import type { Entry } from './entry.ts';
 import type { WordMatches } from './lookup.ts';
@@ -12,6 +13,13 @@ import type { WordMatches } from './lookup.ts';
  * index suggestWords reads, `variant:URL` the variant a service was seen to speak.
  * Freshness is judged by the adapter's own clock (`exp`), so an expired value is still there to be
  * served stale when the service fails; Keyv's TTL only clears out what even stale serving no longer wants.
+ *
+ * What is kept, and for how long (see README "What the bot keeps"): past entries, `w:` word dates, `words` (at most
+ * MAX_INDEXED_WORDS), `earliest` and "entries exist before" are kept for good, one per day or word the service has
+ * published; everything else carries `k`, the moment (adapter's clock) after which nothing wants it. Keyv's TTL
+ * removes such a record only when it is read again (SQLite keeps it otherwise), so every SWEEP_EVERY_MS a sweep
+ * reads the namespace once and deletes the records past their `k`. The sweep's last run is stored (`swept`), so
+ * the bot and short CLI runs on one store share it.
  *
  * Negative records (a 404, "nothing before", a search miss) and search results carry `s: RECORD_SCHEMA` and
  * always expire: one written by an earlier version, which could have been the answer to a request in the wrong
@@ -50,12 +58,23 @@ const RECENT_DAYS = 2;
 const MAX_INDEXED_WORDS = 50_000;
 /** Marks records whose trust rules are today's; see the module comment. */
 const RECORD_SCHEMA = 2;
+/** How often expired records are swept out of the store. */
+export const SWEEP_EVERY_MS = 6 * 60 * 60_000;
 
 interface Stored<T> {
   v: T;
   /** Epoch ms on the adapter's clock; null = never expires. */
   exp: number | null;
   s?: number;
+  /** Epoch ms on the adapter's clock after which the record is deleted; absent = kept for good. */
+  k?: number;
+}
+
+export interface CacheFootprint {
+  /** Records in the in-memory layer (at most `memoryRecords`). */
+  memoryRecords: number;
+  /** Words in the autocomplete index (at most MAX_INDEXED_WORDS). */
+  indexedWords: number;
 }
 
 
@@ -81,6 +100,8 @@ export class WotdCache {
   private readonly memoryRecords: number;
   private readonly words = new Map<string, string>();
   private sortedWords: string[] | null = null;
+  private nextSweepAt = 0;
+  private sweeping: Promise<void> | null = null;
 
   private constructor(
     private readonly store: Keyv<Value>,
@@ -94,7 +115,62 @@ export class WotdCache {
     const cache = new WotdCache(store as Keyv<Value>, options);
     const stored = await cache.guard(() => store.get('words'), undefined);
     if (Array.isArray(stored)) for (const word of stored) cache.indexWord(word);
+    const swept = await cache.guard(() => store.get('swept'), undefined);
+    if (swept && !Array.isArray(swept) && typeof swept.v === 'number') {
+      cache.nextSweepAt = swept.v + SWEEP_EVERY_MS;
+    } else {
+      // A store never swept (new, or from an earlier version) is first swept one period after this first opening.
+      const now = options.now();
+      cache.nextSweepAt = now + SWEEP_EVERY_MS;
+      await cache.guard(() => store.set('swept', { v: now, exp: null }), false);
+    }
     return cache;
+  }
+
+  footprint(): CacheFootprint {
+    return { memoryRecords: this.memory.size, indexedWords: this.words.size };
+  }
+
+  /** Resolves when the sweep under way, if any, has finished. */
+  async settled(): Promise<void> {
+    await this.sweeping;
+  }
+
+  /**
+   * Deletes every record past its keep time (see the module comment); returns how many. Runs by itself every
+   * SWEEP_EVERY_MS of the adapter's clock, started by a write; a sweep already under way is joined.
+   */
+  sweep(): Promise<number> {
+    if (this.sweeping) return this.sweeping.then(() => 0);
+    this.nextSweepAt = this.options.now() + SWEEP_EVERY_MS;
+    const run = this.guard(() => this.sweepStore(), 0);
+    this.sweeping = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    void this.sweeping.then(() => {
+      this.sweeping = null;
+    });
+    return run;
+  }
+
+  private async sweepStore(): Promise<number> {
+    // A store that cannot list its keys relies on its own TTLs (Keyv's) instead.
+    if (!this.store.iterator) return 0;
+    const now = this.options.now();
+    let deleted = 0;
+    for await (const page of scanNamespace(this.store as Keyv<unknown>)) {
+      const gone = page
+        // A record rewritten in memory since (the store's copy being older) is left for the next sweep.
+        .filter(([key, value]) => isPastKeeping(value, now, this.ttls.staleKeepMs) && isPastKeeping(this.memory.get(key), now, this.ttls.staleKeepMs, true))
+        .map(([key]) => key);
+      if (gone.length === 0) continue;
+      for (const key of gone) this.memory.delete(key);
+      await this.store.deleteMany(gone);
+      deleted += gone.length;
+    }
+    await this.store.set('swept', { v: now, exp: null });
+    return deleted;
   }
 
   async getEntry(date: IsoDate): Promise<Cached<Entry> | null> {
@@ -280,8 +356,11 @@ export class WotdCache {
   }
 
   private async write(key: string, record: Stored<unknown>, keyvTtl?: number): Promise<void> {
-    this.remember(key, record);
-    await this.guard(() => this.store.set(key, record, keyvTtl), false);
+    const now = this.options.now();
+    const kept = keyvTtl === undefined ? record : { ...record, k: now + keyvTtl };
+    this.remember(key, kept);
+    await this.guard(() => this.store.set(key, kept, keyvTtl), false);
+    if (now >= this.nextSweepAt) void this.sweep();
   }
 
   private async forget(key: string): Promise<void> {
@@ -308,6 +387,17 @@ export class WotdCache {
       if (oldest !== undefined) this.memory.delete(oldest);
     }
   }
+}
+
+/**
+ * Whether nothing wants a stored record any more: its keep time has passed, or (a record of an earlier version,
+ * without one) it expired longer ago than stale serving reaches back. `missing` is what an absent record counts as.
+ */
+function isPastKeeping(value: unknown, now: number, staleKeepMs: number, missing = false): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return missing;
+  const record = value as Partial<Stored<unknown>>;
+  if (typeof record.k === 'number') return record.k < now;
+  return typeof record.exp === 'number' && record.exp + staleKeepMs < now;
 }
 
 function sameEntry(a: Entry, b: Entry): boolean {

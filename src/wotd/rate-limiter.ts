@@ -68,6 +68,11 @@ export class RateLimiter {
     return this.inFlight;
   }
 
+  /** Finished requests still counted in the current window (about `limit` at most); older ones are dropped. */
+  get remembered(): number {
+    return this.finished.length;
+  }
+
   get pausedUntilMs(): number {
     return this.pausedUntil;
   }
@@ -184,6 +189,7 @@ export class RateLimiter {
         let index = this.finished.length;
         while (index > 0 && (this.finished[index - 1] ?? -Infinity) > at) index--;
         this.finished.splice(index, 0, at);
+        this.prune(at);
         this.pump();
       },
     };

@@ -26,3 +26,36 @@ describe('FixedWindowLimiter', () => {
     expect([...windows.keys()]).toEqual(['late']);
   });
 });
+
+describe('FixedWindowLimiter under a flood of clients', () => {
+  it('never holds more than maxClients windows, forgetting the oldest live one first', () => {
+    const limiter = new FixedWindowLimiter(1, 60_000, 100);
+    for (let i = 0; i < 250; i += 1) expect(limiter.take(`client-${i}`, 1_000 + i).allowed).toBe(true);
+    expect(limiter.size).toBe(100);
+    // The newest clients are still counted; the oldest were forgotten and start afresh.
+    expect(limiter.take('client-249', 2_000).allowed).toBe(false);
+    expect(limiter.take('client-0', 2_000).allowed).toBe(true);
+    expect(limiter.size).toBe(100);
+  });
+
+  it('makes room from expired windows before forgetting live ones', () => {
+    const limiter = new FixedWindowLimiter(1, 60_000, 3);
+    limiter.take('old-1', 0);
+    limiter.take('old-2', 0);
+    limiter.take('live', 59_000);
+    limiter.take('new', 61_000);
+    expect(limiter.size).toBe(2);
+    expect(limiter.take('live', 61_500).allowed).toBe(false);
+  });
+
+  it('keeps a restarted window as the newest', () => {
+    const limiter = new FixedWindowLimiter(1, 60_000, 2);
+    limiter.take('a', 0);
+    limiter.take('b', 10_000);
+    limiter.take('a', 60_000);
+    limiter.take('c', 65_000);
+    // b's window was the oldest live one, so b was forgotten; a (restarted at 60 s) is still counted.
+    expect(limiter.take('a', 66_000).allowed).toBe(false);
+    expect(limiter.take('b', 66_000).allowed).toBe(true);
+  });
+});
