@@ -1,4 +1,4 @@
-import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { AutocompleteContext, BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import {
@@ -17,6 +17,7 @@ const data = new SlashCommandBuilder()
   .setName('wotd-subscribe')
   .setDescription('Post the word of the day in a channel every day (or change that channel\'s settings)')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
+  .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
   .setContexts(InteractionContextType.Guild)
   .addChannelOption((option) =>
     option

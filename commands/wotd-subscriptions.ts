@@ -1,4 +1,4 @@
-import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { ACCENT, clip } from '../src/discord/embeds.ts';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
@@ -10,6 +10,7 @@ const data = new SlashCommandBuilder()
   .setName('wotd-subscriptions')
   .setDescription('List this server\'s daily word-of-the-day posts: channel, time, next post and status')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
+  .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
   .setContexts(InteractionContextType.Guild);
 
 const EMBED_DESCRIPTION_LIMIT = 4096;

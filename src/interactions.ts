@@ -44,7 +44,18 @@ export interface Invoker {
   channelId: string;
   /** The member holds Manage Channels where the command was used. */
   canManageChannels: boolean;
+  /** The member holds Manage Server in the invoking server (false, or absent, outside servers). */
+  canManageGuild?: boolean;
+  /**
+   * Where the command was used: a server, the bot's DM, or a group DM or DM between users (only a member's user
+   * install reaches those). Absent: a server when guildId is set, else the bot's DM.
+   */
+  context?: InvocationContext;
+  /** False where the bot is not a member of the invoking server (a member's user install brought the command there). */
+  botInGuild?: boolean;
 }
+
+export type InvocationContext = 'guild' | 'bot_dm' | 'private_channel';
 
 export interface CommandOptions {
   getString(name: string): string | null;

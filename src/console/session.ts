@@ -37,8 +37,16 @@ interface ShownMessage {
 
 const KEPT_MESSAGES = 50;
 
-/** The one member at the console: in a server, allowed to manage channels. */
-const CONSOLE_INVOKER: Invoker = { userId: 'console', guildId: 'console', channelId: 'console', canManageChannels: true };
+/** The one member at the console: in a server the bot is in, allowed to manage its channels and the server. */
+const CONSOLE_INVOKER: Invoker = {
+  userId: 'console',
+  guildId: 'console',
+  channelId: 'console',
+  canManageChannels: true,
+  canManageGuild: true,
+  context: 'guild',
+  botInGuild: true,
+};
 
 function optionsFrom(values: Map<string, ConsoleOptionValue>): CommandOptions {
   const pick = <T>(name: string, test: (value: ConsoleOptionValue) => value is T & ConsoleOptionValue): T | null => {

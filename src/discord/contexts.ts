@@ -3,6 +3,7 @@ import {
   ButtonBuilder,
   ButtonStyle,
   ChannelType,
+  InteractionContextType,
   MessageFlags,
   PermissionFlagsBits,
   type AutocompleteInteraction,
@@ -20,6 +21,7 @@ import type {
   ChannelRef,
   CommandContext,
   CommandOptions,
+  InvocationContext,
   Invoker,
   OutgoingMessage,
 } from '../interactions.ts';
@@ -66,12 +68,23 @@ export function channelKind(type: ChannelType): ChannelRef['kind'] {
   return 'other';
 }
 
+const CONTEXTS: Record<InteractionContextType, InvocationContext> = {
+  [InteractionContextType.Guild]: 'guild',
+  [InteractionContextType.BotDM]: 'bot_dm',
+  [InteractionContextType.PrivateChannel]: 'private_channel',
+};
+
 export function invokerOf(interaction: BaseInteraction): Invoker {
+  const context = interaction.context === null ? (interaction.guildId ? 'guild' : 'bot_dm') : CONTEXTS[interaction.context];
   return {
     userId: interaction.user.id,
     guildId: interaction.guildId,
     channelId: interaction.channelId ?? '',
     canManageChannels: interaction.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false,
+    canManageGuild: interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false,
+    context,
+    // The client has the Guilds intent, so every server the bot is in is cached; one only a user install reaches is not.
+    botInGuild: interaction.guildId !== null && interaction.guild !== null,
   };
 }
 

@@ -18,3 +18,13 @@ export function inviteUrl(applicationId: string): string {
   });
   return `https://discord.com/oauth2/authorize?${params.toString()}`;
 }
+
+/**
+ * The link a member opens to install the app to their own account (Discord's user install): the commands that
+ * support it then work in DMs, group DMs and servers the bot is not in. Needs "User Install" enabled on the
+ * application's Installation page.
+ */
+export function userInstallUrl(applicationId: string): string {
+  const params = new URLSearchParams({ client_id: applicationId, integration_type: '1', scope: OAuth2Scopes.ApplicationsCommands });
+  return `https://discord.com/oauth2/authorize?${params.toString()}`;
+}

@@ -25,6 +25,12 @@ export async function adminGate(
     await context.respond(privateNote('Daily posts are set up per server: use this command in a server channel, not in a DM.'));
     return null;
   }
+  if (context.invoker.botInGuild === false) {
+    await context.respond(
+      privateNote('I am not a member of this server, so I cannot post here. Ask a server admin to add me to the server, then try again.'),
+    );
+    return null;
+  }
   if (!context.invoker.canManageChannels) {
     await context.respond(privateNote('You need the **Manage Channels** permission to manage daily posts in this server.'));
     return null;

@@ -397,7 +397,15 @@ describe('the router', () => {
     expect(data.allowed_mentions).toEqual({ parse: [], roles: ['222222222222222222'] });
     expect(data.flags).toBe(64);
     expect(JSON.parse(data.content)).toEqual({
-      invoker: { userId: admin.userId, guildId: world.guild.id, channelId: world.channelId, canManageChannels: true },
+      invoker: {
+        userId: admin.userId,
+        guildId: world.guild.id,
+        channelId: world.channelId,
+        canManageChannels: true,
+        canManageGuild: false,
+        context: 'guild',
+        botInGuild: true,
+      },
       channel: { id: world.guild.channelId('news'), name: 'news', kind: 'announcement' },
       role: { id: world.guild.everyoneRoleId, name: '@everyone' },
       count: 7,

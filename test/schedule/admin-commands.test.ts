@@ -35,6 +35,7 @@ interface Invocation {
   canManageChannels?: boolean;
   guildId?: string | null;
   botPermissions?: ChannelPermission[] | null;
+  botInGuild?: boolean;
 }
 
 /** A command context that records its answers, with a settable view of the bot's permissions. */
@@ -49,6 +50,7 @@ function run(command: SlashCommand, services: BotServices, invocation: Invocatio
       guildId: invocation.guildId === undefined ? GUILD : invocation.guildId,
       channelId: DAILY.id,
       canManageChannels: invocation.canManageChannels ?? true,
+      ...(invocation.botInGuild === undefined ? {} : { botInGuild: invocation.botInGuild }),
     },
     options: {
       getString: (name) => {
@@ -100,6 +102,7 @@ describe('admin command definitions', () => {
     const json = command.data.toJSON();
     expect(json.default_member_permissions).toBe(String(PermissionFlagsBits.ManageChannels));
     expect(json.contexts).toEqual([0]);
+    expect(json.integration_types).toEqual([0]);
   });
 
   it('offers text and announcement channels, a time, a zone with autocomplete and a role', () => {
@@ -146,6 +149,7 @@ describe('/wotd-subscribe', () => {
       'You need the **Manage Channels** permission',
     );
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, guildId: null })).text).toContain('not in a DM');
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botInGuild: false })).text).toContain('I am not a member of this server');
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, role: { id: GUILD, name: '@everyone' } } })).text).toContain(
       'never ping @everyone',
     );
