@@ -1,6 +1,10 @@
 import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import type { AutocompleteContext, BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
-import { privateNote } from '../src/replies/messages.ts';
+import { dailyPostEmbed } from '../src/discord/daily-embeds.ts';
+import type { AutocompleteContext, BotServices, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
+import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
+import { privateNote, STALE_NOTE } from '../src/replies/messages.ts';
+import { buildMessage } from '../src/schedule/delivery.ts';
+import { POST_STYLES, type PostStyle } from '../src/schedule/subscription.ts';
 import {
   adminGate,
   channelMention,
@@ -9,7 +13,7 @@ import {
   PERMISSION_NAMES,
   REQUIRED_PERMISSIONS,
 } from '../src/schedule/admin-replies.ts';
-import { parseSchedule, suggestTimeZones } from '../src/schedule/subscription-service.ts';
+import { parseSchedule, subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
 
@@ -36,7 +40,16 @@ const data = new SlashCommandBuilder()
       .setMaxLength(64)
       .setAutocomplete(true),
   )
-  .addRoleOption((option) => option.setName('role').setDescription('A role to mention with each post'));
+  .addRoleOption((option) => option.setName('role').setDescription('A role to mention with each post'))
+  .addStringOption((option) =>
+    option
+      .setName('style')
+      .setDescription('full: like /wotd (default); compact: the word, IPA and a one-line definition')
+      .addChoices({ name: 'full', value: 'full' }, { name: 'compact', value: 'compact' }),
+  )
+  .addBooleanOption((option) =>
+    option.setName('preview').setDescription('Show me the post with today\'s word first, privately; nothing is saved'),
+  );
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const gate = await adminGate(context, services);
@@ -70,7 +83,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     );
   }
 
-  const result = await gate.subscriptions.subscribe({
+  const request: SubscribeRequest = {
     guildId: gate.guildId,
     channelId: channel.id,
     channelName: channel.name,
@@ -78,7 +91,14 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     timeZone: schedule.timeZone,
     roleId: role?.id ?? null,
     userId: context.invoker.userId,
-  });
+    style: styleOption(context),
+  };
+  if (context.options.getBoolean('preview') === true) {
+    const mention = role ? (console ? `@${role.name}` : `<@&${role.id}>`) : null;
+    return replyWhenReady(context, previewMessage(request, where, mention, services), { subject: { date: services.lookup.today() }, logger: services.logger });
+  }
+
+  const result = await gate.subscriptions.subscribe(request);
   if (result.kind === 'limit_reached') {
     return context.respond(
       privateNote(
@@ -95,7 +115,28 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     : overview?.nextPostAt
       ? ` Next post: ${discordTime(overview.nextPostAt)}.`
       : '';
-  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${mention}.${next}`));
+  const style = request.style === 'compact' ? ', compact (word, IPA and a one-line definition)' : '';
+  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}.${next}`));
+}
+
+function styleOption(context: CommandContext): PostStyle {
+  const given = context.options.getString('style');
+  return POST_STYLES.find((style) => style === given) ?? 'full';
+}
+
+/**
+ * The post exactly as the channel would get it, with today's word, for the admin only: the embed the scheduler would
+ * send, and the role mention (shown, pinging nobody), under a line saying it is a preview.
+ */
+async function previewMessage(request: SubscribeRequest, where: string, mention: string | null, services: BotServices): Promise<OutgoingMessage> {
+  const found = await services.lookup.getEntry(services.lookup.today(), INTERACTIVE);
+  const draft = subscriptionRecord(request, null, new Date().toISOString());
+  const post = buildMessage(draft, dailyPostEmbed(found.value, request.style ?? 'full', { siteUrl: services.siteUrl }), found.value.date);
+  const note =
+    `**Preview** of the daily post in ${where} at ${request.time} (${request.timeZone}), with today's word. Nothing is saved: ` +
+    'run the command again without `preview` to subscribe.';
+  const content = [found.stale ? STALE_NOTE : '', note, mention ?? ''].filter(Boolean).join('\n\n');
+  return { content, embeds: post.embeds, ephemeral: true };
 }
 
 async function autocomplete(context: AutocompleteContext): Promise<void> {

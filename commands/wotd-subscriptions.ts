@@ -3,7 +3,7 @@ import { ACCENT, clip } from '../src/discord/embeds.ts';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/schedule/admin-replies.ts';
-import { countsTowardLimit, describeStatus } from '../src/schedule/subscription.ts';
+import { countsTowardLimit, describeStatus, postStyleOf } from '../src/schedule/subscription.ts';
 import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
 
 const data = new SlashCommandBuilder()
@@ -22,7 +22,7 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
   const retrying = lastDelivery?.state === 'retrying' ? ` (today's post is being retried: ${lastDelivery.error ?? 'Discord did not answer'})` : '';
   const status = `${describeStatus(subscription.status)}${retrying}`;
   const next = dueNow ? "today's post goes out within a minute" : nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
-  return `${where} — ${subscription.time} ${subscription.timeZone}${role}\n  ${status}; ${next}`;
+  return `${where} — ${subscription.time} ${subscription.timeZone}, ${postStyleOf(subscription)} style${role}\n  ${status}; ${next}`;
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {

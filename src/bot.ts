@@ -9,7 +9,7 @@ import { startWotdService, type RunningService } from './service/server.ts';
 import { storeLocation } from './store.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
 import { createConsolePoster } from './console/daily-posts.ts';
-import { entryEmbed } from './discord/embeds.ts';
+import { dailyPostEmbed } from './discord/daily-embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
 import { openCluster, type Cluster } from './cluster/cluster.ts';
@@ -184,7 +184,7 @@ async function runConsole(config: Config): Promise<number> {
     daily.start({
       poster: createConsolePoster({ write: (text) => process.stdout.write(text), color }),
       lookup: adapter,
-      render: (entry) => entryEmbed(entry, { siteUrl: config.WOTD_SITE_URL }),
+      render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: config.WOTD_SITE_URL }),
     });
     const session = new ConsoleSession({
       commands,

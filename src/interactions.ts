@@ -60,6 +60,9 @@ export type InvocationContext = 'guild' | 'bot_dm' | 'private_channel';
 export interface CommandOptions {
   getString(name: string): string | null;
   getInteger(name: string): number | null;
+  getBoolean(name: string): boolean | null;
+  /** The subcommand chosen, for a command that has them (`/wotd-data export`); null otherwise. */
+  getSubcommand(): string | null;
   getChannel(name: string): ChannelRef | null;
   getRole(name: string): RoleRef | null;
 }

@@ -56,6 +56,8 @@ function optionsFrom(values: Map<string, ConsoleOptionValue>): CommandOptions {
   return {
     getString: (name) => pick(name, (value): value is string => typeof value === 'string'),
     getInteger: (name) => pick(name, (value): value is number => typeof value === 'number' && Number.isInteger(value)),
+    getBoolean: (name) => pick(name, (value): value is boolean => typeof value === 'boolean'),
+    getSubcommand: () => null,
     getChannel: (name) => pick(name, (value): value is ChannelRef => typeof value === 'object' && 'kind' in value),
     getRole: (name) => pick(name, (value): value is RoleRef => typeof value === 'object' && !('kind' in value)),
   };

@@ -187,6 +187,8 @@ function commandOptions(interaction: ChatInputCommandInteraction): CommandOption
   return {
     getString: (name) => options.getString(name),
     getInteger: (name) => options.getInteger(name),
+    getBoolean: (name) => options.getBoolean(name),
+    getSubcommand: () => options.getSubcommand(false),
     getChannel: (name) => {
       const channel = options.getChannel(name);
       if (!channel) return null;

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { createChannelPoster } from './channel-poster.ts';
-import { entryEmbed } from './embeds.ts';
+import { dailyPostEmbed } from './daily-embeds.ts';
 import { watchSubscriptionTargets } from './subscription-events.ts';
 
 /** Daily posts on a connected client: posts through its REST manager, and follows channel and server removals. */
@@ -23,7 +23,7 @@ export function startDiscordDailyPosts(
   daily.start({
     poster: createChannelPoster(client.rest, options.cluster ? { waitForTurn: options.cluster.waitForPostTurn } : {}),
     lookup: options.lookup,
-    render: (entry) => entryEmbed(entry, { siteUrl: options.siteUrl }),
+    render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: options.siteUrl }),
     ...(options.cluster ? { claims: options.cluster.claims } : {}),
   });
   return unwatch;

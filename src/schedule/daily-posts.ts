@@ -8,6 +8,7 @@ import type { ChannelPoster } from './poster.ts';
 import { DailyScheduler } from './scheduler.ts';
 import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
 import { SubscriptionStore } from './subscription-store.ts';
+import type { PostStyle } from './subscription.ts';
 
 /**
  * The daily-post feature as a runtime sees it: open the store (the admin commands need the service before the
@@ -19,7 +20,7 @@ export interface DailyPosts {
   start(options: {
     poster: ChannelPoster;
     lookup: Pick<WotdLookup, 'getEntry'>;
-    render: (entry: Entry) => APIEmbed;
+    render: (entry: Entry, style: PostStyle) => APIEmbed;
     /** Cluster mode: every process runs the scheduler, and posts only what it claims. */
     claims?: DeliveryClaims;
   }): DailyScheduler;

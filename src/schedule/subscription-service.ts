@@ -1,6 +1,6 @@
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, nextPostTime, slotFor } from './due.ts';
-import type { DeliveryRecord, Subscription } from './subscription.ts';
+import type { DeliveryRecord, PostStyle, Subscription } from './subscription.ts';
 import type { SubscriptionStore, UpsertResult } from './subscription-store.ts';
 import { canonicalTimeZone, formatLocalTime, knownTimeZones, parseLocalTime } from './zoned-time.ts';
 
@@ -16,6 +16,8 @@ export interface SubscribeRequest {
   timeZone: string;
   roleId: string | null;
   userId: string;
+  /** Default full. */
+  style?: PostStyle;
 }
 
 export interface SubscriptionOverview {
@@ -50,18 +52,7 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
 
     async subscribe(request) {
       const at = now().toISOString();
-      return store.upsert(request.guildId, request.channelId, limit, (existing) => ({
-        guildId: request.guildId,
-        channelId: request.channelId,
-        channelName: request.channelName,
-        time: request.time,
-        timeZone: request.timeZone,
-        roleId: request.roleId,
-        createdBy: existing?.createdBy ?? request.userId,
-        createdAt: existing?.createdAt ?? at,
-        enabledAt: at,
-        status: { state: 'active' },
-      }));
+      return store.upsert(request.guildId, request.channelId, limit, (existing) => subscriptionRecord(request, existing, at));
     },
 
     unsubscribe(guildId, channelId) {
@@ -87,6 +78,23 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
       }
       return overviews.sort((a, b) => a.subscription.channelName.localeCompare(b.subscription.channelName));
     },
+  };
+}
+
+/** The record a subscribe request makes (or makes of the existing one): active, enabled now. */
+export function subscriptionRecord(request: SubscribeRequest, existing: Subscription | null, at: string): Subscription {
+  return {
+    guildId: request.guildId,
+    channelId: request.channelId,
+    channelName: request.channelName,
+    time: request.time,
+    timeZone: request.timeZone,
+    roleId: request.roleId,
+    createdBy: existing?.createdBy ?? request.userId,
+    createdAt: existing?.createdAt ?? at,
+    enabledAt: at,
+    status: { state: 'active' },
+    style: request.style ?? 'full',
   };
 }
 

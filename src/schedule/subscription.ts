@@ -29,6 +29,10 @@ const statusSchema = z.discriminatedUnion('state', [
 
 export type SubscriptionStatus = z.output<typeof statusSchema>;
 
+/** full: the same embed as /wotd; compact: the word, its IPA and a one-line definition. */
+export const POST_STYLES = ['full', 'compact'] as const;
+export type PostStyle = (typeof POST_STYLES)[number];
+
 export const subscriptionSchema = z.object({
   guildId: z.string().min(1),
   channelId: z.string().min(1),
@@ -42,6 +46,11 @@ export const subscriptionSchema = z.object({
   /** When it was last created, changed or re-enabled: failures recorded before this no longer hold it back. */
   enabledAt: z.string(),
   status: statusSchema,
+  /**
+   * Fields added later are optional, so records written before them still load; read them through the helpers
+   * below, which supply the default.
+   */
+  style: z.enum(POST_STYLES).optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;
@@ -74,6 +83,10 @@ export function describeStatus(status: SubscriptionStatus): string {
     case 'disabled':
       return status.channelGone ? `disabled (${status.reason}; not counted toward the limit)` : `disabled (${status.reason})`;
   }
+}
+
+export function postStyleOf(subscription: Pick<Subscription, 'style'>): PostStyle {
+  return subscription.style ?? 'full';
 }
 
 /** Whether a subscription takes one of its server's places: all do, except those whose channel is gone. */

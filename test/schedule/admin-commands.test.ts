@@ -31,7 +31,7 @@ const FANS: RoleRef = { id: '300000000000000001', name: 'word-fans' };
 const ALL: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks'];
 
 interface Invocation {
-  options?: Record<string, string | ChannelRef | RoleRef>;
+  options?: Record<string, string | boolean | ChannelRef | RoleRef>;
   canManageChannels?: boolean;
   guildId?: string | null;
   botPermissions?: ChannelPermission[] | null;
@@ -58,6 +58,11 @@ function run(command: SlashCommand, services: BotServices, invocation: Invocatio
         return typeof value === 'string' ? value : null;
       },
       getInteger: () => null,
+      getBoolean: (name) => {
+        const value = options[name];
+        return typeof value === 'boolean' ? value : null;
+      },
+      getSubcommand: () => null,
       getChannel: (name) => {
         const value = options[name];
         return typeof value === 'object' && 'kind' in value ? value : null;
@@ -112,6 +117,8 @@ describe('admin command definitions', () => {
       ['time', false],
       ['timezone', false],
       ['role', false],
+      ['style', false],
+      ['preview', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });
@@ -220,7 +227,7 @@ describe('/wotd-unsubscribe and /wotd-subscriptions', () => {
     const { services, store } = await servicesWith();
     expect((await run(wotdSubscriptionsCommand, services)).text).toContain('No channel here gets the daily word yet');
     await run(wotdSubscribeCommand, services, { options: { channel: DAILY, role: FANS } });
-    await run(wotdSubscribeCommand, services, { options: { channel: NEWS, time: '10:00' } });
+    await run(wotdSubscribeCommand, services, { options: { channel: NEWS, time: '10:00', style: 'compact' } });
     await run(wotdSubscribeCommand, services, { options: { channel: { id: '200000000000000004', name: 'zz-gone', kind: 'text' } } });
     await store.update(NEWS.id, (s) => ({ ...s, status: { state: 'failing', reason: 'Missing Access', failedDays: 2, lastFailedDay: '2026-06-14' } }));
     await store.update('200000000000000004', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: '2026-06-14T00:00:00Z' } }));
@@ -228,8 +235,8 @@ describe('/wotd-unsubscribe and /wotd-subscriptions', () => {
     const { answer, text } = await run(wotdSubscriptionsCommand, services);
     expect(answer.ephemeral).toBe(true);
     expect(text).toContain('Daily posts (3 of 5)');
-    expect(text).toContain(`<#${DAILY.id}> — 09:00 UTC, mentions <@&${FANS.id}>\n  active; next post <t:${Date.parse('2026-06-15T09:00:00Z') / 1000}:F>`);
-    expect(text).toContain(`<#${NEWS.id}> — 10:00 UTC\n  failing (Missing Access; 2 failed days in a row); next post <t:${Date.parse('2026-06-15T10:00:00Z') / 1000}:F>`);
+    expect(text).toContain(`<#${DAILY.id}> — 09:00 UTC, full style, mentions <@&${FANS.id}>\n  active; next post <t:${Date.parse('2026-06-15T09:00:00Z') / 1000}:F>`);
+    expect(text).toContain(`<#${NEWS.id}> — 10:00 UTC, compact style\n  failing (Missing Access; 2 failed days in a row); next post <t:${Date.parse('2026-06-15T10:00:00Z') / 1000}:F>`);
     expect(text).toContain('disabled (the channel was deleted); no posts until subscribed again');
 
     expect((await run(wotdUnsubscribeCommand, services, { options: { channel: NEWS } })).text).toBe(`Unsubscribed <#${NEWS.id}>: no more daily posts there.`);
