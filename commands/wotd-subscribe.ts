@@ -139,7 +139,8 @@ async function previewMessage(request: SubscribeRequest, where: string, mention:
   return { content, embeds: post.embeds, ephemeral: true };
 }
 
-async function autocomplete(context: AutocompleteContext): Promise<void> {
+/** Suggests IANA zones for the `timezone` option (shared by /wotd-subscribe-me). */
+export async function autocomplete(context: AutocompleteContext): Promise<void> {
   if (context.focused.name !== 'timezone') return context.respond([]);
   const zones = suggestTimeZones(context.focused.value, AUTOCOMPLETE_CHOICES);
   await context.respond(zones.map((zone) => ({ name: zone.replaceAll('_', ' '), value: zone })));

@@ -1,4 +1,5 @@
 import type { ChannelPoster } from '../schedule/poster.ts';
+import { dmUserOf } from '../schedule/subscription.ts';
 import { renderMessage } from './render.ts';
 
 /**
@@ -18,7 +19,8 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       // At the console a channel's id and a role's id are their names.
       const content = message.content?.replace(/<@&([^>]+)>/g, '@$1');
       const rendered = renderMessage({ content, embeds: message.embeds }, { color: options.color, now: now() });
-      options.write(`Daily word in #${message.channelId}:\n${rendered}\n\n`);
+      const where = dmUserOf(message.channelId) === null ? `#${message.channelId}` : 'your DMs';
+      options.write(`Daily word in ${where}:\n${rendered}\n\n`);
       return { messageId: id };
     },
   };

@@ -14,7 +14,7 @@ import type {
   SlashCommand,
 } from '../interactions.ts';
 import { buttonPrefix } from '../discord/router.ts';
-import { REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
+import { pendingDmNotice, REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
 import { optionHelp, parseConsoleLine, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 
@@ -158,6 +158,8 @@ export class ConsoleSession {
       botPermissionsIn: async () => new Set(REQUIRED_PERMISSIONS),
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
+    const notice = await pendingDmNotice(this.options.services, CONSOLE_INVOKER.userId).catch(() => null);
+    if (notice) this.show(notice);
   }
 
   private findButton(target: string): { message: ShownMessage; button: ButtonSpec } | string {

@@ -3,11 +3,13 @@ import {
   HTTPError,
   RESTJSONErrorCodes,
   Routes,
+  type APIChannel,
   type APIMessage,
   type REST,
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord.js';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
+import { dmUserOf } from '../schedule/subscription.ts';
 
 export interface ChannelPosterOptions {
   /**
@@ -63,6 +65,7 @@ function pacer(perSecond: number): () => Promise<void> {
  */
 export function createChannelPoster(rest: REST, options: ChannelPosterOptions = {}): ChannelPoster {
   const waitForSlot = options.waitForTurn ?? pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND);
+  const channelOf = dmChannels(rest);
   return {
     async post(message: DailyMessage) {
       try {
@@ -78,7 +81,8 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
       };
       if (message.content !== undefined) body.content = message.content;
       try {
-        const created = (await rest.post(Routes.channelMessages(message.channelId), { body })) as APIMessage;
+        const channelId = await channelOf(message.channelId);
+        const created = (await rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
         return { messageId: created.id };
       } catch (error) {
         throw classifyPostError(error);
@@ -87,9 +91,36 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
   };
 }
 
+/**
+ * The Discord channel of a subscription's channel id: itself, or for a DM subscription (`dm:<user id>`) the bot's DM
+ * channel with that user, opened (POST /users/@me/channels) on its first post and remembered. Discord keeps one DM
+ * channel per user, so the nonce of a retry lands in the same channel as the first attempt.
+ */
+export function dmChannels(rest: REST): (channelId: string) => Promise<string> {
+  const opened = new Map<string, string>();
+  return async (channelId) => {
+    const userId = dmUserOf(channelId);
+    if (userId === null) return channelId;
+    const known = opened.get(userId);
+    if (known) return known;
+    const channel = (await rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as APIChannel;
+    opened.set(userId, channel.id);
+    return channel.id;
+  };
+}
+
 export function classifyPostError(error: unknown): DeliveryError {
   if (error instanceof DiscordAPIError) {
     const detail = `${error.message} (${error.code})`;
+    // A member's DMs: closed to the bot, or no longer reachable (no shared server and no user install). Switched off
+    // at once rather than retried for days; the member is told at their next command.
+    if (error.code === RESTJSONErrorCodes.CannotSendMessagesToThisUser) {
+      return new DeliveryError('gone', 'Discord would not deliver it: your DMs are closed to me', { cause: error });
+    }
+    if (error.code === RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds) {
+      return new DeliveryError('gone', 'Discord would not deliver it: we share no server and I am not installed to your account', { cause: error });
+    }
+    if (error.code === RESTJSONErrorCodes.UnknownUser) return new DeliveryError('gone', 'Unknown User: the account no longer exists', { cause: error });
     if (error.code === RESTJSONErrorCodes.MissingAccess) return new DeliveryError('forbidden', 'Missing Access: the bot cannot see the channel', { cause: error });
     if (error.code === RESTJSONErrorCodes.MissingPermissions) {
       return new DeliveryError('forbidden', 'Missing Permissions: the bot may not post or embed links there', { cause: error });

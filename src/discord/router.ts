@@ -1,6 +1,7 @@
 import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
+import { pendingDmNotice } from '../schedule/admin-replies.ts';
 import { createAutocompleteContext, createButtonContext, createCommandContext, type TrackedResponses } from './contexts.ts';
 
 export const SOMETHING_WENT_WRONG =
@@ -70,12 +71,21 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
         // A handler that forgot to answer would leave the member with "This interaction failed".
         log().error('command finished without answering');
         await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
-        return;
-      }
-      if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
+      } else if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
       log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+    }
+    await tellPendingNotice(context, interaction.user.id, log);
+  }
+
+  /** After any command, once: why the member's DM subscription was switched off, privately, beside the answer. */
+  async function tellPendingNotice(context: Respondable & TrackedResponses, userId: string, log: () => Logger): Promise<void> {
+    try {
+      const notice = await pendingDmNotice(services, userId);
+      if (notice) await context.followUp(notice);
+    } catch (error) {
+      log().warn({ err: error }, 'could not tell the member why their DM subscription was switched off');
     }
   }
 

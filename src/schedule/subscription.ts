@@ -51,6 +51,8 @@ export const subscriptionSchema = z.object({
    * below, which supply the default.
    */
   style: z.enum(POST_STYLES).optional(),
+  /** A DM subscription: when its owner was told why it was switched off (they are told once, at their next command). */
+  disabledNoticeAt: z.string().optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;
@@ -83,6 +85,20 @@ export function describeStatus(status: SubscriptionStatus): string {
     case 'disabled':
       return status.channelGone ? `disabled (${status.reason}; not counted toward the limit)` : `disabled (${status.reason})`;
   }
+}
+
+/**
+ * A member's subscription of their own DMs is stored like a channel's, under ids that no server or channel can have
+ * (snowflakes are digits): channel `dm:<user id>` in the "server" `user:<user id>`. So the scheduler, the delivery
+ * records and the nonces treat it as one more channel, and the per-server lock and limit become per-user ones.
+ */
+export function dmTarget(userId: string): { guildId: string; channelId: string } {
+  return { guildId: `user:${userId}`, channelId: `dm:${userId}` };
+}
+
+/** The user whose DMs a subscription posts to, or null for a channel's. */
+export function dmUserOf(channelId: string): string | null {
+  return channelId.startsWith('dm:') ? channelId.slice(3) : null;
 }
 
 export function postStyleOf(subscription: Pick<Subscription, 'style'>): PostStyle {

@@ -82,5 +82,14 @@ describe('daily posts in the console transport', () => {
     output.length = 0;
     await session.handleLine('/wotd-unsubscribe channel:#words');
     expect(output.join('')).toContain('Unsubscribed #words');
+
+    // The console's member can have the word in "their DMs" too: printed under that heading.
+    output.length = 0;
+    await session.handleLine('/wotd-subscribe-me time:10:00');
+    expect(output.join('')).toContain("Subscribed: I'll DM you the word of the day every day at 10:00 (UTC).");
+    output.length = 0;
+    now = new Date('2026-06-15T10:00:00Z');
+    expect(await scheduler.tick(now)).toMatchObject({ sent: 1 });
+    expect(output.join('')).toContain('Daily word in your DMs:');
   });
 });
