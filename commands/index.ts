@@ -1,5 +1,6 @@
 import type { SlashCommand } from '../src/interactions.ts';
 import { wotdCommand } from './wotd.ts';
+import { wotdDataCommand } from './wotd-data.ts';
 import { wotdFindCommand } from './wotd-find.ts';
 import { wotdHistoryCommand } from './wotd-history.ts';
 import { wotdSubscribeCommand } from './wotd-subscribe.ts';
@@ -18,4 +19,5 @@ export const commands: SlashCommand[] = [
   wotdSubscriptionsCommand,
   wotdSubscribeMeCommand,
   wotdUnsubscribeMeCommand,
+  wotdDataCommand,
 ];

@@ -132,7 +132,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
 
 /** What the commands are handed, the same on Discord and at the console. */
 function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, logger: Logger): BotServices {
-  return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions };
+  return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions, privacy: daily.privacy };
 }
 
 function dailyPostSettings(config: Config, logger: Logger) {

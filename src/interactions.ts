@@ -1,5 +1,6 @@
 import type { APIEmbed, RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import type { Logger } from './logger.ts';
+import type { PrivacyService } from './schedule/privacy.ts';
 import type { SubscriptionService } from './schedule/subscription-service.ts';
 import type { WotdLookup } from './wotd/lookup.ts';
 
@@ -12,7 +13,7 @@ export interface ButtonSpec {
   /** Carries the button's whole state (at most 100 characters), so it works after a restart. */
   customId: string;
   label: string;
-  style?: 'primary' | 'secondary';
+  style?: 'primary' | 'secondary' | 'danger';
   disabled?: boolean;
 }
 
@@ -25,6 +26,14 @@ export interface OutgoingMessage {
   ephemeral?: boolean;
   /** Roles the message may ping; nothing else is ever allowed to ping. */
   mentionRoleIds?: string[];
+  /** Files attached to the message (Discord: uploads; the console prints them). */
+  files?: OutgoingFile[];
+}
+
+export interface OutgoingFile {
+  name: string;
+  /** Text content, sent as UTF-8. */
+  text: string;
 }
 
 export interface ChannelRef {
@@ -121,6 +130,8 @@ export interface BotServices {
   logger?: Logger;
   /** Channel subscriptions to the daily post, for the admin commands; absent where daily posts are not run. */
   subscriptions?: SubscriptionService;
+  /** Export and erasure of what the bot stores (/wotd-data); absent where nothing is stored. */
+  privacy?: PrivacyService;
 }
 
 export interface SlashCommand {

@@ -15,7 +15,7 @@ import type {
 } from '../interactions.ts';
 import { buttonPrefix } from '../discord/router.ts';
 import { pendingDmNotice, REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
-import { optionHelp, parseConsoleLine, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
+import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 
 export interface ConsoleSessionOptions {
@@ -48,7 +48,7 @@ const CONSOLE_INVOKER: Invoker = {
   botInGuild: true,
 };
 
-function optionsFrom(values: Map<string, ConsoleOptionValue>): CommandOptions {
+function optionsFrom(values: Map<string, ConsoleOptionValue>, subcommand: string | null): CommandOptions {
   const pick = <T>(name: string, test: (value: ConsoleOptionValue) => value is T & ConsoleOptionValue): T | null => {
     const value = values.get(name);
     return value !== undefined && test(value) ? value : null;
@@ -57,7 +57,7 @@ function optionsFrom(values: Map<string, ConsoleOptionValue>): CommandOptions {
     getString: (name) => pick(name, (value): value is string => typeof value === 'string'),
     getInteger: (name) => pick(name, (value): value is number => typeof value === 'number' && Number.isInteger(value)),
     getBoolean: (name) => pick(name, (value): value is boolean => typeof value === 'boolean'),
-    getSubcommand: () => null,
+    getSubcommand: () => subcommand,
     getChannel: (name) => pick(name, (value): value is ChannelRef => typeof value === 'object' && 'kind' in value),
     getRole: (name) => pick(name, (value): value is RoleRef => typeof value === 'object' && !('kind' in value)),
   };
@@ -98,8 +98,12 @@ export class ConsoleSession {
   helpText(): string {
     const lines = ['Commands, typed as in Discord (options as name:value, "quotes" around spaces):'];
     for (const command of this.options.commands) {
-      lines.push(`  ${usageOf(command)}`, `      ${command.data.toJSON().description}`);
-      for (const option of optionHelp(command)) lines.push(`      ${option.name}: ${option.description}`);
+      const subcommands = subcommandsOf(command);
+      const entries = subcommands.length > 0 ? subcommands.map((sub) => ({ name: sub.name, description: sub.description })) : [null];
+      for (const entry of entries) {
+        lines.push(`  ${usageOf(command, entry?.name ?? null)}`, `      ${entry?.description ?? command.data.toJSON().description}`);
+        for (const option of optionHelp(command, entry?.name ?? null)) lines.push(`      ${option.name}: ${option.description}`);
+      }
     }
     lines.push(
       'Buttons under a reply: press <label> or press <number>, for example: press Older',
@@ -147,7 +151,7 @@ export class ConsoleSession {
     const base = this.respondable();
     const context: CommandContext = {
       commandName: invocation.command.data.name,
-      options: optionsFrom(invocation.values),
+      options: optionsFrom(invocation.values, invocation.subcommand),
       invoker: base.invoker,
       get acknowledged() {
         return base.acknowledged;
@@ -247,7 +251,11 @@ export class ConsoleSession {
     if (!command) return [[], line];
     const current = endsWithSpace ? '' : (tokens.at(-1) ?? '');
     const colon = current.indexOf(':');
-    const options = optionHelp(command).map((option) => option.name);
+    const subcommands = subcommandsOf(command).map((sub) => sub.name);
+    const subcommand = subcommands.includes(tokens[1] ?? '') ? (tokens[1] ?? null) : null;
+    if (subcommands.length > 0 && subcommand === null) return [subcommands.filter((name) => name.startsWith(current)), current];
+    if (subcommands.length > 0 && tokens.length === 2 && !endsWithSpace) return [[current], current];
+    const options = optionHelp(command, subcommand).map((option) => option.name);
     if (colon < 0) return [options.map((name) => `${name}:`).filter((name) => name.startsWith(current)), current];
     const optionName = current.slice(0, colon);
     const typed = current.slice(colon + 1);

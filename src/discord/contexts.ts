@@ -1,5 +1,6 @@
 import {
   ActionRowBuilder,
+  AttachmentBuilder,
   ButtonBuilder,
   ButtonStyle,
   ChannelType,
@@ -23,6 +24,7 @@ import type {
   CommandOptions,
   InvocationContext,
   Invoker,
+  OutgoingFile,
   OutgoingMessage,
 } from '../interactions.ts';
 import { botPermissionsIn } from './bot-permissions.ts';
@@ -98,7 +100,7 @@ export function buttonRows(buttons: ButtonSpec[] | undefined): ActionRowBuilder<
         new ButtonBuilder()
           .setCustomId(spec.customId)
           .setLabel(spec.label)
-          .setStyle(spec.style === 'primary' ? ButtonStyle.Primary : ButtonStyle.Secondary)
+          .setStyle(spec.style === 'primary' ? ButtonStyle.Primary : spec.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary)
           .setDisabled(spec.disabled ?? false),
       );
     }
@@ -117,18 +119,26 @@ export function newMessagePayload(message: OutgoingMessage): InteractionReplyOpt
   if (message.content !== undefined) payload.content = message.content;
   if (message.embeds !== undefined) payload.embeds = message.embeds;
   if (message.buttons !== undefined && message.buttons.length > 0) payload.components = buttonRows(message.buttons);
+  if (message.files !== undefined && message.files.length > 0) payload.files = attachmentsOf(message.files);
   if (message.ephemeral) payload.flags = MessageFlags.Ephemeral;
   return payload;
 }
 
+function attachmentsOf(files: OutgoingFile[]): AttachmentBuilder[] {
+  return files.map((file) => new AttachmentBuilder(Buffer.from(file.text, 'utf8'), { name: file.name }));
+}
+
 /** A replacement of an existing message: whatever the new message lacks is cleared. */
 export function replacementPayload(message: OutgoingMessage): InteractionEditReplyOptions {
-  return {
+  const payload: InteractionEditReplyOptions = {
     content: message.content ?? '',
     embeds: message.embeds ?? [],
     components: buttonRows(message.buttons),
     allowedMentions: allowedMentionsOf(message),
   };
+  // Only answers that come after a deferral carry files (the export), so the message replaced never has any.
+  if (message.files !== undefined && message.files.length > 0) payload.files = attachmentsOf(message.files);
+  return payload;
 }
 
 type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction;

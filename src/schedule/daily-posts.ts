@@ -5,6 +5,7 @@ import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import type { ChannelPoster } from './poster.ts';
+import { PrivacyService } from './privacy.ts';
 import { DailyScheduler } from './scheduler.ts';
 import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
 import { SubscriptionStore } from './subscription-store.ts';
@@ -17,6 +18,8 @@ import type { PostStyle } from './subscription.ts';
 export interface DailyPosts {
   store: SubscriptionStore;
   subscriptions: SubscriptionService;
+  /** /wotd-data's export and erasure, and the erasure of servers the bot left, over the same store. */
+  privacy: PrivacyService;
   start(options: {
     poster: ChannelPoster;
     lookup: Pick<WotdLookup, 'getEntry'>;
@@ -41,6 +44,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
   const logger = options.logger.child({ component: 'daily-posts' });
   const store = await SubscriptionStore.open(options.store, logger);
   const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
+  const privacy = new PrivacyService(store, options.now);
   let scheduler: DailyScheduler | null = null;
   const stopPosting = async (): Promise<void> => {
     await scheduler?.stop();
@@ -48,6 +52,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
   return {
     store,
     subscriptions,
+    privacy,
     start({ poster, lookup, render, claims }) {
       if (scheduler) return scheduler;
       scheduler = new DailyScheduler({
