@@ -1,6 +1,6 @@
 import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { dailyPostEmbed } from '../src/discord/daily-embeds.ts';
-import type { AutocompleteContext, BotServices, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
+import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { privateNote, STALE_NOTE } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
@@ -47,6 +47,10 @@ const data = new SlashCommandBuilder()
       .setDescription('full: like /wotd (default); compact: the word, IPA and a one-line definition')
       .addChoices({ name: 'full', value: 'full' }, { name: 'compact', value: 'compact' }),
   )
+  .addBooleanOption((option) => option.setName('thread').setDescription('Open a thread on each post for discussion'))
+  .addBooleanOption((option) =>
+    option.setName('publish').setDescription('In an announcement channel, publish each post to the servers that follow it'),
+  )
   .addBooleanOption((option) =>
     option.setName('preview').setDescription('Show me the post with today\'s word first, privately; nothing is saved'),
   );
@@ -70,11 +74,18 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     return context.respond(privateNote('Daily posts never ping @everyone. Choose a specific role to mention, or none.'));
   }
 
+  const openThread = context.options.getBoolean('thread') === true;
+  const publish = context.options.getBoolean('publish') === true;
+  if (publish && channel.kind !== 'announcement') {
+    return context.respond(privateNote(`Only announcement channels can publish posts to other servers, and ${where} is not one. Leave out \`publish\`, or choose an announcement channel.`));
+  }
+
   if (!context.botPermissionsIn) {
     return context.respond(privateNote(`I cannot check my permissions in ${where} from here, so I have not subscribed it.`));
   }
   const held = await context.botPermissionsIn(channel.id);
-  const missing = REQUIRED_PERMISSIONS.filter((permission) => !held.has(permission));
+  const needed: ChannelPermission[] = openThread ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
+  const missing = needed.filter((permission) => !held.has(permission));
   if (missing.length > 0) {
     const names = missing.map((permission) => `**${PERMISSION_NAMES[permission]}**`);
     const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
@@ -92,6 +103,8 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     roleId: role?.id ?? null,
     userId: context.invoker.userId,
     style: styleOption(context),
+    openThread,
+    publish,
   };
   if (context.options.getBoolean('preview') === true) {
     const mention = role ? (console ? `@${role.name}` : `<@&${role.id}>`) : null;
@@ -116,7 +129,8 @@ async function execute(context: CommandContext, services: BotServices): Promise<
       ? ` Next post: ${discordTime(overview.nextPostAt)}.`
       : '';
   const style = request.style === 'compact' ? ', compact (word, IPA and a one-line definition)' : '';
-  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}.${next}`));
+  const extras = `${openThread ? ', with a thread on each post' : ''}${publish ? ', published to following servers' : ''}`;
+  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}${extras}.${next}`));
 }
 
 function styleOption(context: CommandContext): PostStyle {
@@ -132,9 +146,13 @@ async function previewMessage(request: SubscribeRequest, where: string, mention:
   const found = await services.lookup.getEntry(services.lookup.today(), INTERACTIVE);
   const draft = subscriptionRecord(request, null, new Date().toISOString());
   const post = buildMessage(draft, dailyPostEmbed(found.value, request.style ?? 'full', { siteUrl: services.siteUrl }), found.value.date);
+  const extras = [
+    post.thread ? `Each post opens a thread, such as “${post.thread.name}”.` : '',
+    post.publish ? 'Each post is published to the servers that follow the channel.' : '',
+  ].filter(Boolean);
   const note =
-    `**Preview** of the daily post in ${where} at ${request.time} (${request.timeZone}), with today's word. Nothing is saved: ` +
-    'run the command again without `preview` to subscribe.';
+    `**Preview** of the daily post in ${where} at ${request.time} (${request.timeZone}), with today's word. ` +
+    `${extras.length > 0 ? `${extras.join(' ')} ` : ''}Nothing is saved: run the command again without \`preview\` to subscribe.`;
   const content = [found.stale ? STALE_NOTE : '', note, mention ?? ''].filter(Boolean).join('\n\n');
   return { content, embeds: post.embeds, ephemeral: true };
 }

@@ -22,7 +22,8 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
   const retrying = lastDelivery?.state === 'retrying' ? ` (today's post is being retried: ${lastDelivery.error ?? 'Discord did not answer'})` : '';
   const status = `${describeStatus(subscription.status)}${retrying}`;
   const next = dueNow ? "today's post goes out within a minute" : nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
-  return `${where} — ${subscription.time} ${subscription.timeZone}, ${postStyleOf(subscription)} style${role}\n  ${status}; ${next}`;
+  const extras = `${subscription.openThread === true ? ', thread on each post' : ''}${subscription.publish === true ? ', published' : ''}`;
+  return `${where} — ${subscription.time} ${subscription.timeZone}, ${postStyleOf(subscription)} style${role}${extras}\n  ${status}; ${next}`;
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {

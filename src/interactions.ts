@@ -90,8 +90,8 @@ export interface Respondable {
   respond(message: OutgoingMessage): Promise<void>;
 }
 
-/** A permission the bot needs in a channel it posts the daily word to. */
-export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks';
+/** A permission the bot needs in a channel it posts the daily word to (Create Public Threads: for a thread on each post). */
+export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks' | 'CreatePublicThreads';
 
 export interface CommandContext extends Respondable {
   readonly commandName: string;

@@ -20,7 +20,11 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       const content = message.content?.replace(/<@&([^>]+)>/g, '@$1');
       const rendered = renderMessage({ content, embeds: message.embeds }, { color: options.color, now: now() });
       const where = dmUserOf(message.channelId) === null ? `#${message.channelId}` : 'your DMs';
-      options.write(`Daily word in ${where}:\n${rendered}\n\n`);
+      const extras = [
+        message.thread ? `(a thread “${message.thread.name}” is opened under it)` : '',
+        message.publish ? '(published to the servers that follow the channel)' : '',
+      ].filter(Boolean);
+      options.write(`Daily word in ${where}:\n${[rendered, ...extras].join('\n')}\n\n`);
       return { messageId: id };
     },
   };

@@ -4,6 +4,7 @@ import type {
   BotServices,
   ButtonContext,
   ButtonSpec,
+  ChannelPermission,
   ChannelRef,
   CommandContext,
   CommandOptions,
@@ -14,7 +15,7 @@ import type {
   SlashCommand,
 } from '../interactions.ts';
 import { buttonPrefix } from '../discord/router.ts';
-import { pendingDmNotice, REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
+import { PERMISSION_NAMES, pendingDmNotice } from '../schedule/admin-replies.ts';
 import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 
@@ -159,7 +160,7 @@ export class ConsoleSession {
       defer: (options) => base.defer(options),
       respond: (message) => base.respond(message),
       // The console stands in for a server where the bot may do everything it needs.
-      botPermissionsIn: async () => new Set(REQUIRED_PERMISSIONS),
+      botPermissionsIn: async () => new Set(Object.keys(PERMISSION_NAMES) as ChannelPermission[]),
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
     const notice = await pendingDmNotice(this.options.services, CONSOLE_INVOKER.userId).catch(() => null);

@@ -6,6 +6,7 @@ export const CHANNEL_PERMISSION_FLAGS: Record<ChannelPermission, bigint> = {
   ViewChannel: PermissionFlagsBits.ViewChannel,
   SendMessages: PermissionFlagsBits.SendMessages,
   EmbedLinks: PermissionFlagsBits.EmbedLinks,
+  CreatePublicThreads: PermissionFlagsBits.CreatePublicThreads,
 };
 
 /**

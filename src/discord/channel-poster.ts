@@ -10,6 +10,7 @@ import {
 } from 'discord.js';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
+import type { Logger } from '../logger.ts';
 
 export interface ChannelPosterOptions {
   /**
@@ -24,6 +25,8 @@ export interface ChannelPosterOptions {
    * (src/cluster/discord-pacer.ts), since Discord's global limit is per bot, not per process.
    */
   waitForTurn?: () => Promise<void>;
+  /** Where failures of a post's extras (its thread, publishing it) are reported. */
+  logger?: Logger;
 }
 
 export const DEFAULT_POSTS_PER_SECOND = 47;
@@ -80,15 +83,42 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
         enforce_nonce: true,
       };
       if (message.content !== undefined) body.content = message.content;
+      let created: APIMessage;
       try {
         const channelId = await channelOf(message.channelId);
-        const created = (await rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
-        return { messageId: created.id };
+        created = (await rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
       } catch (error) {
         throw classifyPostError(error);
       }
+      await postExtras(rest, message, created, options.logger);
+      return { messageId: created.id };
     },
   };
+}
+
+/** Errors that only say an extra was done already: a retry (same nonce, same message) finds its thread or its publication. */
+const ALREADY_DONE = new Set<number>([RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage, RESTJSONErrorCodes.ThisMessageWasAlreadyCrossposted]);
+
+/**
+ * The thread under the post and its publication, once the post exists. The post is sent whatever happens here, so a
+ * failure is logged and never reported as the post's: that would retry the post, or switch the subscription off.
+ */
+async function postExtras(rest: REST, message: DailyMessage, created: APIMessage, logger: Logger | undefined): Promise<void> {
+  const extras: Array<{ what: string; run: () => Promise<unknown> }> = [];
+  if (message.thread) {
+    const name = message.thread.name;
+    extras.push({ what: 'thread', run: () => rest.post(Routes.threads(created.channel_id, created.id), { body: { name, auto_archive_duration: 1440 } }) });
+  }
+  if (message.publish) extras.push({ what: 'publish', run: () => rest.post(Routes.channelMessageCrosspost(created.channel_id, created.id)) });
+  for (const extra of extras) {
+    try {
+      await extra.run();
+    } catch (error) {
+      const fields = { channelId: message.channelId, messageId: created.id, extra: extra.what, reason: error instanceof Error ? error.message : String(error) };
+      if (error instanceof DiscordAPIError && typeof error.code === 'number' && ALREADY_DONE.has(error.code)) logger?.debug(fields, 'daily post extra was done already');
+      else logger?.warn(fields, 'daily post sent, but its extra failed');
+    }
+  }
 }
 
 /**

@@ -33,7 +33,7 @@ export function startDiscordDailyPosts(
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   sweeper.unref();
   daily.start({
-    poster: createChannelPoster(client.rest, options.cluster ? { waitForTurn: options.cluster.waitForPostTurn } : {}),
+    poster: createChannelPoster(client.rest, { logger: log, ...(options.cluster ? { waitForTurn: options.cluster.waitForPostTurn } : {}) }),
     lookup: options.lookup,
     render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: options.siteUrl }),
     ...(options.cluster ? { claims: options.cluster.claims } : {}),

@@ -1,11 +1,13 @@
 import { OAuth2Scopes, PermissionsBitField } from 'discord.js';
+import { REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
 import { CHANNEL_PERMISSION_FLAGS } from './bot-permissions.ts';
 
 /**
  * What the bot needs in a channel and nothing more, the same permissions it checks before posting: to see it, post
  * in it, and have its embeds shown. View Channel (1024) + Send Messages (2048) + Embed Links (16384) = 19456.
+ * (A thread on each post needs Create Public Threads too; admins who want that grant it in the channel.)
  */
-export const BOT_PERMISSIONS = new PermissionsBitField(Object.values(CHANNEL_PERMISSION_FLAGS)).bitfield;
+export const BOT_PERMISSIONS = new PermissionsBitField(REQUIRED_PERMISSIONS.map((permission) => CHANNEL_PERMISSION_FLAGS[permission])).bitfield;
 
 export const INVITE_SCOPES = [OAuth2Scopes.Bot, OAuth2Scopes.ApplicationsCommands] as const;
 

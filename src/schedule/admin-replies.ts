@@ -9,6 +9,7 @@ export const PERMISSION_NAMES: Record<ChannelPermission, string> = {
   ViewChannel: 'View Channel',
   SendMessages: 'Send Messages',
   EmbedLinks: 'Embed Links',
+  CreatePublicThreads: 'Create Public Threads',
 };
 
 export const REQUIRED_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks'];

@@ -18,6 +18,10 @@ export interface SubscribeRequest {
   userId: string;
   /** Default full. */
   style?: PostStyle;
+  /** A thread on each post (default no). */
+  openThread?: boolean;
+  /** Publish each post to following servers, in an announcement channel (default no). */
+  publish?: boolean;
 }
 
 export interface SubscriptionOverview {
@@ -148,6 +152,8 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     enabledAt: at,
     status: { state: 'active' },
     style: request.style ?? 'full',
+    ...(request.openThread === true ? { openThread: true } : {}),
+    ...(request.publish === true ? { publish: true } : {}),
   };
 }
 

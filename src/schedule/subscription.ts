@@ -51,6 +51,10 @@ export const subscriptionSchema = z.object({
    * below, which supply the default.
    */
   style: z.enum(POST_STYLES).optional(),
+  /** Open a thread on each post for discussion (text and announcement channels). */
+  openThread: z.boolean().optional(),
+  /** Publish (crosspost) each post to the servers following the channel (announcement channels). */
+  publish: z.boolean().optional(),
   /** A DM subscription: when its owner was told why it was switched off (they are told once, at their next command). */
   disabledNoticeAt: z.string().optional(),
 });

@@ -118,6 +118,8 @@ describe('admin command definitions', () => {
       ['timezone', false],
       ['role', false],
       ['style', false],
+      ['thread', false],
+      ['publish', false],
       ['preview', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
@@ -172,6 +174,22 @@ describe('/wotd-subscribe', () => {
     const unknown = await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botPermissions: null });
     expect(unknown.text).toContain('cannot check my permissions');
     expect(await store.listAll()).toEqual([]);
+  });
+
+  it('publishes only in announcement channels, and a thread needs Create Public Threads', async () => {
+    const { services, store } = await servicesWith();
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, publish: true } })).text).toContain(
+      `Only announcement channels can publish posts to other servers, and <#${DAILY.id}> is not one.`,
+    );
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, thread: true } })).text).toContain("I'm missing **Create Public Threads** there");
+    expect(await store.listAll()).toEqual([]);
+    const ok = await run(wotdSubscribeCommand, services, {
+      options: { channel: NEWS, thread: true, publish: true },
+      botPermissions: [...ALL, 'CreatePublicThreads'],
+    });
+    expect(ok.text).toContain('with a thread on each post, published to following servers.');
+    expect(await store.get(NEWS.id)).toMatchObject({ openThread: true, publish: true });
+    expect((await run(wotdSubscriptionsCommand, services)).text).toContain(`<#${NEWS.id}> — 09:00 UTC, full style, thread on each post, published`);
   });
 
   it('accepts only text and announcement channels', async () => {
