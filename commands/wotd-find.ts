@@ -1,4 +1,4 @@
-import { SlashCommandBuilder, type APIEmbed } from 'discord.js';
+import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { ACCENT, attribution, clip, escapeText } from '../src/discord/embeds.ts';
 import type {
   AutocompleteContext,
@@ -24,6 +24,9 @@ const SUGGESTIONS = 5;
 
 const data = new SlashCommandBuilder()
   .setName('wotd-find')
+  // Installed to a server or to a member's account: works in servers, the bot's DMs, group DMs and other DMs.
+  .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
+  .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
   .setDescription('Find every day a word was the word of the day')
   .addStringOption((option) =>
     option

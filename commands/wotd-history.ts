@@ -1,4 +1,4 @@
-import { SlashCommandBuilder, type APIEmbed } from 'discord.js';
+import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { ACCENT, attribution } from '../src/discord/embeds.ts';
 import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
 import { describeDate } from '../src/replies/dates.ts';
@@ -16,6 +16,9 @@ export const MAX_LIMIT = 8;
 
 const data = new SlashCommandBuilder()
   .setName('wotd-history')
+  // Installed to a server or to a member's account: works in servers, the bot's DMs, group DMs and other DMs.
+  .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
+  .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
   .setDescription('List the words of the day before a date, newest first')
   .addStringOption((option) =>
     option.setName('date').setDescription(`Show the words before this day: ${DATE_OPTION_DESCRIPTION}`).setMaxLength(32),

@@ -1,6 +1,10 @@
-import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import type { AutocompleteContext, BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
-import { privateNote, userError } from '../src/replies/messages.ts';
+import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { dailyPostEmbed } from '../src/discord/daily-embeds.ts';
+import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
+import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
+import { privateNote, STALE_NOTE, userError } from '../src/replies/messages.ts';
+import { buildMessage } from '../src/schedule/delivery.ts';
+import { POST_STYLES, type PostStyle } from '../src/schedule/subscription.ts';
 import {
   adminGate,
   channelMention,
@@ -9,7 +13,7 @@ import {
   PERMISSION_NAMES,
   REQUIRED_PERMISSIONS,
 } from '../src/schedule/admin-replies.ts';
-import { parseSchedule, suggestTimeZones } from '../src/schedule/subscription-service.ts';
+import { parseSchedule, subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
 
@@ -17,6 +21,7 @@ const data = new SlashCommandBuilder()
   .setName('wotd-subscribe')
   .setDescription('Post the word of the day in a channel every day (or change that channel\'s settings)')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
+  .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
   .setContexts(InteractionContextType.Guild)
   .addChannelOption((option) =>
     option
@@ -35,7 +40,20 @@ const data = new SlashCommandBuilder()
       .setMaxLength(64)
       .setAutocomplete(true),
   )
-  .addRoleOption((option) => option.setName('role').setDescription('A role to mention with each post'));
+  .addRoleOption((option) => option.setName('role').setDescription('A role to mention with each post'))
+  .addStringOption((option) =>
+    option
+      .setName('style')
+      .setDescription('full: like /wotd (default); compact: the word, IPA and a one-line definition')
+      .addChoices({ name: 'full', value: 'full' }, { name: 'compact', value: 'compact' }),
+  )
+  .addBooleanOption((option) => option.setName('thread').setDescription('Open a thread on each post for discussion'))
+  .addBooleanOption((option) =>
+    option.setName('publish').setDescription('In an announcement channel, publish each post to the servers that follow it'),
+  )
+  .addBooleanOption((option) =>
+    option.setName('preview').setDescription('Show me the post with today\'s word first, privately; nothing is saved'),
+  );
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const gate = await adminGate(context, services);
@@ -56,11 +74,18 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     return context.respond(userError('Daily posts never ping @everyone. Choose a specific role to mention, or none.'));
   }
 
+  const openThread = context.options.getBoolean('thread') === true;
+  const publish = context.options.getBoolean('publish') === true;
+  if (publish && channel.kind !== 'announcement') {
+    return context.respond(privateNote(`Only announcement channels can publish posts to other servers, and ${where} is not one. Leave out \`publish\`, or choose an announcement channel.`));
+  }
+
   if (!context.botPermissionsIn) {
     return context.respond(privateNote(`I cannot check my permissions in ${where} from here, so I have not subscribed it.`));
   }
   const held = await context.botPermissionsIn(channel.id);
-  const missing = REQUIRED_PERMISSIONS.filter((permission) => !held.has(permission));
+  const needed: ChannelPermission[] = openThread ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
+  const missing = needed.filter((permission) => !held.has(permission));
   if (missing.length > 0) {
     const names = missing.map((permission) => `**${PERMISSION_NAMES[permission]}**`);
     const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
@@ -69,7 +94,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     );
   }
 
-  const result = await gate.subscriptions.subscribe({
+  const request: SubscribeRequest = {
     guildId: gate.guildId,
     channelId: channel.id,
     channelName: channel.name,
@@ -77,7 +102,16 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     timeZone: schedule.timeZone,
     roleId: role?.id ?? null,
     userId: context.invoker.userId,
-  });
+    style: styleOption(context),
+    openThread,
+    publish,
+  };
+  if (context.options.getBoolean('preview') === true) {
+    const mention = role ? (console ? `@${role.name}` : `<@&${role.id}>`) : null;
+    return replyWhenReady(context, previewMessage(request, where, mention, services), { subject: { date: services.lookup.today() }, logger: services.logger });
+  }
+
+  const result = await gate.subscriptions.subscribe(request);
   if (result.kind === 'limit_reached') {
     return context.respond(
       userError(
@@ -94,10 +128,37 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     : overview?.nextPostAt
       ? ` Next post: ${discordTime(overview.nextPostAt)}.`
       : '';
-  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${mention}.${next}`));
+  const style = request.style === 'compact' ? ', compact (word, IPA and a one-line definition)' : '';
+  const extras = `${openThread ? ', with a thread on each post' : ''}${publish ? ', published to following servers' : ''}`;
+  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}${extras}.${next}`));
 }
 
-async function autocomplete(context: AutocompleteContext): Promise<void> {
+function styleOption(context: CommandContext): PostStyle {
+  const given = context.options.getString('style');
+  return POST_STYLES.find((style) => style === given) ?? 'full';
+}
+
+/**
+ * The post exactly as the channel would get it, with today's word, for the admin only: the embed the scheduler would
+ * send, and the role mention (shown, pinging nobody), under a line saying it is a preview.
+ */
+async function previewMessage(request: SubscribeRequest, where: string, mention: string | null, services: BotServices): Promise<OutgoingMessage> {
+  const found = await services.lookup.getEntry(services.lookup.today(), INTERACTIVE);
+  const draft = subscriptionRecord(request, null, new Date().toISOString());
+  const post = buildMessage(draft, dailyPostEmbed(found.value, request.style ?? 'full', { siteUrl: services.siteUrl }), found.value.date);
+  const extras = [
+    post.thread ? `Each post opens a thread, such as “${post.thread.name}”.` : '',
+    post.publish ? 'Each post is published to the servers that follow the channel.' : '',
+  ].filter(Boolean);
+  const note =
+    `**Preview** of the daily post in ${where} at ${request.time} (${request.timeZone}), with today's word. ` +
+    `${extras.length > 0 ? `${extras.join(' ')} ` : ''}Nothing is saved: run the command again without \`preview\` to subscribe.`;
+  const content = [found.stale ? STALE_NOTE : '', note, mention ?? ''].filter(Boolean).join('\n\n');
+  return { content, embeds: post.embeds, ephemeral: true };
+}
+
+/** Suggests IANA zones for the `timezone` option (shared by /wotd-subscribe-me). */
+export async function autocomplete(context: AutocompleteContext): Promise<void> {
   if (context.focused.name !== 'timezone') return context.respond([]);
   const zones = suggestTimeZones(context.focused.value, AUTOCOMPLETE_CHOICES);
   await context.respond(zones.map((zone) => ({ name: zone.replaceAll('_', ' '), value: zone })));

@@ -1,15 +1,16 @@
-import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { ACCENT, clip } from '../src/discord/embeds.ts';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/schedule/admin-replies.ts';
-import { countsTowardLimit, describeStatus } from '../src/schedule/subscription.ts';
+import { countsTowardLimit, describeStatus, postStyleOf } from '../src/schedule/subscription.ts';
 import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
 
 const data = new SlashCommandBuilder()
   .setName('wotd-subscriptions')
   .setDescription('List this server\'s daily word-of-the-day posts: channel, time, next post and status')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
+  .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
   .setContexts(InteractionContextType.Guild);
 
 const EMBED_DESCRIPTION_LIMIT = 4096;
@@ -21,7 +22,8 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
   const retrying = lastDelivery?.state === 'retrying' ? ` (today's post is being retried: ${lastDelivery.error ?? 'Discord did not answer'})` : '';
   const status = `${describeStatus(subscription.status)}${retrying}`;
   const next = dueNow ? "today's post goes out within a minute" : nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
-  return `${where} — ${subscription.time} ${subscription.timeZone}${role}\n  ${status}; ${next}`;
+  const extras = `${subscription.openThread === true ? ', thread on each post' : ''}${subscription.publish === true ? ', published' : ''}`;
+  return `${where} — ${subscription.time} ${subscription.timeZone}, ${postStyleOf(subscription)} style${role}${extras}\n  ${status}; ${next}`;
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {

@@ -1,4 +1,4 @@
-import { ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { privateNote, userError } from '../src/replies/messages.ts';
 import { adminGate, channelMention, isConsoleChannel } from '../src/schedule/admin-replies.ts';
@@ -7,6 +7,7 @@ const data = new SlashCommandBuilder()
   .setName('wotd-unsubscribe')
   .setDescription('Stop the daily word of the day in a channel')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
+  .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
   .setContexts(InteractionContextType.Guild)
   .addChannelOption((option) =>
     option

@@ -1,4 +1,4 @@
-import { SlashCommandBuilder } from 'discord.js';
+import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
 import { entryEmbed } from '../src/discord/embeds.ts';
 import type { BotServices, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
 import { readDateOption } from '../src/replies/dates.ts';
@@ -10,6 +10,9 @@ export const DATE_OPTION_DESCRIPTION = 'YYYY-MM-DD, DD-MM-YYYY, today or yesterd
 
 const data = new SlashCommandBuilder()
   .setName('wotd')
+  // Installed to a server or to a member's account: works in servers, the bot's DMs, group DMs and other DMs.
+  .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
+  .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
   .setDescription('Show the word of the day: its part of speech, pronunciation and definition')
   .addStringOption((option) =>
     option.setName('date').setDescription(DATE_OPTION_DESCRIPTION).setMaxLength(32),

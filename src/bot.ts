@@ -9,7 +9,7 @@ import { startWotdService, type RunningService } from './service/server.ts';
 import { storeLocation } from './store.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type UpstreamEvent, type WotdAdapter } from './wotd/adapter.ts';
 import { createConsolePoster } from './console/daily-posts.ts';
-import { entryEmbed } from './discord/embeds.ts';
+import { dailyPostEmbed } from './discord/daily-embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
 import { openCluster, type Cluster } from './cluster/cluster.ts';
@@ -144,7 +144,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
 
 /** What the commands are handed, the same on Discord and at the console. */
 function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, logger: Logger): BotServices {
-  return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions };
+  return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions, privacy: daily.privacy };
 }
 
 function dailyPostSettings(config: Config, logger: Logger, metrics?: BotMetrics) {
@@ -210,7 +210,7 @@ async function runConsole(config: Config): Promise<number> {
     daily.start({
       poster: createConsolePoster({ write: (text) => process.stdout.write(text), color }),
       lookup: adapter,
-      render: (entry) => entryEmbed(entry, { siteUrl: config.WOTD_SITE_URL }),
+      render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: config.WOTD_SITE_URL }),
     });
     const session = new ConsoleSession({
       commands,

@@ -1,5 +1,6 @@
 import type { APIEmbed, RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import type { Logger } from './logger.ts';
+import type { PrivacyService } from './schedule/privacy.ts';
 import type { SubscriptionService } from './schedule/subscription-service.ts';
 import type { WotdLookup } from './wotd/lookup.ts';
 
@@ -12,7 +13,7 @@ export interface ButtonSpec {
   /** Carries the button's whole state (at most 100 characters), so it works after a restart. */
   customId: string;
   label: string;
-  style?: 'primary' | 'secondary';
+  style?: 'primary' | 'secondary' | 'danger';
   disabled?: boolean;
 }
 
@@ -25,6 +26,14 @@ export interface OutgoingMessage {
   ephemeral?: boolean;
   /** Roles the message may ping; nothing else is ever allowed to ping. */
   mentionRoleIds?: string[];
+  /** Files attached to the message (Discord: uploads; the console prints them). */
+  files?: OutgoingFile[];
+}
+
+export interface OutgoingFile {
+  name: string;
+  /** Text content, sent as UTF-8. */
+  text: string;
 }
 
 export interface ChannelRef {
@@ -44,11 +53,25 @@ export interface Invoker {
   channelId: string;
   /** The member holds Manage Channels where the command was used. */
   canManageChannels: boolean;
+  /** The member holds Manage Server in the invoking server (false, or absent, outside servers). */
+  canManageGuild?: boolean;
+  /**
+   * Where the command was used: a server, the bot's DM, or a group DM or DM between users (only a member's user
+   * install reaches those). Absent: a server when guildId is set, else the bot's DM.
+   */
+  context?: InvocationContext;
+  /** False where the bot is not a member of the invoking server (a member's user install brought the command there). */
+  botInGuild?: boolean;
 }
+
+export type InvocationContext = 'guild' | 'bot_dm' | 'private_channel';
 
 export interface CommandOptions {
   getString(name: string): string | null;
   getInteger(name: string): number | null;
+  getBoolean(name: string): boolean | null;
+  /** The subcommand chosen, for a command that has them (`/wotd-data export`); null otherwise. */
+  getSubcommand(): string | null;
   getChannel(name: string): ChannelRef | null;
   getRole(name: string): RoleRef | null;
 }
@@ -67,8 +90,11 @@ export interface Respondable {
   respond(message: OutgoingMessage): Promise<void>;
 }
 
-/** A permission the bot needs in a channel it posts the daily word to. */
-export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks' | 'ReadMessageHistory';
+/**
+ * A permission the bot needs in a channel it posts the daily word to (Create Public Threads: only for a thread on
+ * each post).
+ */
+export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks' | 'ReadMessageHistory' | 'CreatePublicThreads';
 
 export interface CommandContext extends Respondable {
   readonly commandName: string;
@@ -107,6 +133,8 @@ export interface BotServices {
   logger?: Logger;
   /** Channel subscriptions to the daily post, for the admin commands; absent where daily posts are not run. */
   subscriptions?: SubscriptionService;
+  /** Export and erasure of what the bot stores (/wotd-data); absent where nothing is stored. */
+  privacy?: PrivacyService;
 }
 
 export interface SlashCommand {

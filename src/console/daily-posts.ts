@@ -1,4 +1,5 @@
 import type { ChannelPoster } from '../schedule/poster.ts';
+import { dmUserOf } from '../schedule/subscription.ts';
 import { renderMessage } from './render.ts';
 
 /** Nonces remembered: Discord keeps them for minutes; this many covers days of console channels. */
@@ -32,7 +33,12 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       // At the console a channel's id and a role's id are their names.
       const content = message.content?.replace(/<@&([^>]+)>/g, '@$1');
       const rendered = renderMessage({ content, embeds: message.embeds }, { color: options.color, now: now() });
-      options.write(`Daily word in #${message.channelId}:\n${rendered}\n\n`);
+      const where = dmUserOf(message.channelId) === null ? `#${message.channelId}` : 'your DMs';
+      const extras = [
+        message.thread ? `(a thread “${message.thread.name}” is opened under it)` : '',
+        message.publish ? '(published to the servers that follow the channel)' : '',
+      ].filter(Boolean);
+      options.write(`Daily word in ${where}:\n${[rendered, ...extras].join('\n')}\n\n`);
       return { messageId: id };
     },
   };

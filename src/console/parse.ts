@@ -2,6 +2,7 @@ import {
   ApplicationCommandOptionType,
   type APIApplicationCommandBasicOption,
   type APIApplicationCommandOption,
+  type APIApplicationCommandSubcommandOption,
 } from 'discord.js';
 import type { ChannelRef, RoleRef, SlashCommand } from '../interactions.ts';
 
@@ -10,6 +11,8 @@ export type ConsoleOptionValue = string | number | boolean | ChannelRef | RoleRe
 
 export interface Invocation {
   command: SlashCommand;
+  /** The subcommand typed after the command's name, for a command that has them (`/wotd-data export`). */
+  subcommand: string | null;
   values: Map<string, ConsoleOptionValue>;
 }
 
@@ -49,22 +52,31 @@ export function tokenize(line: string): { tokens: string[] } | { error: string }
   return { tokens };
 }
 
-function optionsOf(command: SlashCommand): APIApplicationCommandBasicOption[] {
+/** A command's subcommands (`export`, `forget` of /wotd-data), with their descriptions; empty for most commands. */
+export function subcommandsOf(command: SlashCommand): APIApplicationCommandSubcommandOption[] {
   const options: APIApplicationCommandOption[] = command.data.toJSON().options ?? [];
+  return options.filter((option): option is APIApplicationCommandSubcommandOption => option.type === ApplicationCommandOptionType.Subcommand);
+}
+
+function optionsOf(command: SlashCommand, subcommand: string | null = null): APIApplicationCommandBasicOption[] {
+  const top: APIApplicationCommandOption[] = command.data.toJSON().options ?? [];
+  const options = subcommand === null ? top : (subcommandsOf(command).find((sub) => sub.name === subcommand)?.options ?? []);
   return options.filter(
     (option): option is APIApplicationCommandBasicOption =>
       option.type !== ApplicationCommandOptionType.Subcommand && option.type !== ApplicationCommandOptionType.SubcommandGroup,
   );
 }
 
-/** "date:…" or "[date:…]" for each option, as `help` shows them. */
-export function usageOf(command: SlashCommand): string {
-  const parts = optionsOf(command).map((option) => (option.required ? `${option.name}:…` : `[${option.name}:…]`));
-  return [`/${command.data.name}`, ...parts].join(' ');
+/** "date:…" or "[date:…]" for each option, as `help` shows them; `/wotd-data export|forget` for subcommands. */
+export function usageOf(command: SlashCommand, subcommand: string | null = null): string {
+  const subcommands = subcommandsOf(command);
+  if (subcommand === null && subcommands.length > 0) return `/${command.data.name} ${subcommands.map((sub) => sub.name).join('|')}`;
+  const parts = optionsOf(command, subcommand).map((option) => (option.required ? `${option.name}:…` : `[${option.name}:…]`));
+  return [`/${command.data.name}`, ...(subcommand === null ? [] : [subcommand]), ...parts].join(' ');
 }
 
-export function optionHelp(command: SlashCommand): Array<{ name: string; description: string }> {
-  return optionsOf(command).map((option) => ({ name: option.name, description: option.description }));
+export function optionHelp(command: SlashCommand, subcommand: string | null = null): Array<{ name: string; description: string }> {
+  return optionsOf(command, subcommand).map((option) => ({ name: option.name, description: option.description }));
 }
 
 function readValue(commandName: string, option: APIApplicationCommandBasicOption, raw: string): ConsoleOptionValue | { error: string } {
@@ -128,13 +140,25 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
     const known = commands.map((candidate) => `/${candidate.data.name}`).join(', ');
     return { kind: 'error', message: `There is no command ${head}. Commands: ${known}. Type help for more.` };
   }
-  const options = optionsOf(command);
+  const subcommands = subcommandsOf(command);
+  let subcommand: string | null = null;
+  if (subcommands.length > 0) {
+    const names = subcommands.map((sub) => sub.name);
+    const typed = (rest[0] ?? '').toLowerCase();
+    if (!names.includes(typed)) {
+      const given = rest[0] === undefined ? '' : ` “${rest[0]}” is not one of them.`;
+      return { kind: 'error', message: `/${command.data.name} needs one of: ${names.join(', ')}.${given} For example: /${command.data.name} ${names[0] ?? ''}` };
+    }
+    subcommand = typed;
+    rest.shift();
+  }
+  const options = optionsOf(command, subcommand);
   const values = new Map<string, ConsoleOptionValue>();
   for (const token of rest) {
     const colon = token.indexOf(':');
     if (colon <= 0) {
       const example = options[0] ? ` such as ${options[0].name}:…` : '';
-      return { kind: 'error', message: `“${token}” is not an option: write options as name:value${example}. Try: ${usageOf(command)}` };
+      return { kind: 'error', message: `“${token}” is not an option: write options as name:value${example}. Try: ${usageOf(command, subcommand)}` };
     }
     const optionName = token.slice(0, colon).toLowerCase();
     const option = options.find((candidate) => candidate.name === optionName);
@@ -151,10 +175,10 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
   if (missing.length > 0) {
     return {
       kind: 'error',
-      message: `/${command.data.name} needs ${missing.map((option) => `${option.name}:…`).join(' ')}. Try: ${usageOf(command)}`,
+      message: `/${command.data.name} needs ${missing.map((option) => `${option.name}:…`).join(' ')}. Try: ${usageOf(command, subcommand)}`,
     };
   }
-  return { kind: 'command', invocation: { command, values } };
+  return { kind: 'command', invocation: { command, subcommand, values } };
 }
 
 /** Reads one console line: a slash command, `press <button>`, `help` or `exit`. */

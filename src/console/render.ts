@@ -121,6 +121,9 @@ export function renderMessage(message: OutgoingMessage, options: RenderOptions):
   if (message.ephemeral) blocks.push(styled('(only you can see this)', 'dim', options.color));
   if (message.content) blocks.push(renderMarkdown(message.content, options));
   for (const embed of message.embeds ?? []) blocks.push(renderEmbed(embed, options));
+  for (const file of message.files ?? []) {
+    blocks.push(`${styled(`Attached ${file.name} (${Buffer.byteLength(file.text, 'utf8')} bytes):`, 'dim', options.color)}\n${file.text}`);
+  }
   if (message.buttons && message.buttons.length > 0) blocks.push(renderButtons(message.buttons));
   if (blocks.length === 0) blocks.push(styled('(an empty message)', 'dim', options.color));
   return blocks.join('\n');

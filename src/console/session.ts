@@ -4,6 +4,7 @@ import type {
   BotServices,
   ButtonContext,
   ButtonSpec,
+  ChannelPermission,
   ChannelRef,
   CommandContext,
   CommandOptions,
@@ -14,8 +15,8 @@ import type {
   SlashCommand,
 } from '../interactions.ts';
 import { buttonPrefix } from '../discord/router.ts';
-import { REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
-import { optionHelp, parseConsoleLine, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
+import { PERMISSION_NAMES, pendingDmNotice } from '../schedule/admin-replies.ts';
+import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 
 export interface ConsoleSessionOptions {
@@ -37,10 +38,18 @@ interface ShownMessage {
 
 const KEPT_MESSAGES = 50;
 
-/** The one member at the console: in a server, allowed to manage channels. */
-const CONSOLE_INVOKER: Invoker = { userId: 'console', guildId: 'console', channelId: 'console', canManageChannels: true };
+/** The one member at the console: in a server the bot is in, allowed to manage its channels and the server. */
+const CONSOLE_INVOKER: Invoker = {
+  userId: 'console',
+  guildId: 'console',
+  channelId: 'console',
+  canManageChannels: true,
+  canManageGuild: true,
+  context: 'guild',
+  botInGuild: true,
+};
 
-function optionsFrom(values: Map<string, ConsoleOptionValue>): CommandOptions {
+function optionsFrom(values: Map<string, ConsoleOptionValue>, subcommand: string | null): CommandOptions {
   const pick = <T>(name: string, test: (value: ConsoleOptionValue) => value is T & ConsoleOptionValue): T | null => {
     const value = values.get(name);
     return value !== undefined && test(value) ? value : null;
@@ -48,6 +57,8 @@ function optionsFrom(values: Map<string, ConsoleOptionValue>): CommandOptions {
   return {
     getString: (name) => pick(name, (value): value is string => typeof value === 'string'),
     getInteger: (name) => pick(name, (value): value is number => typeof value === 'number' && Number.isInteger(value)),
+    getBoolean: (name) => pick(name, (value): value is boolean => typeof value === 'boolean'),
+    getSubcommand: () => subcommand,
     getChannel: (name) => pick(name, (value): value is ChannelRef => typeof value === 'object' && 'kind' in value),
     getRole: (name) => pick(name, (value): value is RoleRef => typeof value === 'object' && !('kind' in value)),
   };
@@ -88,8 +99,12 @@ export class ConsoleSession {
   helpText(): string {
     const lines = ['Commands, typed as in Discord (options as name:value, "quotes" around spaces):'];
     for (const command of this.options.commands) {
-      lines.push(`  ${usageOf(command)}`, `      ${command.data.toJSON().description}`);
-      for (const option of optionHelp(command)) lines.push(`      ${option.name}: ${option.description}`);
+      const subcommands = subcommandsOf(command);
+      const entries = subcommands.length > 0 ? subcommands.map((sub) => ({ name: sub.name, description: sub.description })) : [null];
+      for (const entry of entries) {
+        lines.push(`  ${usageOf(command, entry?.name ?? null)}`, `      ${entry?.description ?? command.data.toJSON().description}`);
+        for (const option of optionHelp(command, entry?.name ?? null)) lines.push(`      ${option.name}: ${option.description}`);
+      }
     }
     lines.push(
       'Buttons under a reply: press <label> or press <number>, for example: press Older',
@@ -137,7 +152,7 @@ export class ConsoleSession {
     const base = this.respondable();
     const context: CommandContext = {
       commandName: invocation.command.data.name,
-      options: optionsFrom(invocation.values),
+      options: optionsFrom(invocation.values, invocation.subcommand),
       invoker: base.invoker,
       get acknowledged() {
         return base.acknowledged;
@@ -145,9 +160,11 @@ export class ConsoleSession {
       defer: (options) => base.defer(options),
       respond: (message) => base.respond(message),
       // The console stands in for a server where the bot may do everything it needs.
-      botPermissionsIn: async () => new Set(REQUIRED_PERMISSIONS),
+      botPermissionsIn: async () => new Set(Object.keys(PERMISSION_NAMES) as ChannelPermission[]),
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
+    const notice = await pendingDmNotice(this.options.services, CONSOLE_INVOKER.userId).catch(() => null);
+    if (notice) this.show(notice);
   }
 
   private findButton(target: string): { message: ShownMessage; button: ButtonSpec } | string {
@@ -235,7 +252,11 @@ export class ConsoleSession {
     if (!command) return [[], line];
     const current = endsWithSpace ? '' : (tokens.at(-1) ?? '');
     const colon = current.indexOf(':');
-    const options = optionHelp(command).map((option) => option.name);
+    const subcommands = subcommandsOf(command).map((sub) => sub.name);
+    const subcommand = subcommands.includes(tokens[1] ?? '') ? (tokens[1] ?? null) : null;
+    if (subcommands.length > 0 && subcommand === null) return [subcommands.filter((name) => name.startsWith(current)), current];
+    if (subcommands.length > 0 && tokens.length === 2 && !endsWithSpace) return [[current], current];
+    const options = optionHelp(command, subcommand).map((option) => option.name);
     if (colon < 0) return [options.map((name) => `${name}:`).filter((name) => name.startsWith(current)), current];
     const optionName = current.slice(0, colon);
     const typed = current.slice(colon + 1);

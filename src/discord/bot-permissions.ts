@@ -7,6 +7,7 @@ export const CHANNEL_PERMISSION_FLAGS: Record<ChannelPermission, bigint> = {
   SendMessages: PermissionFlagsBits.SendMessages,
   EmbedLinks: PermissionFlagsBits.EmbedLinks,
   ReadMessageHistory: PermissionFlagsBits.ReadMessageHistory,
+  CreatePublicThreads: PermissionFlagsBits.CreatePublicThreads,
 };
 
 /**

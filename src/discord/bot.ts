@@ -4,7 +4,7 @@ import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { createDiscordClient } from './client.ts';
-import { inviteUrl } from './invite.ts';
+import { inviteUrl, userInstallUrl } from './invite.ts';
 import { createInteractionRouter } from './router.ts';
 import { describeShardPlan, type ShardPlan } from './shards.ts';
 
@@ -87,7 +87,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   }
   const invite = inviteUrl(applicationId);
   log.info(
-    { user: ready.user.tag, applicationId, guilds: ready.guilds.cache.size, shards: ready.ws.shards.size, inviteUrl: invite },
+    { user: ready.user.tag, applicationId, guilds: ready.guilds.cache.size, shards: ready.ws.shards.size, inviteUrl: invite, userInstallUrl: userInstallUrl(applicationId) },
     `connected to Discord as ${ready.user.tag}; add the bot to a server with ${invite}`,
   );
 

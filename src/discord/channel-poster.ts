@@ -6,6 +6,7 @@ import {
   RESTJSONErrorCodes,
   Routes,
   SnowflakeUtil,
+  type APIChannel,
   type APIEmbed,
   type APIMessage,
   type APIUser,
@@ -13,6 +14,8 @@ import {
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord.js';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
+import { dmUserOf } from '../schedule/subscription.ts';
+import type { Logger } from '../logger.ts';
 
 export interface ChannelPosterOptions {
   /**
@@ -29,6 +32,8 @@ export interface ChannelPosterOptions {
   waitForTurn?: () => Promise<void>;
   /** The bot's user id, to tell its own posts in a channel from others'; asked of Discord once when not given. */
   selfId?: string;
+  /** Where failures of a post's extras (its thread, publishing it) are reported. */
+  logger?: Logger;
 }
 
 export const DEFAULT_POSTS_PER_SECOND = 47;
@@ -93,16 +98,23 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
     );
     return self;
   };
+  const channelOf = dmChannels(rest);
   return {
     async findEarlierPost(message: DailyMessage, since: Date) {
       const author = await selfId();
+      let channelId: string;
+      try {
+        channelId = await channelOf(message.channelId);
+      } catch (error) {
+        throw classifyPostError(error);
+      }
       let after = SnowflakeUtil.generate({ timestamp: since.getTime() - LOOK_BACK_MS }).toString();
       for (let page = 0; page < EARLIER_POST_PAGES; page += 1) {
         await takeTurn();
         let batch: APIMessage[];
         try {
           const query = makeURLSearchParams({ after, limit: HISTORY_PAGE_SIZE });
-          batch = (await rest.get(Routes.channelMessages(message.channelId), { query })) as APIMessage[];
+          batch = (await rest.get(Routes.channelMessages(channelId), { query })) as APIMessage[];
         } catch (error) {
           throw classifyPostError(error);
         }
@@ -123,12 +135,15 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
         enforce_nonce: true,
       };
       if (message.content !== undefined) body.content = message.content;
+      let created: APIMessage;
       try {
-        const created = (await rest.post(Routes.channelMessages(message.channelId), { body })) as APIMessage;
-        return { messageId: created.id };
+        const channelId = await channelOf(message.channelId);
+        created = (await rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
       } catch (error) {
         throw classifyPostError(error);
       }
+      await postExtras(rest, message, created, options.logger);
+      return { messageId: created.id };
     },
   };
 }
@@ -148,9 +163,61 @@ function sameEmbed(seen: APIEmbed | undefined, sent: APIEmbed | undefined): bool
   return seen.title === sent.title && seen.footer?.text === sent.footer?.text;
 }
 
+/** Errors that only say an extra was done already: a retry (same nonce, same message) finds its thread or its publication. */
+const ALREADY_DONE = new Set<number>([RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage, RESTJSONErrorCodes.ThisMessageWasAlreadyCrossposted]);
+
+/**
+ * The thread under the post and its publication, once the post exists. The post is sent whatever happens here, so a
+ * failure is logged and never reported as the post's: that would retry the post, or switch the subscription off.
+ */
+async function postExtras(rest: REST, message: DailyMessage, created: APIMessage, logger: Logger | undefined): Promise<void> {
+  const extras: Array<{ what: string; run: () => Promise<unknown> }> = [];
+  if (message.thread) {
+    const name = message.thread.name;
+    extras.push({ what: 'thread', run: () => rest.post(Routes.threads(created.channel_id, created.id), { body: { name, auto_archive_duration: 1440 } }) });
+  }
+  if (message.publish) extras.push({ what: 'publish', run: () => rest.post(Routes.channelMessageCrosspost(created.channel_id, created.id)) });
+  for (const extra of extras) {
+    try {
+      await extra.run();
+    } catch (error) {
+      const fields = { channelId: message.channelId, messageId: created.id, extra: extra.what, reason: error instanceof Error ? error.message : String(error) };
+      if (error instanceof DiscordAPIError && typeof error.code === 'number' && ALREADY_DONE.has(error.code)) logger?.debug(fields, 'daily post extra was done already');
+      else logger?.warn(fields, 'daily post sent, but its extra failed');
+    }
+  }
+}
+
+/**
+ * The Discord channel of a subscription's channel id: itself, or for a DM subscription (`dm:<user id>`) the bot's DM
+ * channel with that user, opened (POST /users/@me/channels) on its first post and remembered. Discord keeps one DM
+ * channel per user, so the nonce of a retry lands in the same channel as the first attempt.
+ */
+export function dmChannels(rest: REST): (channelId: string) => Promise<string> {
+  const opened = new Map<string, string>();
+  return async (channelId) => {
+    const userId = dmUserOf(channelId);
+    if (userId === null) return channelId;
+    const known = opened.get(userId);
+    if (known) return known;
+    const channel = (await rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as APIChannel;
+    opened.set(userId, channel.id);
+    return channel.id;
+  };
+}
+
 export function classifyPostError(error: unknown): DeliveryError {
   if (error instanceof DiscordAPIError) {
     const detail = `${error.message} (${error.code})`;
+    // A member's DMs: closed to the bot, or no longer reachable (no shared server and no user install). Switched off
+    // at once rather than retried for days; the member is told at their next command.
+    if (error.code === RESTJSONErrorCodes.CannotSendMessagesToThisUser) {
+      return new DeliveryError('gone', 'Discord would not deliver it: your DMs are closed to me', { cause: error });
+    }
+    if (error.code === RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds) {
+      return new DeliveryError('gone', 'Discord would not deliver it: we share no server and I am not installed to your account', { cause: error });
+    }
+    if (error.code === RESTJSONErrorCodes.UnknownUser) return new DeliveryError('gone', 'Unknown User: the account no longer exists', { cause: error });
     if (error.code === RESTJSONErrorCodes.MissingAccess) return new DeliveryError('forbidden', 'Missing Access: the bot cannot see the channel', { cause: error });
     if (error.code === RESTJSONErrorCodes.MissingPermissions) {
       return new DeliveryError('forbidden', 'Missing Permissions: the bot may not post or embed links there', { cause: error });

@@ -1,8 +1,10 @@
 import {
   ActionRowBuilder,
+  AttachmentBuilder,
   ButtonBuilder,
   ButtonStyle,
   ChannelType,
+  InteractionContextType,
   MessageFlags,
   PermissionFlagsBits,
   type AutocompleteInteraction,
@@ -20,7 +22,9 @@ import type {
   ChannelRef,
   CommandContext,
   CommandOptions,
+  InvocationContext,
   Invoker,
+  OutgoingFile,
   OutgoingMessage,
 } from '../interactions.ts';
 import { botPermissionsIn } from './bot-permissions.ts';
@@ -66,12 +70,23 @@ export function channelKind(type: ChannelType): ChannelRef['kind'] {
   return 'other';
 }
 
+const CONTEXTS: Record<InteractionContextType, InvocationContext> = {
+  [InteractionContextType.Guild]: 'guild',
+  [InteractionContextType.BotDM]: 'bot_dm',
+  [InteractionContextType.PrivateChannel]: 'private_channel',
+};
+
 export function invokerOf(interaction: BaseInteraction): Invoker {
+  const context = interaction.context === null ? (interaction.guildId ? 'guild' : 'bot_dm') : CONTEXTS[interaction.context];
   return {
     userId: interaction.user.id,
     guildId: interaction.guildId,
     channelId: interaction.channelId ?? '',
     canManageChannels: interaction.memberPermissions?.has(PermissionFlagsBits.ManageChannels) ?? false,
+    canManageGuild: interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false,
+    context,
+    // The client has the Guilds intent, so every server the bot is in is cached; one only a user install reaches is not.
+    botInGuild: interaction.guildId !== null && interaction.guild !== null,
   };
 }
 
@@ -85,7 +100,7 @@ export function buttonRows(buttons: ButtonSpec[] | undefined): ActionRowBuilder<
         new ButtonBuilder()
           .setCustomId(spec.customId)
           .setLabel(spec.label)
-          .setStyle(spec.style === 'primary' ? ButtonStyle.Primary : ButtonStyle.Secondary)
+          .setStyle(spec.style === 'primary' ? ButtonStyle.Primary : spec.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary)
           .setDisabled(spec.disabled ?? false),
       );
     }
@@ -104,18 +119,26 @@ export function newMessagePayload(message: OutgoingMessage): InteractionReplyOpt
   if (message.content !== undefined) payload.content = message.content;
   if (message.embeds !== undefined) payload.embeds = message.embeds;
   if (message.buttons !== undefined && message.buttons.length > 0) payload.components = buttonRows(message.buttons);
+  if (message.files !== undefined && message.files.length > 0) payload.files = attachmentsOf(message.files);
   if (message.ephemeral) payload.flags = MessageFlags.Ephemeral;
   return payload;
 }
 
+function attachmentsOf(files: OutgoingFile[]): AttachmentBuilder[] {
+  return files.map((file) => new AttachmentBuilder(Buffer.from(file.text, 'utf8'), { name: file.name }));
+}
+
 /** A replacement of an existing message: whatever the new message lacks is cleared. */
 export function replacementPayload(message: OutgoingMessage): InteractionEditReplyOptions {
-  return {
+  const payload: InteractionEditReplyOptions = {
     content: message.content ?? '',
     embeds: message.embeds ?? [],
     components: buttonRows(message.buttons),
     allowedMentions: allowedMentionsOf(message),
   };
+  // Only answers that come after a deferral carry files (the export), so the message replaced never has any.
+  if (message.files !== undefined && message.files.length > 0) payload.files = attachmentsOf(message.files);
+  return payload;
 }
 
 type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction;
@@ -174,6 +197,8 @@ function commandOptions(interaction: ChatInputCommandInteraction): CommandOption
   return {
     getString: (name) => options.getString(name),
     getInteger: (name) => options.getInteger(name),
+    getBoolean: (name) => options.getBoolean(name),
+    getSubcommand: () => options.getSubcommand(false),
     getChannel: (name) => {
       const channel = options.getChannel(name);
       if (!channel) return null;

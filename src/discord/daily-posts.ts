@@ -4,8 +4,10 @@ import type { Logger } from '../logger.ts';
 import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { createChannelPoster } from './channel-poster.ts';
-import { entryEmbed } from './embeds.ts';
+import { dailyPostEmbed } from './daily-embeds.ts';
 import { watchSubscriptionTargets } from './subscription-events.ts';
+
+const SWEEP_EVERY_MS = 60 * 60_000;
 
 /** Daily posts on a connected client: posts through its REST manager, and follows channel and server removals. */
 export function startDiscordDailyPosts(
@@ -17,14 +19,27 @@ export function startDiscordDailyPosts(
     logger: Logger;
     /** Cluster mode: claims on each post, and one pace for the whole cluster under Discord's global limit. */
     cluster?: Pick<Cluster, 'claims' | 'waitForPostTurn'>;
+    /** The clock of removals and erasures (tests); the scheduler has its own from openDailyPosts. */
+    now?: () => Date;
   },
 ): () => void {
-  const unwatch = watchSubscriptionTargets(client, daily.store, options.logger.child({ component: 'daily-posts' }));
+  const log = options.logger.child({ component: 'daily-posts' });
+  const unwatch = watchSubscriptionTargets(client, daily.store, log, options.now);
+  // Servers the bot left long enough ago lose their data; checked now and every hour.
+  const sweep = (): void => {
+    daily.privacy.sweepRemovedServers(log).catch((error: unknown) => log.error({ err: error }, 'could not erase the data of servers the bot left'));
+  };
+  sweep();
+  const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
+  sweeper.unref();
   daily.start({
-    poster: createChannelPoster(client.rest, options.cluster ? { waitForTurn: options.cluster.waitForPostTurn } : {}),
+    poster: createChannelPoster(client.rest, { logger: log, ...(options.cluster ? { waitForTurn: options.cluster.waitForPostTurn } : {}) }),
     lookup: options.lookup,
-    render: (entry) => entryEmbed(entry, { siteUrl: options.siteUrl }),
+    render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: options.siteUrl }),
     ...(options.cluster ? { claims: options.cluster.claims } : {}),
   });
-  return unwatch;
+  return () => {
+    clearInterval(sweeper);
+    unwatch();
+  };
 }

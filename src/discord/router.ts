@@ -2,6 +2,7 @@ import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandIntera
 import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
+import { pendingDmNotice } from '../schedule/admin-replies.ts';
 import { createAutocompleteContext, createButtonContext, createCommandContext, type TrackedResponses } from './contexts.ts';
 import { InteractionWatch } from './interaction-watch.ts';
 
@@ -77,13 +78,22 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
         watch?.record('internal_error');
         log().error('command finished without answering');
         await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
-        return;
-      }
-      if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
+      } else if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
       watch?.record('internal_error');
       log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+    }
+    await tellPendingNotice(context, interaction.user.id, log);
+  }
+
+  /** After any command, once: why the member's DM subscription was switched off, privately, beside the answer. */
+  async function tellPendingNotice(context: Respondable & TrackedResponses, userId: string, log: () => Logger): Promise<void> {
+    try {
+      const notice = await pendingDmNotice(services, userId);
+      if (notice) await context.followUp(notice);
+    } catch (error) {
+      log().warn({ err: error }, 'could not tell the member why their DM subscription was switched off');
     }
   }
 

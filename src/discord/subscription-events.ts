@@ -1,5 +1,6 @@
 import { Events, type Client, type DMChannel, type Guild, type GuildChannel } from 'discord.js';
 import type { Logger } from '../logger.ts';
+import { SERVER_DATA_RETENTION_DAYS } from '../schedule/privacy.ts';
 import type { Subscription } from '../schedule/subscription.ts';
 import type { SubscriptionStore } from '../schedule/subscription-store.ts';
 
@@ -32,19 +33,35 @@ export function watchSubscriptionTargets(
   };
 
   // GUILD_DELETE for an outage arrives as GuildUnavailable in discord.js; GuildDelete means the bot is out of the server.
+  // Its data is then kept SERVER_DATA_RETENTION_DAYS (see privacy.ts) in case the bot is added back, and erased after.
   const onGuildDelete = (guild: Guild): void => {
     store
       .updateGuild(guild.id, (current) => (current.status.state === 'disabled' ? null : disable('the bot was removed from the server', false)(current)))
-      .then((changed) => {
+      .then(async (changed) => {
         if (changed.length > 0) logger.info({ guildId: guild.id, disabled: changed.length }, 'removed from a server; its subscriptions disabled');
+        if (await store.markGuildRemoved(guild.id, now().toISOString())) {
+          logger.info({ guildId: guild.id, eraseAfterDays: SERVER_DATA_RETENTION_DAYS }, "removed from a server; its data will be erased unless the bot is added back");
+        }
       })
       .catch((error: unknown) => logger.error({ err: error, guildId: guild.id }, 'could not disable the subscriptions of a server the bot left'));
   };
 
+  // Every server arrives this way at start-up too: one read each, and only a server that was left has anything to undo.
+  const onGuildCreate = (guild: Guild): void => {
+    store
+      .cancelGuildRemoval(guild.id)
+      .then((cancelled) => {
+        if (cancelled) logger.info({ guildId: guild.id }, 'added back to a server; its data is kept (its subscriptions stay off until subscribed again)');
+      })
+      .catch((error: unknown) => logger.error({ err: error, guildId: guild.id }, "could not cancel the erasure of a server's data"));
+  };
+
   client.on(Events.ChannelDelete, onChannelDelete);
   client.on(Events.GuildDelete, onGuildDelete);
+  client.on(Events.GuildCreate, onGuildCreate);
   return () => {
     client.off(Events.ChannelDelete, onChannelDelete);
     client.off(Events.GuildDelete, onGuildDelete);
+    client.off(Events.GuildCreate, onGuildCreate);
   };
 }

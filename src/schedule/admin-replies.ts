@@ -1,6 +1,7 @@
-import type { BotServices, ChannelPermission, CommandContext } from '../interactions.ts';
+import type { BotServices, ChannelPermission, CommandContext, OutgoingMessage } from '../interactions.ts';
 import { privateNote, userError } from '../replies/messages.ts';
 import type { SubscriptionService } from './subscription-service.ts';
+import type { Subscription } from './subscription.ts';
 
 /** What the three subscription commands share: the admin gate and their wording. */
 
@@ -9,6 +10,7 @@ export const PERMISSION_NAMES: Record<ChannelPermission, string> = {
   SendMessages: 'Send Messages',
   EmbedLinks: 'Embed Links',
   ReadMessageHistory: 'Read Message History',
+  CreatePublicThreads: 'Create Public Threads',
 };
 
 /** Read Message History lets a retry see whether an earlier attempt's post got through (see delivery.ts). */
@@ -25,6 +27,12 @@ export async function adminGate(
   const guildId = context.invoker.guildId;
   if (!guildId) {
     await context.respond(userError('Daily posts are set up per server: use this command in a server channel, not in a DM.'));
+    return null;
+  }
+  if (context.invoker.botInGuild === false) {
+    await context.respond(
+      privateNote('I am not a member of this server, so I cannot post here. Ask a server admin to add me to the server, then try again.'),
+    );
     return null;
   }
   if (!context.invoker.canManageChannels) {
@@ -51,4 +59,19 @@ export function channelMention(channelId: string, name: string, console: boolean
 /** The console's channels are names, not snowflakes; Discord's are all digits. */
 export function isConsoleChannel(channelId: string): boolean {
   return !/^\d{15,22}$/.test(channelId);
+}
+
+/** What a member is told, once, at their next command after their DM subscription was switched off. */
+export function dmSwitchedOffNotice(subscription: Subscription): string {
+  const reason = subscription.status.state === 'disabled' ? subscription.status.reason : 'it could not be delivered';
+  return (
+    `Your daily word-of-the-day DMs are switched off: ${reason}. To get them again, allow direct messages from me ` +
+    '(share a server with me with DMs from its members allowed, or add me to your account), then run /wotd-subscribe-me.'
+  );
+}
+
+/** The private note owed to a member whose DM subscription was switched off since they were last told, or null. */
+export async function pendingDmNotice(services: BotServices, userId: string): Promise<OutgoingMessage | null> {
+  const switchedOff = await services.subscriptions?.takeDmNotice(userId);
+  return switchedOff ? privateNote(dmSwitchedOffNotice(switchedOff)) : null;
 }

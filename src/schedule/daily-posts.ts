@@ -6,9 +6,11 @@ import type { WotdLookup } from '../wotd/lookup.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
+import { PrivacyService } from './privacy.ts';
 import { DailyScheduler, type SchedulerObserver } from './scheduler.ts';
 import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
 import { SubscriptionStore } from './subscription-store.ts';
+import type { PostStyle } from './subscription.ts';
 
 /**
  * The daily-post feature as a runtime sees it: open the store (the admin commands need the service before the
@@ -17,10 +19,12 @@ import { SubscriptionStore } from './subscription-store.ts';
 export interface DailyPosts {
   store: SubscriptionStore;
   subscriptions: SubscriptionService;
+  /** /wotd-data's export and erasure, and the erasure of servers the bot left, over the same store. */
+  privacy: PrivacyService;
   start(options: {
     poster: ChannelPoster;
     lookup: Pick<WotdLookup, 'getEntry'>;
-    render: (entry: Entry) => APIEmbed;
+    render: (entry: Entry, style: PostStyle) => APIEmbed;
     /** Cluster mode: every process runs the scheduler, and posts only what it claims. */
     claims?: DeliveryClaims;
   }): DailyScheduler;
@@ -45,6 +49,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
   const logger = options.logger.child({ component: 'daily-posts' });
   const store = await SubscriptionStore.open(options.store, logger, options.now ? { now: options.now } : {});
   const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
+  const privacy = new PrivacyService(store, options.now);
   let scheduler: DailyScheduler | null = null;
   const stopPosting = async (): Promise<void> => {
     await scheduler?.stop();
@@ -52,6 +57,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
   return {
     store,
     subscriptions,
+    privacy,
     start({ poster, lookup, render, claims }) {
       if (scheduler) return scheduler;
       scheduler = new DailyScheduler({

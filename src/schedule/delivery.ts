@@ -74,7 +74,17 @@ export function buildMessage(subscription: Subscription, embed: APIEmbed, day: I
     nonce: deliveryNonce(subscription.channelId, day),
   };
   if (subscription.roleId) message.content = `<@&${subscription.roleId}>`;
+  if (subscription.openThread === true) message.thread = { name: threadName(embed, day) };
+  if (subscription.publish === true) message.publish = true;
   return message;
+}
+
+/** "serendipity — word of the day, 2025-01-14": the word as plain text (the title is escaped markdown), within Discord's 100. */
+export function threadName(embed: APIEmbed, day: IsoDate): string {
+  const word = (embed.title ?? '').replace(/\\(.)/g, '$1').trim();
+  const suffix = `word of the day, ${day}`;
+  const name = word ? `${word} — ${suffix}` : suffix;
+  return name.length <= 100 ? name : `${name.slice(0, 99)}…`;
 }
 
 async function deliverOne(job: DeliveryJob, options: FanOutOptions): Promise<DeliveryOutcome> {

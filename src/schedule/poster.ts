@@ -15,6 +15,12 @@ export interface DailyMessage {
   mentionRoleId: string | null;
   /** The same for every attempt at one channel's post for one day, so Discord can drop duplicates. */
   nonce: string;
+  /**
+   * Extras done after the post is sent, if the subscription asks for them: a thread under it, and publishing it to
+   * following servers. Their failures are logged by the poster, never a failed or repeated post.
+   */
+  thread?: { name: string };
+  publish?: boolean;
 }
 
 export interface ChannelPoster {

@@ -11,13 +11,14 @@ import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
+import { postStyleOf, type PostStyle } from './subscription.ts';
 
 export interface SchedulerOptions {
   store: SubscriptionStore;
   lookup: Pick<WotdLookup, 'getEntry'>;
   poster: ChannelPoster;
-  /** The daily post's embed; the bot passes the same one /wotd shows. */
-  render: (entry: Entry) => APIEmbed;
+  /** The daily post's embed in a subscription's style; the full style is the same one /wotd shows. */
+  render: (entry: Entry, style: PostStyle) => APIEmbed;
   logger: Logger;
   concurrency: number;
   now?: () => Date;
@@ -169,8 +170,17 @@ export class DailyScheduler {
         waitingForEntry += owed.length;
         continue;
       }
-      const embed = this.options.render(entry);
-      for (const candidate of owed) jobs.push({ ...candidate, embed });
+      // Each style's embed is rendered once per day, however many channels use it.
+      const embeds = new Map<PostStyle, APIEmbed>();
+      for (const candidate of owed) {
+        const style = postStyleOf(candidate.subscription);
+        let embed = embeds.get(style);
+        if (!embed) {
+          embed = this.options.render(entry, style);
+          embeds.set(style, embed);
+        }
+        jobs.push({ ...candidate, embed });
+      }
     }
     this.forgetOldDays(now);
 

@@ -1,6 +1,6 @@
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, nextPostTime, slotFor } from './due.ts';
-import type { DeliveryRecord, Subscription } from './subscription.ts';
+import { dmTarget, type DeliveryRecord, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore, UpsertResult } from './subscription-store.ts';
 import { canonicalTimeZone, formatLocalTime, knownTimeZones, parseLocalTime } from './zoned-time.ts';
 
@@ -16,6 +16,12 @@ export interface SubscribeRequest {
   timeZone: string;
   roleId: string | null;
   userId: string;
+  /** Default full. */
+  style?: PostStyle;
+  /** A thread on each post (default no). */
+  openThread?: boolean;
+  /** Publish each post to following servers, in an announcement channel (default no). */
+  publish?: boolean;
 }
 
 export interface SubscriptionOverview {
@@ -28,11 +34,31 @@ export interface SubscriptionOverview {
   lastDelivery: DeliveryRecord | null;
 }
 
+/** A member's subscription of their own DMs. */
+export interface DmSubscribeRequest {
+  userId: string;
+  time: string;
+  timeZone: string;
+  style?: PostStyle;
+}
+
+/** DM subscriptions a member may have: one, changed by subscribing again. */
+export const DM_SUBSCRIPTIONS_PER_USER = 1;
+
 export interface SubscriptionService {
   readonly limit: number;
   subscribe(request: SubscribeRequest): Promise<UpsertResult>;
   unsubscribe(guildId: string, channelId: string): Promise<Subscription | null>;
   list(guildId: string): Promise<SubscriptionOverview[]>;
+  subscribeDm(request: DmSubscribeRequest): Promise<UpsertResult>;
+  unsubscribeDm(userId: string): Promise<Subscription | null>;
+  /** The member's DM subscription with its next post, or null. */
+  dm(userId: string): Promise<SubscriptionOverview | null>;
+  /**
+   * The member's DM subscription when it was switched off and they have not been told yet; it is marked as told, so
+   * each switch-off is reported once. Null otherwise (one read of the store in the common case).
+   */
+  takeDmNotice(userId: string): Promise<Subscription | null>;
 }
 
 export interface ServiceOptions {
@@ -50,18 +76,7 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
 
     async subscribe(request) {
       const at = now().toISOString();
-      return store.upsert(request.guildId, request.channelId, limit, (existing) => ({
-        guildId: request.guildId,
-        channelId: request.channelId,
-        channelName: request.channelName,
-        time: request.time,
-        timeZone: request.timeZone,
-        roleId: request.roleId,
-        createdBy: existing?.createdBy ?? request.userId,
-        createdAt: existing?.createdAt ?? at,
-        enabledAt: at,
-        status: { state: 'active' },
-      }));
+      return store.upsert(request.guildId, request.channelId, limit, (existing) => subscriptionRecord(request, existing, at));
     },
 
     unsubscribe(guildId, channelId) {
@@ -72,21 +87,73 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
       const instant = now();
       const subscriptions = await store.listGuild(guildId);
       const overviews: SubscriptionOverview[] = [];
-      for (const subscription of subscriptions) {
-        const today = currentSlot(subscription, instant);
-        const days = new Set<IsoDate>([0, 1, 2].map((offset) => slotFor(subscription, addDays(today.localDay, offset)).serviceDay));
-        const records = new Map<IsoDate, DeliveryRecord | null>();
-        for (const day of days) records.set(day, await store.getDelivery(subscription.channelId, day));
-        const nextPostAt = nextPostTime(subscription, (day) => records.get(day) ?? null, instant);
-        overviews.push({
-          subscription,
-          nextPostAt,
-          dueNow: nextPostAt !== null && nextPostAt.getTime() <= instant.getTime(),
-          lastDelivery: records.get(today.serviceDay) ?? null,
-        });
-      }
+      for (const subscription of subscriptions) overviews.push(await overviewOf(store, subscription, instant));
       return overviews.sort((a, b) => a.subscription.channelName.localeCompare(b.subscription.channelName));
     },
+
+    async subscribeDm(request) {
+      const at = now().toISOString();
+      const { guildId, channelId } = dmTarget(request.userId);
+      const channelRequest: SubscribeRequest = { ...request, guildId, channelId, channelName: 'DM', roleId: null };
+      return store.upsert(guildId, channelId, DM_SUBSCRIPTIONS_PER_USER, (existing) => subscriptionRecord(channelRequest, existing, at));
+    },
+
+    unsubscribeDm(userId) {
+      const { guildId, channelId } = dmTarget(userId);
+      return store.remove(guildId, channelId);
+    },
+
+    async dm(userId) {
+      const subscription = await store.get(dmTarget(userId).channelId);
+      return subscription ? overviewOf(store, subscription, now()) : null;
+    },
+
+    async takeDmNotice(userId) {
+      const { channelId } = dmTarget(userId);
+      const owes = (subscription: Subscription | null): boolean =>
+        subscription?.status.state === 'disabled' && (subscription.disabledNoticeAt ?? '') < subscription.status.at;
+      if (!owes(await store.get(channelId))) return null;
+      let told: Subscription | null = null;
+      await store.update(channelId, (current) => {
+        if (!owes(current)) return null;
+        told = current;
+        return { ...current, disabledNoticeAt: now().toISOString() };
+      });
+      return told;
+    },
+  };
+}
+
+async function overviewOf(store: SubscriptionStore, subscription: Subscription, instant: Date): Promise<SubscriptionOverview> {
+  const today = currentSlot(subscription, instant);
+  const days = new Set<IsoDate>([0, 1, 2].map((offset) => slotFor(subscription, addDays(today.localDay, offset)).serviceDay));
+  const records = new Map<IsoDate, DeliveryRecord | null>();
+  for (const day of days) records.set(day, await store.getDelivery(subscription.channelId, day));
+  const nextPostAt = nextPostTime(subscription, (day) => records.get(day) ?? null, instant);
+  return {
+    subscription,
+    nextPostAt,
+    dueNow: nextPostAt !== null && nextPostAt.getTime() <= instant.getTime(),
+    lastDelivery: records.get(today.serviceDay) ?? null,
+  };
+}
+
+/** The record a subscribe request makes (or makes of the existing one): active, enabled now. */
+export function subscriptionRecord(request: SubscribeRequest, existing: Subscription | null, at: string): Subscription {
+  return {
+    guildId: request.guildId,
+    channelId: request.channelId,
+    channelName: request.channelName,
+    time: request.time,
+    timeZone: request.timeZone,
+    roleId: request.roleId,
+    createdBy: existing?.createdBy ?? request.userId,
+    createdAt: existing?.createdAt ?? at,
+    enabledAt: at,
+    status: { state: 'active' },
+    style: request.style ?? 'full',
+    ...(request.openThread === true ? { openThread: true } : {}),
+    ...(request.publish === true ? { publish: true } : {}),
   };
 }
 

@@ -18,6 +18,7 @@ import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRec
  *   retired:<day>      channels whose subscription was removed that (UTC) day, kept until their delivery records
  *                      are pruned, so pruning finds them without scanning (see delivery-retention.ts)
  *   deliveries-pruned  the newest service day whose delivery records have all been pruned
+ *   removed:<guildId>, removals   servers the bot was removed from, waiting to be erased (see "Erasure" below)
  * so listing everything reads the index shards and the subscriptions they name, and nothing else.
  * The `deliveries` namespace holds one record per channel and service day: <channelId>:<day>.
  *
@@ -332,6 +333,100 @@ export class SubscriptionStore {
   /** Every delivery record's key, in pages, without reading the records. */
   deliveryKeys(): AsyncGenerator<string[]> {
     return scanNamespaceKeys(this.deliveries);
+  }
+
+  // --- Erasure (privacy): a server's or a member's data, and servers the bot was removed from.
+  // Keys: removed:<guildId> holds when the bot was removed from a server that has data here; `removals` lists them.
+
+  /**
+   * Removes every subscription of a server (or a member's `user:<id>` DM one), the server's list and their index
+   * entries, and any record of the bot's removal; returns what was removed. Their delivery records are left to
+   * deleteDeliveries, which needs the days.
+   */
+  async eraseGuild(guildId: string): Promise<Subscription[]> {
+    return this.lock.withLock(`guild:${guildId}`, () => this.eraseGuildLocked(guildId));
+  }
+
+  /** Deletes the delivery records of these channels on these days. */
+  async deleteDeliveriesOn(channelIds: string[], days: IsoDate[]): Promise<void> {
+    const keys = channelIds.flatMap((channelId) => days.map((day) => `${channelId}:${day}`));
+    for (let start = 0; start < keys.length; start += READ_BATCH) await this.deliveries.deleteMany(keys.slice(start, start + READ_BATCH));
+  }
+
+  /** Notes when the bot was removed from a server that has subscriptions here (the first removal counts); false when it has none. */
+  async markGuildRemoved(guildId: string, at: string): Promise<boolean> {
+    return this.lock.withLock(`guild:${guildId}`, async () => {
+      if ((await this.readIds(`guild:${guildId}`)).length === 0) return false;
+      if (typeof (await this.subscriptions.get(`removed:${guildId}`)) !== 'string') await this.subscriptions.set(`removed:${guildId}`, at);
+      await this.lock.withLock('removals', async () => {
+        const listed = await this.readIds('removals');
+        if (!listed.includes(guildId)) await this.subscriptions.set('removals', [...listed, guildId]);
+      });
+      return true;
+    });
+  }
+
+  /** When the bot was removed from the server, if its data is waiting to be erased. */
+  async guildRemovedAt(guildId: string): Promise<string | null> {
+    const at = await this.subscriptions.get(`removed:${guildId}`);
+    return typeof at === 'string' ? at : null;
+  }
+
+  /** The bot is back in the server: its data stays. One read when there was nothing to cancel. */
+  async cancelGuildRemoval(guildId: string): Promise<boolean> {
+    if ((await this.guildRemovedAt(guildId)) === null) return false;
+    return this.lock.withLock(`guild:${guildId}`, async () => {
+      const had = (await this.guildRemovedAt(guildId)) !== null;
+      await this.forgetRemoval(guildId);
+      return had;
+    });
+  }
+
+  /** Servers the bot was removed from whose data is waiting to be erased, with when. */
+  async guildRemovals(): Promise<Array<{ guildId: string; at: string }>> {
+    const found: Array<{ guildId: string; at: string }> = [];
+    for (const guildId of await this.readIds('removals')) {
+      const at = await this.guildRemovedAt(guildId);
+      if (at !== null) found.push({ guildId, at });
+    }
+    return found;
+  }
+
+  /**
+   * Erases a server's data if the bot was removed from it before `removedBefore`, checked under the server's lock so
+   * a re-add (cancelGuildRemoval) and the erasure never cross. Null when it is not due (or was cancelled).
+   */
+  async eraseRemovedGuild(guildId: string, removedBefore: string): Promise<Subscription[] | null> {
+    return this.lock.withLock(`guild:${guildId}`, async () => {
+      const at = await this.guildRemovedAt(guildId);
+      if (at === null) {
+        // A listing with no record behind it (a crash between the two writes) is tidied away.
+        await this.forgetRemoval(guildId);
+        return null;
+      }
+      if (at >= removedBefore) return null;
+      return this.eraseGuildLocked(guildId);
+    });
+  }
+
+  private async eraseGuildLocked(guildId: string): Promise<Subscription[]> {
+    const ids = await this.readIds(`guild:${guildId}`);
+    const removed = await this.readMany(ids);
+    for (const channelId of ids) {
+      await this.subscriptions.delete(`sub:${channelId}`);
+      await this.removeFromIndex(channelId);
+    }
+    await this.subscriptions.delete(`guild:${guildId}`);
+    await this.forgetRemoval(guildId);
+    return removed;
+  }
+
+  private async forgetRemoval(guildId: string): Promise<void> {
+    await this.subscriptions.delete(`removed:${guildId}`);
+    await this.lock.withLock('removals', async () => {
+      const listed = await this.readIds('removals');
+      if (listed.includes(guildId)) await this.subscriptions.set('removals', listed.filter((id) => id !== guildId));
+    });
   }
 
   private async addToIndex(channelId: string): Promise<void> {

@@ -29,6 +29,10 @@ const statusSchema = z.discriminatedUnion('state', [
 
 export type SubscriptionStatus = z.output<typeof statusSchema>;
 
+/** full: the same embed as /wotd; compact: the word, its IPA and a one-line definition. */
+export const POST_STYLES = ['full', 'compact'] as const;
+export type PostStyle = (typeof POST_STYLES)[number];
+
 export const subscriptionSchema = z.object({
   guildId: z.string().min(1),
   channelId: z.string().min(1),
@@ -42,6 +46,17 @@ export const subscriptionSchema = z.object({
   /** When it was last created, changed or re-enabled: failures recorded before this no longer hold it back. */
   enabledAt: z.string(),
   status: statusSchema,
+  /**
+   * Fields added later are optional, so records written before them still load; read them through the helpers
+   * below, which supply the default.
+   */
+  style: z.enum(POST_STYLES).optional(),
+  /** Open a thread on each post for discussion (text and announcement channels). */
+  openThread: z.boolean().optional(),
+  /** Publish (crosspost) each post to the servers following the channel (announcement channels). */
+  publish: z.boolean().optional(),
+  /** A DM subscription: when its owner was told why it was switched off (they are told once, at their next command). */
+  disabledNoticeAt: z.string().optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;
@@ -76,6 +91,24 @@ export function describeStatus(status: SubscriptionStatus): string {
     case 'disabled':
       return status.channelGone ? `disabled (${status.reason}; not counted toward the limit)` : `disabled (${status.reason})`;
   }
+}
+
+/**
+ * A member's subscription of their own DMs is stored like a channel's, under ids that no server or channel can have
+ * (snowflakes are digits): channel `dm:<user id>` in the "server" `user:<user id>`. So the scheduler, the delivery
+ * records and the nonces treat it as one more channel, and the per-server lock and limit become per-user ones.
+ */
+export function dmTarget(userId: string): { guildId: string; channelId: string } {
+  return { guildId: `user:${userId}`, channelId: `dm:${userId}` };
+}
+
+/** The user whose DMs a subscription posts to, or null for a channel's. */
+export function dmUserOf(channelId: string): string | null {
+  return channelId.startsWith('dm:') ? channelId.slice(3) : null;
+}
+
+export function postStyleOf(subscription: Pick<Subscription, 'style'>): PostStyle {
+  return subscription.style ?? 'full';
 }
 
 /** Whether a subscription takes one of its server's places: all do, except those whose channel is gone. */

@@ -68,6 +68,8 @@ export function commandContext(commandName: string, options: Record<string, stri
         const value = options[name];
         return typeof value === 'number' ? value : null;
       },
+      getBoolean: () => null,
+      getSubcommand: () => null,
       getChannel: () => null,
       getRole: () => null,
     },

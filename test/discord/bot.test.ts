@@ -373,8 +373,8 @@ describe('the router', () => {
       const [sent] = await waitForSent(world.discord, handle, 1);
       return (sent?.body as { data: { content: string } }).data.content;
     };
-    expect(await held(world.channelId)).toBe('EmbedLinks,SendMessages,ViewChannel');
-    expect(await held(restricted.id)).toBe('SendMessages,ViewChannel');
+    expect(await held(world.channelId)).toBe('EmbedLinks,ReadMessageHistory,SendMessages,ViewChannel');
+    expect(await held(restricted.id)).toBe('ReadMessageHistory,SendMessages,ViewChannel');
   });
 
   it('answers for a handler that forgot to, so Discord never shows "This interaction failed"', async () => {
@@ -397,7 +397,15 @@ describe('the router', () => {
     expect(data.allowed_mentions).toEqual({ parse: [], roles: ['222222222222222222'] });
     expect(data.flags).toBe(64);
     expect(JSON.parse(data.content)).toEqual({
-      invoker: { userId: admin.userId, guildId: world.guild.id, channelId: world.channelId, canManageChannels: true },
+      invoker: {
+        userId: admin.userId,
+        guildId: world.guild.id,
+        channelId: world.channelId,
+        canManageChannels: true,
+        canManageGuild: false,
+        context: 'guild',
+        botInGuild: true,
+      },
       channel: { id: world.guild.channelId('news'), name: 'news', kind: 'announcement' },
       role: { id: world.guild.everyoneRoleId, name: '@everyone' },
       count: 7,

@@ -28,5 +28,5 @@ it('keeps only a few of the members and users that interactions bring, and alway
   expect(guild?.members.me?.id).toBe(world.bot.client.user.id);
   expect(world.bot.client.users.cache.has(world.bot.client.user.id)).toBe(true);
   // The permission check before subscribing still finds the bot's own member.
-  expect(await botPermissionsIn(guild ?? null, world.channelId)).toEqual(new Set(['ViewChannel', 'SendMessages', 'EmbedLinks']));
+  expect(await botPermissionsIn(guild ?? null, world.channelId)).toEqual(new Set(['ViewChannel', 'SendMessages', 'EmbedLinks', 'ReadMessageHistory']));
 });

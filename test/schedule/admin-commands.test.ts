@@ -31,10 +31,11 @@ const FANS: RoleRef = { id: '300000000000000001', name: 'word-fans' };
 const ALL: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks', 'ReadMessageHistory'];
 
 interface Invocation {
-  options?: Record<string, string | ChannelRef | RoleRef>;
+  options?: Record<string, string | boolean | ChannelRef | RoleRef>;
   canManageChannels?: boolean;
   guildId?: string | null;
   botPermissions?: ChannelPermission[] | null;
+  botInGuild?: boolean;
 }
 
 /** A command context that records its answers, with a settable view of the bot's permissions. */
@@ -49,6 +50,7 @@ function run(command: SlashCommand, services: BotServices, invocation: Invocatio
       guildId: invocation.guildId === undefined ? GUILD : invocation.guildId,
       channelId: DAILY.id,
       canManageChannels: invocation.canManageChannels ?? true,
+      ...(invocation.botInGuild === undefined ? {} : { botInGuild: invocation.botInGuild }),
     },
     options: {
       getString: (name) => {
@@ -56,6 +58,11 @@ function run(command: SlashCommand, services: BotServices, invocation: Invocatio
         return typeof value === 'string' ? value : null;
       },
       getInteger: () => null,
+      getBoolean: (name) => {
+        const value = options[name];
+        return typeof value === 'boolean' ? value : null;
+      },
+      getSubcommand: () => null,
       getChannel: (name) => {
         const value = options[name];
         return typeof value === 'object' && 'kind' in value ? value : null;
@@ -100,6 +107,7 @@ describe('admin command definitions', () => {
     const json = command.data.toJSON();
     expect(json.default_member_permissions).toBe(String(PermissionFlagsBits.ManageChannels));
     expect(json.contexts).toEqual([0]);
+    expect(json.integration_types).toEqual([0]);
   });
 
   it('offers text and announcement channels, a time, a zone with autocomplete and a role', () => {
@@ -109,6 +117,10 @@ describe('admin command definitions', () => {
       ['time', false],
       ['timezone', false],
       ['role', false],
+      ['style', false],
+      ['thread', false],
+      ['publish', false],
+      ['preview', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });
@@ -146,6 +158,7 @@ describe('/wotd-subscribe', () => {
       'You need the **Manage Channels** permission',
     );
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, guildId: null })).text).toContain('not in a DM');
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botInGuild: false })).text).toContain('I am not a member of this server');
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, role: { id: GUILD, name: '@everyone' } } })).text).toContain(
       'never ping @everyone',
     );
@@ -161,6 +174,22 @@ describe('/wotd-subscribe', () => {
     const unknown = await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botPermissions: null });
     expect(unknown.text).toContain('cannot check my permissions');
     expect(await store.listAll()).toEqual([]);
+  });
+
+  it('publishes only in announcement channels, and a thread needs Create Public Threads', async () => {
+    const { services, store } = await servicesWith();
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, publish: true } })).text).toContain(
+      `Only announcement channels can publish posts to other servers, and <#${DAILY.id}> is not one.`,
+    );
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, thread: true } })).text).toContain("I'm missing **Create Public Threads** there");
+    expect(await store.listAll()).toEqual([]);
+    const ok = await run(wotdSubscribeCommand, services, {
+      options: { channel: NEWS, thread: true, publish: true },
+      botPermissions: [...ALL, 'CreatePublicThreads'],
+    });
+    expect(ok.text).toContain('with a thread on each post, published to following servers.');
+    expect(await store.get(NEWS.id)).toMatchObject({ openThread: true, publish: true });
+    expect((await run(wotdSubscriptionsCommand, services)).text).toContain(`<#${NEWS.id}> — 09:00 UTC, full style, thread on each post, published`);
   });
 
   it('accepts only text and announcement channels', async () => {
@@ -216,7 +245,7 @@ describe('/wotd-unsubscribe and /wotd-subscriptions', () => {
     const { services, store } = await servicesWith();
     expect((await run(wotdSubscriptionsCommand, services)).text).toContain('No channel here gets the daily word yet');
     await run(wotdSubscribeCommand, services, { options: { channel: DAILY, role: FANS } });
-    await run(wotdSubscribeCommand, services, { options: { channel: NEWS, time: '10:00' } });
+    await run(wotdSubscribeCommand, services, { options: { channel: NEWS, time: '10:00', style: 'compact' } });
     await run(wotdSubscribeCommand, services, { options: { channel: { id: '200000000000000004', name: 'zz-gone', kind: 'text' } } });
     await store.update(NEWS.id, (s) => ({ ...s, status: { state: 'failing', reason: 'Missing Access', failedDays: 2, lastFailedDay: '2026-06-14' } }));
     await store.update('200000000000000004', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: '2026-06-14T00:00:00Z' } }));
@@ -224,8 +253,8 @@ describe('/wotd-unsubscribe and /wotd-subscriptions', () => {
     const { answer, text } = await run(wotdSubscriptionsCommand, services);
     expect(answer.ephemeral).toBe(true);
     expect(text).toContain('Daily posts (3 of 5)');
-    expect(text).toContain(`<#${DAILY.id}> — 09:00 UTC, mentions <@&${FANS.id}>\n  active; next post <t:${Date.parse('2026-06-15T09:00:00Z') / 1000}:F>`);
-    expect(text).toContain(`<#${NEWS.id}> — 10:00 UTC\n  failing (Missing Access; 2 failed days in a row); next post <t:${Date.parse('2026-06-15T10:00:00Z') / 1000}:F>`);
+    expect(text).toContain(`<#${DAILY.id}> — 09:00 UTC, full style, mentions <@&${FANS.id}>\n  active; next post <t:${Date.parse('2026-06-15T09:00:00Z') / 1000}:F>`);
+    expect(text).toContain(`<#${NEWS.id}> — 10:00 UTC, compact style\n  failing (Missing Access; 2 failed days in a row); next post <t:${Date.parse('2026-06-15T10:00:00Z') / 1000}:F>`);
     expect(text).toContain('disabled (the channel was deleted); no posts until subscribed again');
 
     expect((await run(wotdUnsubscribeCommand, services, { options: { channel: NEWS } })).text).toBe(`Unsubscribed <#${NEWS.id}>: no more daily posts there.`);

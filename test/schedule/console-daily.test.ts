@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { commands } from '../../commands/index.ts';
 import { createConsolePoster } from '../../src/console/daily-posts.ts';
 import { ConsoleSession } from '../../src/console/session.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
+import { dailyPostEmbed } from '../../src/discord/daily-embeds.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
@@ -38,14 +38,24 @@ describe('daily posts in the console transport', () => {
       now: clock,
     });
 
-    await session.handleLine('/wotd-subscribe channel:#words time:09:30 timezone:europe/london role:@readers');
-    expect(output.join('')).toContain('Subscribed #words: the word of the day every day at 09:30 (Europe/London), mentioning @readers.');
+    await session.handleLine('/wotd-subscribe channel:#words time:09:30 timezone:europe/london role:@readers style:compact preview:true');
+    const preview = output.join('');
+    expect(preview).toContain('Preview of the daily post in #words at 09:30 (Europe/London), with today\'s word. Nothing is saved');
+    expect(preview).toContain('@readers');
+    expect(preview).toContain('│ /wɜːd/ — The word for 2026-06-15.');
+    expect(await store.listAll()).toEqual([]);
+
+    output.length = 0;
+    await session.handleLine('/wotd-subscribe channel:#words time:09:30 timezone:europe/london role:@readers style:compact');
+    expect(output.join('')).toContain(
+      'Subscribed #words: the word of the day every day at 09:30 (Europe/London), compact (word, IPA and a one-line definition), mentioning @readers.',
+    );
 
     const scheduler = new DailyScheduler({
       store,
       lookup,
       poster: createConsolePoster({ write, color: false, now: clock }),
-      render: (entry) => entryEmbed(entry, { siteUrl: 'https://wotd.site' }),
+      render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: 'https://wotd.site' }),
       logger: captureLogger().logger,
       concurrency: 2,
       now: clock,
@@ -58,16 +68,28 @@ describe('daily posts in the console transport', () => {
     expect(posted).toContain('Daily word in #words:');
     expect(posted).toContain('@readers');
     expect(posted).toContain('word-2026-06-15');
+    // The compact style: the IPA and the definition on one line, no part of speech.
+    expect(posted).toContain('│ /wɜːd/ — The word for 2026-06-15.');
+    expect(posted).not.toContain('noun');
     expect((await scheduler.tick(new Date('2026-06-15T08:31:00Z'))).total).toBe(0);
 
     output.length = 0;
     await session.handleLine('/wotd-subscriptions');
     const listed = output.join('');
-    expect(listed).toContain('#words — 09:30 Europe/London, mentions @readers');
+    expect(listed).toContain('#words — 09:30 Europe/London, compact style, mentions @readers');
     expect(listed).toContain('active; next post');
 
     output.length = 0;
     await session.handleLine('/wotd-unsubscribe channel:#words');
     expect(output.join('')).toContain('Unsubscribed #words');
+
+    // The console's member can have the word in "their DMs" too: printed under that heading.
+    output.length = 0;
+    await session.handleLine('/wotd-subscribe-me time:10:00');
+    expect(output.join('')).toContain("Subscribed: I'll DM you the word of the day every day at 10:00 (UTC).");
+    output.length = 0;
+    now = new Date('2026-06-15T10:00:00Z');
+    expect(await scheduler.tick(now)).toMatchObject({ sent: 1 });
+    expect(output.join('')).toContain('Daily word in your DMs:');
   });
 });

@@ -52,7 +52,7 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
     const unwatch = startDiscordDailyPosts(bot.client, daily, { lookup, siteUrl: 'https://wotd.site', logger });
     cleanups.push(unwatch);
     // The member holds Manage Channels through the admins role; Discord (and the local server) offer the commands only then.
-    const invoke = async (name: string, options: Record<string, string>) => {
+    const invoke = async (name: string, options: Record<string, string | boolean>) => {
       const handle = discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: '500000000000000001' });
       return handle.waitForResponse();
     };
@@ -61,8 +61,17 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
     expect(locked.content).toContain(`I'm missing **Send Messages** and **Embed Links** there`);
     expect(locked.ephemeral).toBe(true);
 
-    const ok = await invoke('wotd-subscribe', { channel: guild.channelId('daily'), time: '09:30', timezone: 'Europe/London', role: guild.roleId('word-fans') });
-    expect(ok.content).toContain(`Subscribed <#${guild.channelId('daily')}>: the word of the day every day at 09:30 (Europe/London), mentioning <@&${guild.roleId('word-fans')}>`);
+    const settings = { channel: guild.channelId('daily'), time: '09:30', timezone: 'Europe/London', role: guild.roleId('word-fans'), style: 'compact' };
+    const preview = await invoke('wotd-subscribe', { ...settings, preview: true });
+    expect(preview).toMatchObject({ ephemeral: true, allowedMentions: { parse: [], roles: [] }, pings: { roles: [] } });
+    expect(preview.content).toContain(`**Preview** of the daily post in <#${guild.channelId('daily')}> at 09:30 (Europe/London)`);
+    expect(preview.content).toContain(`<@&${guild.roleId('word-fans')}>`);
+    expect(preview.embeds[0]).toMatchObject({ title: 'word-2026-06-15', description: '/wɜːd/ — The word for 2026-06-15.' });
+    expect(await daily.store.listAll()).toEqual([]);
+
+    const ok = await invoke('wotd-subscribe', settings);
+    expect(ok.content).toContain(`Subscribed <#${guild.channelId('daily')}>: the word of the day every day at 09:30 (Europe/London), compact`);
+    expect(ok.content).toContain(`mentioning <@&${guild.roleId('word-fans')}>`);
     expect(ok.allowedMentions).toEqual({ parse: [], roles: [] });
 
     const zones = await discord.autocomplete({ name: 'wotd-subscribe', options: { channel: guild.channelId('daily'), timezone: 'lond' }, focused: 'timezone', channelId: guild.channelId('general'), user: '500000000000000001' });
@@ -74,7 +83,8 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
     expect(await scheduler.tick(new Date('2026-06-15T08:30:00Z'))).toMatchObject({ sent: 1 });
     const [post] = discord.messagesIn(guild.channelId('daily'));
     expect(post).toMatchObject({ content: `<@&${guild.roleId('word-fans')}>`, allowedMentions: { parse: [], roles: [guild.roleId('word-fans')] } });
-    expect(post?.embeds[0]).toMatchObject({ title: 'word-2026-06-15' });
+    // The post is what the preview showed.
+    expect(post?.embeds[0]).toEqual(preview.embeds[0]);
 
     const listed = await invoke('wotd-subscriptions', {});
     expect(listed.embeds[0]).toMatchObject({ title: 'Daily posts (1 of 5)' });

@@ -39,6 +39,12 @@ export function entryFor(date: string): Entry {
 export class FixedLookup {
   readonly calls: Array<{ date: string | undefined; options: LookupOptions | undefined }> = [];
   readonly unpublished = new Set<string>();
+  /** The service's today, for commands that show today's word (the preview). */
+  todayIs = '2026-06-15';
+
+  today(): string {
+    return this.todayIs;
+  }
 
   async getEntry(date?: string, options?: LookupOptions): Promise<Lookup<Entry>> {
     this.calls.push({ date, options });

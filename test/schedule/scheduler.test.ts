@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { compactEntryEmbed, dailyPostEmbed } from '../../src/discord/daily-embeds.ts';
 import { entryEmbed } from '../../src/discord/embeds.ts';
 import { deliveryNonce } from '../../src/schedule/poster.ts';
 import { DailyScheduler, type SchedulerOptions } from '../../src/schedule/scheduler.ts';
@@ -61,6 +62,27 @@ describe('DailyScheduler', () => {
     expect((await store.getDelivery('c2', '2026-06-15'))?.state).toBe('sent');
     // The entry is fetched once per service day, however many channels share it.
     expect(lookup.calls).toHaveLength(1);
+  });
+
+  it('posts each subscription in its style, rendering each style once per day; an old record without one is full', async () => {
+    const { store } = await setup([
+      makeSubscription({ channelId: 'c1', style: 'compact' }),
+      makeSubscription({ channelId: 'c2', style: 'compact' }),
+      makeSubscription({ channelId: 'c3' }),
+    ]);
+    const rendered: string[] = [];
+    const { scheduler: s, poster } = scheduler(store, {
+      render: (entry, style) => {
+        rendered.push(style);
+        return dailyPostEmbed(entry, style, { siteUrl: 'https://wotd.site' });
+      },
+    });
+    expect(await s.tick(at('2026-06-15T09:00:00Z'))).toMatchObject({ sent: 3 });
+    expect(rendered.sort()).toEqual(['compact', 'full']);
+    const byChannel = new Map(poster.messages.map((m) => [m.channelId, m.embeds[0]]));
+    expect(byChannel.get('c1')).toEqual(compactEntryEmbed(entryFor('2026-06-15'), { siteUrl: 'https://wotd.site' }));
+    expect(byChannel.get('c2')).toEqual(byChannel.get('c1'));
+    expect(byChannel.get('c3')).toEqual(render(entryFor('2026-06-15')));
   });
 
   it('fetches the day\'s entry once for all due subscriptions and retries with backoff until it is published', async () => {

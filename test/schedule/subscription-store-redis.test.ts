@@ -89,6 +89,20 @@ describeRedis('SubscriptionStore on Redis', () => {
     expect((await store.listGuild('g1')).map((s) => s.channelId)).toEqual(['c2']);
   });
 
+  it('erases a server the bot left after its wait, leaving no key of it behind', async () => {
+    const store = await open();
+    await store.upsert('g1', 'c1', 5, () => makeSubscription());
+    await store.putDelivery({ channelId: 'c1', day: '2026-06-15', state: 'sent', nonce: 'abc', attempts: 1, updatedAt: '2026-06-15T09:00:00.000Z' });
+    expect(await store.markGuildRemoved('g1', '2026-06-15T10:00:00.000Z')).toBe(true);
+    expect(await store.guildRemovals()).toEqual([{ guildId: 'g1', at: '2026-06-15T10:00:00.000Z' }]);
+    expect(await store.eraseRemovedGuild('g1', '2026-06-15T09:00:00.000Z')).toBeNull();
+    expect((await store.eraseRemovedGuild('g1', '2026-07-15T10:00:00.000Z'))?.map((s) => s.channelId)).toEqual(['c1']);
+    await store.deleteDeliveriesOn(['c1'], ['2026-06-14', '2026-06-15']);
+    const left = (await keysUnder(redis.prefix)).filter((key) => !key.startsWith('mutex:') && !/::index:\d+$/.test(key));
+    expect(left).toEqual([`${redis.prefix}subscriptions::removals`]);
+    expect(await store.guildRemovals()).toEqual([]);
+  });
+
   it('two stores that share no in-process lock keep the per-server limit and lose no change', async () => {
     const [a, b] = await Promise.all([open(), open()]);
     await a.upsert('elsewhere', 'shared', 5, () => makeSubscription({ guildId: 'elsewhere', channelId: 'shared' }));

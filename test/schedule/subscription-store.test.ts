@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { createSubscriptionService, parseSchedule, suggestTimeZones } from '../../src/schedule/subscription-service.ts';
+import { postStyleOf } from '../../src/schedule/subscription.ts';
 import { makeSubscription, tempStore } from './helpers.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -84,6 +85,31 @@ describe('SubscriptionStore on a SQLite file', () => {
     const changed = await store.updateGuild('g1', (s) => ({ ...s, status: { state: 'disabled', reason: 'gone', at: 'now' } }));
     expect(changed).toHaveLength(1);
     expect((await store.get('c2'))?.status.state).toBe('disabled');
+  });
+});
+
+describe('records written by earlier versions', () => {
+  it('loads a subscription stored before styles, threads, publishing and DM subscriptions existed, with their defaults', async () => {
+    const url = fresh();
+    const store = await open(url);
+    // Exactly what the previous version wrote: no style or any later field.
+    const old = {
+      guildId: 'g1',
+      channelId: 'c1',
+      channelName: 'words',
+      time: '09:00',
+      timeZone: 'UTC',
+      roleId: null,
+      createdBy: 'u1',
+      createdAt: '2026-06-01T00:00:00.000Z',
+      enabledAt: '2026-06-01T00:00:00.000Z',
+      status: { state: 'active' },
+    };
+    expect(await store.restoreSubscription('sub:c1', old)).toBe('restored');
+    const loaded = await store.get('c1');
+    expect(loaded).toEqual(old);
+    expect(loaded && postStyleOf(loaded)).toBe('full');
+    expect((await store.listGuild('g1')).map((item) => item.channelId)).toEqual(['c1']);
   });
 });
 

@@ -107,7 +107,35 @@ export function validateCommand(body: unknown, path: (string | number)[] = []): 
     }
   }
   validateOptions(errors, [...path, 'options'], c.options, 0);
+  validateEnumList(errors, [...path, 'integration_types'], c.integration_types, [0, 1]);
+  validateEnumList(errors, [...path, 'contexts'], c.contexts, [0, 1, 2]);
   return errors;
+}
+
+/** integration_types (0 guild install, 1 user install) and contexts (0 guild, 1 bot DM, 2 private channel): null or a list of known values. */
+function validateEnumList(errors: FormErrors, path: (string | number)[], value: unknown, allowed: number[]): void {
+  if (value === undefined || value === null) return;
+  if (!Array.isArray(value)) {
+    errors.add(path, 'BASE_TYPE_LIST', 'Must be a list.');
+    return;
+  }
+  if (value.length === 0) errors.add(path, 'BASE_TYPE_MIN_LENGTH', 'Must be 1 or more in length.');
+  value.forEach((item: unknown, i: number) => {
+    if (typeof item !== 'number' || !allowed.includes(item)) {
+      errors.add([...path, i], 'BASE_TYPE_CHOICES', `Value must be one of {${allowed.join(', ')}}.`);
+    }
+  });
+}
+
+/** Installation contexts a registered command is offered in: its integration_types, or the app's default (guild install). */
+export function integrationTypesOf(command: RegisteredCommand): number[] {
+  return Array.isArray(command.integration_types) ? (command.integration_types as number[]) : [0];
+}
+
+/** Interaction contexts a registered command may be used in: its contexts, or all (dm_permission false: guilds only). */
+export function contextsOf(command: RegisteredCommand): number[] {
+  if (Array.isArray(command.contexts)) return command.contexts as number[];
+  return command.dm_permission === false ? [0] : [0, 1, 2];
 }
 
 /** One scope's commands (global or one guild), ids stable across re-registration by name and type. */

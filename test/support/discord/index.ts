@@ -21,19 +21,31 @@
  *   0.1–0.3 s; `npx tsx test/support/discord/world-bench.ts` measures building and connecting one); default guild ids
  *   are one millisecond apart, so consecutive guilds land on consecutive shards;
  *   addChannel, updateChannel (CHANNEL_UPDATE), deleteChannel (CHANNEL_DELETE), removeGuild (GUILD_DELETE),
- *   setGuildAvailable (outage), addMember, setMemberRoles, updateRole, botPermissions(channelId), dmChannelOf(userId).
+ *   setGuildAvailable (outage), addMember, setMemberRoles, updateRole, botPermissions(channelId), dmChannelOf(userId);
+ *   addGuild({ withoutBot: true }) for a server the bot is not in (no gateway events, REST Missing Access);
+ *   installApp(userId) / uninstallApp (a user install); addPrivateChannel(users, { group? }) → a group DM (or a DM
+ *   between two users) to invoke in, where REST answers 50001; setDmsOpen(userId, false): posts to the user's DM
+ *   answer 403 50007, as do (50278) those to a user who shares no server with the bot and has no user install.
  *   Permissions resolve from roles and overwrites (overwrite ids may be '@everyone', '@bot' or a role name); the bot
  *   gets a managed role with View, Send, Embed Links, Read History unless `botMember.roles` says otherwise; REST
  *   answers 50001/50013 from them.
  * Interactions (each returns an InteractionHandle: id, token, sentAt, payload, deliveredTo, callbacks, callback,
  *   original, followUps, choices, waitForCallback, waitForResponse, waitForOriginal, waitForFollowUp):
  *   invokeCommand({ name, options, subcommand?, channelId | dm: true, user?, memberPermissions?, appPermissions? })
- *     — options are checked against the registered command as Discord's client would (register first);
+ *     — options are checked against the registered command as Discord's client would (register first), and so are
+ *     where it may be used: its `contexts` (0 guild, 1 the bot's DM, 2 group DMs and DMs between users; default all)
+ *     and `integration_types` (0 guild install, 1 user install; default [0]). A command is offered only where an
+ *     installation authorizes it: the guild install in the bot's servers and DM, the user install (installApp) anywhere.
+ *     The payload carries `context` and `authorizing_integration_owners` ({"0": guild id or "0", "1": user id}).
+ *     In a server without the bot (addGuild({ withoutBot: true })) `app_permissions` are @everyone's in the channel,
+ *     every response is made ephemeral when the member lacks Use External Apps there, and an interaction that only
+ *     the user install authorized may create at most 5 follow-ups (40094), as on Discord;
  *   pressButton({ customId, channelId, messageId? }) — the button must be on a message the bot sent;
  *   autocomplete({ name, options, focused, channelId }) → choices; startAutocomplete → handle; interactionHandles().
  * Recording: requests (every REST request with time, route, body, status, response, headers, limited, faulted),
  *   messagesIn(channelId), waitForMessages(channelId, n), allMessages() (MessageView with content, embeds,
- *   components, flags, ephemeral, loading, pings, revisions), posts(channelId?), callbacks(), commands(guildId?),
+ *   components, files (uploaded attachments, with their text), flags, ephemeral, loading, pings, revisions),
+ *   threadsIn(channelId), posts(channelId?), callbacks(), commands(guildId?),
  *   stats() (per epoch second: accepted against the global limit, exempt, posts, global429, bucket429, invalid),
  *   internalErrors, waitFor(probe, description).
  * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times? })
@@ -61,7 +73,10 @@
  *   over every REST client and process that uses the token, interaction routes exempt; per-route buckets with
  *   X-RateLimit-* headers; 429 bodies and Retry-After; 3 s deadline (404 10062) and single acknowledgement
  *   (400 40060); nonce + enforce_nonce dedupe; 50035 validation (content, embeds, allowed_mentions, components,
- *   commands); 50006 empty message; 10003/10004/10008/10062/10063 unknowns.
+ *   commands); 50006 empty message; 10003/10004/10008/10062/10063 unknowns. Threads from a message (POST
+ *   /channels/:id/messages/:mid/threads: Create Public Threads, text or announcement channels, one per message
+ *   (160004), the thread takes the message's id) and crossposts (POST …/crosspost: announcement channels only
+ *   (50024), once (40033), the bot's own messages with Send Messages, 10 per channel per hour).
  */
 import { DiscordServer, type DiscordServerOptions } from './server.ts';
 

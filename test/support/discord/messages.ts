@@ -3,7 +3,7 @@ import { snowflake } from './snowflake.ts';
 
 /** Messages the fake Discord holds: channel posts, interaction responses and follow-ups. */
 
-export const MessageFlag = { SuppressEmbeds: 4, Ephemeral: 64, Loading: 128, SuppressNotifications: 4096 } as const;
+export const MessageFlag = { Crossposted: 1, SuppressEmbeds: 4, Ephemeral: 64, Loading: 128, SuppressNotifications: 4096 } as const;
 
 type Json = Record<string, unknown>;
 
@@ -12,6 +12,13 @@ export interface Pings {
   everyone: boolean;
   roles: string[];
   users: string[];
+}
+
+/** An uploaded file's bytes (the harness keeps them so tests can read what a member would download). */
+export interface StoredFile {
+  filename: string;
+  contentType: string;
+  data: Buffer;
 }
 
 export interface StoredMessage {
@@ -23,6 +30,7 @@ export interface StoredMessage {
   embeds: Json[];
   components: Json[];
   attachments: Json[];
+  files: StoredFile[];
   flags: number;
   allowedMentions: Json | null;
   nonce: string | number | null;
@@ -46,6 +54,8 @@ export interface MessageView {
   content: string;
   embeds: Json[];
   components: Json[];
+  /** Attached files with their content as text (UTF-8). */
+  files: { filename: string; contentType: string; size: number; text: string }[];
   flags: number;
   ephemeral: boolean;
   /** A deferred response still "thinking". */
@@ -70,6 +80,7 @@ export function viewMessage(m: StoredMessage): MessageView {
     content: m.content,
     embeds: structuredClone(m.embeds),
     components: structuredClone(m.components),
+    files: m.files.map((f) => ({ filename: f.filename, contentType: f.contentType, size: f.data.length, text: f.data.toString('utf8') })),
     flags: m.flags,
     ephemeral: (m.flags & MessageFlag.Ephemeral) !== 0,
     loading: (m.flags & MessageFlag.Loading) !== 0,
@@ -97,6 +108,7 @@ export function createMessage(input: {
   interactionId?: string;
   webhookId?: string;
   attachments?: Json[];
+  files?: StoredFile[];
 }): StoredMessage {
   const now = Date.now();
   const body = input.body;
@@ -109,6 +121,7 @@ export function createMessage(input: {
     embeds: arrayOf(body.embeds),
     components: arrayOf(body.components),
     attachments: input.attachments ?? [],
+    files: input.files ?? [],
     flags: input.flags ?? (typeof body.flags === 'number' ? body.flags : 0),
     allowedMentions: typeof body.allowed_mentions === 'object' && body.allowed_mentions !== null ? (structuredClone(body.allowed_mentions) as Json) : null,
     nonce: typeof body.nonce === 'string' || typeof body.nonce === 'number' ? body.nonce : null,
@@ -134,7 +147,7 @@ export function editMessage(m: StoredMessage, body: Json): StoredMessage {
   }
   let flags = m.flags & ~MessageFlag.Loading;
   if (typeof body.flags === 'number') {
-    flags = (flags & MessageFlag.Ephemeral) | (body.flags & (MessageFlag.SuppressEmbeds | MessageFlag.SuppressNotifications));
+    flags = (flags & (MessageFlag.Ephemeral | MessageFlag.Crossposted)) | (body.flags & (MessageFlag.SuppressEmbeds | MessageFlag.SuppressNotifications));
   }
   m.flags = flags;
   if (!wasLoading) m.editedAt = now;

@@ -66,6 +66,11 @@ export interface GuildSpec {
   members?: MemberSpec[];
   /** The bot's own member: its roles (ids or names). Defaults to one managed role with the default bot permissions. */
   botMember?: { roles?: string[]; nick?: string };
+  /**
+   * A server the bot is not in (only members who installed the app to their account can use it there): no gateway
+   * events, REST answers Missing Access, and only commands with the user-install integration type are offered.
+   */
+  withoutBot?: boolean;
   preferredLocale?: string;
 }
 
@@ -128,6 +133,7 @@ export const DEFAULT_EVERYONE_PERMISSIONS: bigint =
   PermissionFlagsBits.ReadMessageHistory |
   PermissionFlagsBits.UseExternalEmojis |
   PermissionFlagsBits.UseApplicationCommands |
+  PermissionFlagsBits.UseExternalApps |
   PermissionFlagsBits.CreateInstantInvite |
   PermissionFlagsBits.ChangeNickname |
   PermissionFlagsBits.Connect |

@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PermissionFlagsBits } from 'discord.js';
-import { buildOptions, CommandScope, validateCommand, type OptionValues, type RegisteredCommand } from './commands.ts';
+import { buildOptions, CommandScope, contextsOf, integrationTypesOf, validateCommand, type OptionValues, type RegisteredCommand } from './commands.ts';
 import { Gateway, type GatewayDispatch, type GatewayEvent, type ShardState } from './gateway.ts';
-import { createMessage, editMessage, MessageFlag, resolvePings, serializeMessage, viewMessage, type MessageView, type StoredMessage } from './messages.ts';
+import { createMessage, editMessage, MessageFlag, resolvePings, serializeMessage, viewMessage, type MessageView, type StoredFile, type StoredMessage } from './messages.ts';
 import {
   ALL_PERMISSIONS,
   basePermissions,
@@ -150,7 +150,10 @@ export interface InvokeUser {
 
 interface InteractionTarget {
   guildId?: string;
-  /** A guild channel, or a DM channel id from a previous DM interaction. Required unless `dm` is set. */
+  /**
+   * A guild channel (of a server with or without the bot), a DM channel id from a previous DM interaction, or a
+   * group DM or DM between users from addPrivateChannel. Required unless `dm` is set.
+   */
   channelId?: string;
   /** Invoke in the user's DM with the bot (no guild, no member; only global commands allowed in DMs). */
   dm?: boolean;
@@ -256,7 +259,24 @@ class ApiError extends Error {
 const invalidForm = (errors: FormErrors): ApiError => new ApiError(400, 50035, 'Invalid Form Body', errors);
 const unknown = (code: number, what: string): ApiError => new ApiError(404, code, `Unknown ${what}`);
 
-type Place = { kind: 'guild'; guild: Guild; channel: Channel; member: Member } | { kind: 'dm'; channelId: string; user: User };
+type Place =
+  /** `installed`: the bot is a member of the guild; otherwise only a user install can be used there. */
+  | { kind: 'guild'; guild: Guild; channel: Channel; member: Member; installed: boolean }
+  | { kind: 'dm'; channelId: string; user: User }
+  /** A group DM (type 3) or a DM between users (type 1): only user-installed commands, context 2. */
+  | { kind: 'private'; channelId: string; type: 1 | 3; recipients: User[]; user: User };
+
+interface PrivateChannel {
+  id: string;
+  type: 1 | 3;
+  recipients: string[];
+}
+
+/** What Discord reports as the app's permissions in group DMs and DMs between users. */
+const PRIVATE_APP_PERMISSIONS: bigint = PermissionFlagsBits.AttachFiles | PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.MentionEveryone;
+
+/** Follow-ups an interaction of a user-installed app (not installed in the guild) may create. */
+const USER_INSTALL_FOLLOW_UPS = 5;
 
 /** What Discord reports as the app's permissions in a DM with it. */
 const DM_APP_PERMISSIONS: bigint =
@@ -285,6 +305,10 @@ interface InteractionState {
   original: StoredMessage | undefined;
   followUps: StoredMessage[];
   choices: { name: string; value: string | number }[] | undefined;
+  /** Only the user install authorized it (authorizing_integration_owners has no "0"): at most 5 follow-ups. */
+  userInstallOnly: boolean;
+  /** Discord makes every response ephemeral: a user-installed app in a server where the member may not use external apps. */
+  forceEphemeral: boolean;
 }
 
 interface RouteContext {
@@ -293,6 +317,8 @@ interface RouteContext {
   rawBody: unknown;
   query: URLSearchParams;
   attachments: Json[];
+  /** The uploaded files' bytes, in the order of `attachments`. */
+  files: StoredFile[];
 }
 
 interface RouteResult {
@@ -319,6 +345,7 @@ interface ActiveFault extends FaultSpec {
 
 const DEFAULT_RULE: BucketRule = { limit: 50, windowMs: 1000 };
 const WEBHOOK_RULE: BucketRule = { limit: 5, windowMs: 2000 };
+const CROSSPOST_RULE: BucketRule = { limit: 10, windowMs: 3_600_000 };
 const TEXT_TYPES = new Set<number>([0, 1, 2, 5, 10, 11, 12, 13]);
 
 function bucketHash(template: string): string {
@@ -372,6 +399,15 @@ export class DiscordServer {
   /** DM channel id → user id, and back. */
   private readonly dmChannels = new Map<string, string>();
   private readonly dmByUser = new Map<string, string>();
+  /** Guilds the bot is not a member of: only interactions of user-installed commands happen there. */
+  private readonly outsideGuilds = new Map<string, Guild>();
+  /** Users who installed the app to their account (user install). */
+  private readonly userInstalls = new Set<string>();
+  private readonly privateChannels = new Map<string, PrivateChannel>();
+  /** Users whose DMs are closed to the bot (privacy settings, or they blocked it): posts to their DM answer 50007. */
+  private readonly closedDms = new Set<string>();
+  /** Threads started from messages, by id (the id of the message they started from). */
+  private readonly threads = new Map<string, Json>();
   private readonly channels = new Map<string, Channel>();
   private readonly users = new Map<string, User>();
   private readonly messages = new Map<string, StoredMessage>();
@@ -465,7 +501,7 @@ export class DiscordServer {
 
   addGuild(spec: GuildSpec = {}): GuildInfo {
     const id = checkId(spec.id, 'guild') ?? snowflakeAt(this.nextGuildMs++);
-    if (this.guilds.has(id)) throw new Error(`guild ${id} already exists`);
+    if (this.guilds.has(id) || this.outsideGuilds.has(id)) throw new Error(`guild ${id} already exists`);
     const owner = makeUser({ username: 'owner' });
     const ownerId = spec.ownerId ?? owner.id;
     const guild: Guild = {
@@ -485,22 +521,25 @@ export class DiscordServer {
       position += 1;
       guild.roles.set(role.id, role);
     }
-    let botRoleId: string | null = null;
-    let botRoles = spec.botMember?.roles;
-    if (!botRoles) {
-      botRoleId = snowflake();
-      guild.roles.set(botRoleId, { id: botRoleId, name: this.botUser.username, permissions: DEFAULT_BOT_PERMISSIONS, position, managed: true, mentionable: false, botId: this.botUser.id });
-      botRoles = [botRoleId];
+    if (spec.withoutBot) {
+      this.outsideGuilds.set(id, guild);
+    } else {
+      let botRoles = spec.botMember?.roles;
+      if (!botRoles) {
+        const botRoleId = snowflake();
+        guild.roles.set(botRoleId, { id: botRoleId, name: this.botUser.username, permissions: DEFAULT_BOT_PERMISSIONS, position, managed: true, mentionable: false, botId: this.botUser.id });
+        botRoles = [botRoleId];
+      }
+      this.guilds.set(id, guild);
+      this.putMember(guild, { id: this.botUser.id, username: this.botUser.username, bot: true, roles: botRoles, nick: spec.botMember?.nick });
     }
-    this.guilds.set(id, guild);
-    this.putMember(guild, { id: this.botUser.id, username: this.botUser.username, bot: true, roles: botRoles, nick: spec.botMember?.nick });
     if (!spec.ownerId) this.users.set(owner.id, owner);
     this.putMember(guild, { id: ownerId, username: this.users.get(ownerId)?.username ?? 'owner' });
     this.putMember(guild, { id: this.defaultUser.id, username: this.defaultUser.username });
     for (const m of spec.members ?? []) this.putMember(guild, m);
     for (const c of spec.channels ?? [{ name: 'general' }]) this.putChannel(guild, c);
     // Building the payload is most of the cost of a large world; with no session yet nobody would get it.
-    if (this.gateway.sessions.size > 0) this.gateway.dispatch('GUILD_CREATE', guildCreatePayload(guild), id, 1);
+    if (!spec.withoutBot && this.gateway.sessions.size > 0) this.gateway.dispatch('GUILD_CREATE', guildCreatePayload(guild), id, 1);
     return this.guildInfo(guild);
   }
 
@@ -513,7 +552,7 @@ export class DiscordServer {
   }
 
   guildInfo(guildOrId: Guild | string): GuildInfo {
-    const guild = typeof guildOrId === 'string' ? this.requireGuild(guildOrId) : guildOrId;
+    const guild = typeof guildOrId === 'string' ? this.anyGuild(guildOrId) : guildOrId;
     const channels = [...guild.channels.values()].map((c) => ({ id: c.id, name: c.name, type: c.type }));
     const roles = [...guild.roles.values()].map((r) => ({ id: r.id, name: r.name }));
     const botRole = [...guild.roles.values()].find((r) => r.botId === this.botUser.id);
@@ -573,7 +612,7 @@ export class DiscordServer {
   }
 
   addMember(guildId: string, spec: MemberSpec): { id: string; username: string } {
-    const member = this.putMember(this.requireGuild(guildId), spec);
+    const member = this.putMember(this.anyGuild(guildId), spec);
     return { id: member.user.id, username: member.user.username };
   }
 
@@ -615,10 +654,47 @@ export class DiscordServer {
     }
   }
 
-  /** The bot's effective permissions in a channel, as Discord would compute them. */
+  /** A user installs the app to their account: its user-install commands follow them everywhere, and it may DM them. */
+  installApp(userId: string): void {
+    if (!this.users.has(userId)) throw new Error(`unknown user ${userId}`);
+    this.userInstalls.add(userId);
+  }
+
+  uninstallApp(userId: string): void {
+    this.userInstalls.delete(userId);
+  }
+
+  /** Closes (or opens again) a user's DMs to the bot: a post to their DM then answers 403 50007. */
+  setDmsOpen(userId: string, open: boolean): void {
+    if (open) this.closedDms.delete(userId);
+    else this.closedDms.add(userId);
+  }
+
+  /**
+   * A group DM (default) or a DM between two users, where only user-installed commands can be used (context 2).
+   * Users are ids of known users or new ones; returns the channel id to invoke in.
+   */
+  addPrivateChannel(recipients: (string | InvokeUser)[], options: { group?: boolean } = {}): string {
+    const group = options.group ?? true;
+    if (!group && recipients.length !== 2) throw new Error('a DM between users has exactly two recipients');
+    const ids = recipients.map((recipient) => {
+      if (typeof recipient === 'string') {
+        if (!this.users.has(recipient)) throw new Error(`unknown user ${recipient}`);
+        return recipient;
+      }
+      const user = (recipient.id ? this.users.get(recipient.id) : undefined) ?? makeUser(recipient);
+      this.users.set(user.id, user);
+      return user.id;
+    });
+    const id = snowflake();
+    this.privateChannels.set(id, { id, type: group ? 3 : 1, recipients: ids });
+    return id;
+  }
+
+  /** The bot's effective permissions in a channel, as Discord would compute them (none in a server it is not in). */
   botPermissions(channelId: string): bigint {
     const channel = this.requireChannel(channelId);
-    const guild = this.requireGuild(channel.guildId);
+    const guild = this.anyGuild(channel.guildId);
     const member = guild.members.get(this.botUser.id);
     return member ? channelPermissions(guild, member, channel) : 0n;
   }
@@ -627,7 +703,7 @@ export class DiscordServer {
 
   /** Dispatches a chat-input command as the real client would, after checking options against the registration. */
   invokeCommand(spec: InvokeCommandSpec): InteractionHandle {
-    const { command, place } = this.commandFor(spec);
+    const { command, place, owners } = this.commandFor(spec);
     const built = buildOptions(command, spec.options ?? {}, this.resolveContext(place), {
       subcommand: spec.subcommand,
       subcommandGroup: spec.subcommandGroup,
@@ -639,7 +715,7 @@ export class DiscordServer {
       ...(built.options.length > 0 ? { options: built.options } : {}),
       ...(built.resolved ? { resolved: built.resolved } : {}),
       ...(command.guild_id ? { guild_id: command.guild_id } : {}),
-    });
+    }, owners);
   }
 
   /** Sends an autocomplete interaction (type 4) and waits for the bot's choices. */
@@ -651,7 +727,7 @@ export class DiscordServer {
   }
 
   startAutocomplete(spec: AutocompleteSpec): InteractionHandle {
-    const { command, place } = this.commandFor(spec);
+    const { command, place, owners } = this.commandFor(spec);
     const built = buildOptions(command, spec.options ?? {}, this.resolveContext(place), {
       subcommand: spec.subcommand,
       subcommandGroup: spec.subcommandGroup,
@@ -663,7 +739,7 @@ export class DiscordServer {
       type: 1,
       options: built.options,
       ...(command.guild_id ? { guild_id: command.guild_id } : {}),
-    });
+    }, owners);
   }
 
   /** Clicks a button on a message the bot sent; throws when no such (enabled) button exists. */
@@ -683,7 +759,9 @@ export class DiscordServer {
     if (message.channelId !== channelId) throw new Error(`message ${message.id} is not in channel ${channelId}`);
     const button = findButton(message.components, spec.customId);
     if (button?.disabled === true) throw new Error(`button ${spec.customId} is disabled`);
-    return this.dispatchInteraction(3, place, spec, { custom_id: spec.customId, component_type: 2 }, message);
+    const owners = this.componentOwners(place, message);
+    if (Object.keys(owners).length === 0) throw new Error(`the app is not installed where channel ${channelId} is, for user ${this.placeUser(place).id}`);
+    return this.dispatchInteraction(3, place, spec, { custom_id: spec.customId, component_type: 2 }, owners, message);
   }
 
   /** Every interaction dispatched so far. */
@@ -782,6 +860,19 @@ export class DiscordServer {
   /** Every message ever created (deleted and ephemeral included), oldest first. */
   allMessages(): MessageView[] {
     return [...this.messages.values()].map(viewMessage);
+  }
+
+  /** Threads started from messages in a channel (THREAD_CREATE payloads), oldest first. */
+  threadsIn(channelId: string): { id: string; name: string; type: number; parentId: string; autoArchiveDuration: number }[] {
+    return [...this.threads.values()]
+      .filter((t) => t.parent_id === channelId)
+      .map((t) => ({
+        id: String(t.id),
+        name: String(t.name),
+        type: Number(t.type),
+        parentId: String(t.parent_id),
+        autoArchiveDuration: Number((t.thread_metadata as Json).auto_archive_duration),
+      }));
   }
 
   /** Successful POST /channels/:id/messages requests (optionally for one channel). */
@@ -918,6 +1009,13 @@ export class DiscordServer {
     return [...this.guilds.values()].filter((g) => shardOf(g.id, shardCount) === shardId);
   }
 
+  /** A guild with or without the bot. */
+  private anyGuild(id: string): Guild {
+    const guild = this.guilds.get(id) ?? this.outsideGuilds.get(id);
+    if (!guild) throw new Error(`unknown guild ${id}`);
+    return guild;
+  }
+
   private requireGuild(id: string): Guild {
     const guild = this.guilds.get(id);
     if (!guild) throw new Error(`unknown guild ${id}`);
@@ -1002,7 +1100,7 @@ export class DiscordServer {
   }
 
   private resolvedChannel(channel: Channel, member: Member | undefined): Json {
-    const guild = this.guilds.get(channel.guildId);
+    const guild = this.guilds.get(channel.guildId) ?? this.outsideGuilds.get(channel.guildId);
     return {
       id: channel.id,
       name: channel.name,
@@ -1015,7 +1113,7 @@ export class DiscordServer {
   }
 
   private resolveContext(place: Place) {
-    if (place.kind === 'dm') {
+    if (place.kind !== 'guild') {
       return {
         channel: () => undefined,
         channelType: () => undefined,
@@ -1049,29 +1147,39 @@ export class DiscordServer {
     };
   }
 
-  /** Where an interaction happens: a guild channel as a member, or the bot's DM with a user. */
+  private userFor(spec: InteractionTarget): User {
+    if (spec.user === undefined) return this.defaultUser;
+    if (typeof spec.user === 'string') {
+      const known = this.users.get(spec.user);
+      if (!known) throw new Error(`unknown user ${spec.user}`);
+      return known;
+    }
+    const user = (spec.user.id ? this.users.get(spec.user.id) : undefined) ?? makeUser(spec.user);
+    this.users.set(user.id, user);
+    return user;
+  }
+
+  /** Where an interaction happens: a guild channel as a member, the bot's DM with a user, or a private channel. */
   private placeFor(spec: InteractionTarget): Place {
     const dmUser = spec.channelId ? this.dmChannels.get(spec.channelId) : undefined;
     if (spec.dm || dmUser) {
       if (spec.guildId) throw new Error('a DM interaction has no guild');
-      let user: User;
-      if (dmUser) user = this.users.get(dmUser) ?? this.defaultUser;
-      else if (spec.user === undefined) user = this.defaultUser;
-      else if (typeof spec.user === 'string') {
-        const known = this.users.get(spec.user);
-        if (!known) throw new Error(`unknown user ${spec.user}`);
-        user = known;
-      } else {
-        user = (spec.user.id ? this.users.get(spec.user.id) : undefined) ?? makeUser(spec.user);
-        this.users.set(user.id, user);
-      }
+      const user = dmUser ? (this.users.get(dmUser) ?? this.defaultUser) : this.userFor(spec);
       return { kind: 'dm', channelId: this.dmChannelOf(user.id), user };
     }
     if (!spec.channelId) throw new Error('an interaction needs a channelId (or dm: true)');
+    const privateChannel = this.privateChannels.get(spec.channelId);
+    if (privateChannel) {
+      if (spec.guildId) throw new Error('a private channel has no guild');
+      const user = this.userFor(spec.user === undefined ? { ...spec, user: privateChannel.recipients[0] } : spec);
+      if (!privateChannel.recipients.includes(user.id)) throw new Error(`user ${user.id} is not in private channel ${privateChannel.id}`);
+      const recipients = privateChannel.recipients.map((id) => this.users.get(id)).filter((u): u is User => u !== undefined);
+      return { kind: 'private', channelId: privateChannel.id, type: privateChannel.type, recipients, user };
+    }
     const channel = this.requireChannel(spec.channelId);
     if (spec.guildId !== undefined && spec.guildId !== channel.guildId) throw new Error(`channel ${channel.id} is not in guild ${spec.guildId}`);
-    const guild = this.requireGuild(channel.guildId);
-    return { kind: 'guild', guild, channel, member: this.memberFor(guild, spec.user) };
+    const guild = this.anyGuild(channel.guildId);
+    return { kind: 'guild', guild, channel, member: this.memberFor(guild, spec.user), installed: this.guilds.has(guild.id) };
   }
 
   /** The id of the bot's DM channel with a user (created on first use, as POST /users/@me/channels does). */
@@ -1084,36 +1192,82 @@ export class DiscordServer {
     return id;
   }
 
-  private commandFor(spec: InvokeCommandSpec): { command: RegisteredCommand; place: Place } {
-    const place = this.placeFor(spec);
-    if (place.kind === 'dm') {
-      const command = this.globalCommands.findByName(spec.name);
-      if (!command) throw new Error(`/${spec.name} is not registered globally; deploy the commands first`);
-      const contexts = command.contexts;
-      const allowed = Array.isArray(contexts) ? contexts.includes(1) : command.dm_permission !== false;
-      if (!allowed) throw new Error(`/${command.name} cannot be used in DMs (contexts ${JSON.stringify(contexts ?? null)}); Discord would not offer it`);
-      return { command, place };
-    }
-    const { guild, member } = place;
-    const command = this.guildCommands.get(guild.id)?.findByName(spec.name) ?? this.globalCommands.findByName(spec.name);
-    if (!command) throw new Error(`/${spec.name} is not registered (globally or in guild ${guild.id}); deploy the commands first`);
-    if (Array.isArray(command.contexts) && !command.contexts.includes(0)) {
-      throw new Error(`/${command.name} cannot be used in guilds (contexts ${JSON.stringify(command.contexts)}); Discord would not offer it`);
-    }
-    const required = command.default_member_permissions;
-    if (typeof required === 'string') {
-      const bits = BigInt(required);
-      let held = spec.memberPermissions !== undefined ? toBits(spec.memberPermissions, 0n) : basePermissions(guild, member);
-      if ((held & PermissionFlagsBits.Administrator) !== 0n) held = ALL_PERMISSIONS;
-      // Discord's client hides a command from members without its default permissions (admins always see it).
-      if ((held & bits) !== bits) {
-        throw new Error(`member ${member.user.id} lacks /${command.name}'s default_member_permissions (${required}); Discord would not offer it`);
-      }
-    }
-    return { command, place };
+  private placeUser(place: Place): User {
+    return place.kind === 'guild' ? place.member.user : place.user;
   }
 
-  private dispatchInteraction(type: number, place: Place, spec: InteractionTarget, data: Json, message?: StoredMessage): InteractionHandle {
+  /**
+   * authorizing_integration_owners for a command in a place, as Discord works them out: "0" (the guild's id, or "0"
+   * in the bot's DM) when the command has the guild-install type and the app is installed there; "1" (the user's
+   * id) when the command has the user-install type and the user installed the app. Empty: Discord would not offer it.
+   */
+  private owners(types: number[], place: Place): Record<string, string> {
+    const owners: Record<string, string> = {};
+    if (types.includes(0)) {
+      if (place.kind === 'guild' && place.installed) owners['0'] = place.guild.id;
+      else if (place.kind === 'dm') owners['0'] = '0';
+    }
+    const user = this.placeUser(place);
+    if (types.includes(1) && this.userInstalls.has(user.id)) owners['1'] = user.id;
+    return owners;
+  }
+
+  private commandFor(spec: InvokeCommandSpec): { command: RegisteredCommand; place: Place; owners: Record<string, string> } {
+    const place = this.placeFor(spec);
+    const scoped = place.kind === 'guild' && place.installed ? this.guildCommands.get(place.guild.id)?.findByName(spec.name) : undefined;
+    const command = scoped ?? this.globalCommands.findByName(spec.name);
+    if (!command) {
+      const where = place.kind === 'guild' && place.installed ? ` (globally or in guild ${place.guild.id})` : ' globally';
+      throw new Error(`/${spec.name} is not registered${where}; deploy the commands first`);
+    }
+    const context = place.kind === 'guild' ? 0 : place.kind === 'dm' ? 1 : 2;
+    const contexts = scoped ? [0] : contextsOf(command);
+    if (!contexts.includes(context)) {
+      const where = context === 0 ? 'in guilds' : context === 1 ? 'in DMs' : 'in group DMs or DMs between users';
+      throw new Error(`/${command.name} cannot be used ${where} (contexts ${JSON.stringify(command.contexts ?? null)}); Discord would not offer it`);
+    }
+    const owners = this.owners(scoped ? [0] : integrationTypesOf(command), place);
+    if (Object.keys(owners).length === 0) {
+      throw new Error(
+        `/${command.name} is not installed here (integration_types ${JSON.stringify(command.integration_types ?? null)}; ` +
+          `user install: ${this.userInstalls.has(this.placeUser(place).id)}); Discord would not offer it`,
+      );
+    }
+    if (place.kind === 'guild') {
+      const { guild, member } = place;
+      const required = command.default_member_permissions;
+      if (typeof required === 'string') {
+        const bits = BigInt(required);
+        let held = spec.memberPermissions !== undefined ? toBits(spec.memberPermissions, 0n) : basePermissions(guild, member);
+        if ((held & PermissionFlagsBits.Administrator) !== 0n) held = ALL_PERMISSIONS;
+        // Discord's client hides a command from members without its default permissions (admins always see it).
+        if ((held & bits) !== bits) {
+          throw new Error(`member ${member.user.id} lacks /${command.name}'s default_member_permissions (${required}); Discord would not offer it`);
+        }
+      }
+    }
+    return { command, place, owners };
+  }
+
+  /**
+   * Owners for a button press: those of the interaction whose response carries the button (so anyone may press a
+   * button of a user-installed reply); for other messages of the bot, the installations present where it is pressed.
+   */
+  private componentOwners(place: Place, message: StoredMessage): Record<string, string> {
+    const source = message.interactionId ? this.interactions.get(message.interactionId) : undefined;
+    const owners = source?.payload.authorizing_integration_owners;
+    if (owners && typeof owners === 'object') return { ...(owners as Record<string, string>) };
+    return this.owners([0, 1], place);
+  }
+
+  private dispatchInteraction(
+    type: number,
+    place: Place,
+    spec: InteractionTarget,
+    data: Json,
+    owners: Record<string, string>,
+    message?: StoredMessage,
+  ): InteractionHandle {
     const id = snowflake();
     const token = `aW50ZXJhY3Rpb246${id}:${snowflake()}${Math.random().toString(36).slice(2)}`;
     const common: Json = {
@@ -1126,17 +1280,23 @@ export class DiscordServer {
       locale: spec.locale ?? 'en-US',
       entitlements: [],
       attachment_size_limit: 10 * 1024 * 1024,
+      authorizing_integration_owners: owners,
       ...(message ? { message: serializeMessage(message, this.applicationId) } : {}),
     };
     let payload: Json;
     let guildId: string | null;
     let channelId: string;
     let user: User;
+    let forceEphemeral = false;
     if (place.kind === 'guild') {
       const { guild, channel, member } = place;
       const bot = guild.members.get(this.botUser.id);
       const memberPermissions = spec.memberPermissions !== undefined ? toBits(spec.memberPermissions, 0n) : channelPermissions(guild, member, channel);
-      const appPermissions = spec.appPermissions !== undefined ? toBits(spec.appPermissions, 0n) : bot ? channelPermissions(guild, bot, channel) : 0n;
+      // A user-installed app in a server it is not in acts with what @everyone may do in the channel.
+      const everyone: Member = { user: this.botUser, roles: [], nick: null, joinedAt: guild.joinedAt };
+      const computed = bot ? channelPermissions(guild, bot, channel) : channelPermissions(guild, everyone, channel);
+      const appPermissions = spec.appPermissions !== undefined ? toBits(spec.appPermissions, 0n) : computed;
+      forceEphemeral = owners['0'] === undefined && (memberPermissions & PermissionFlagsBits.UseExternalApps) === 0n;
       payload = {
         ...common,
         guild_id: guild.id,
@@ -1146,13 +1306,12 @@ export class DiscordServer {
         member: { ...serializeMember(member), permissions: memberPermissions.toString() },
         app_permissions: appPermissions.toString(),
         guild_locale: guild.preferredLocale,
-        authorizing_integration_owners: { '0': guild.id },
         context: 0,
       };
       guildId = guild.id;
       channelId = channel.id;
       user = member.user;
-    } else {
+    } else if (place.kind === 'dm') {
       const appPermissions = spec.appPermissions !== undefined ? toBits(spec.appPermissions, 0n) : DM_APP_PERMISSIONS;
       payload = {
         ...common,
@@ -1160,8 +1319,21 @@ export class DiscordServer {
         channel: { id: place.channelId, type: 1, last_message_id: null, flags: 0, recipients: [serializeUser(place.user)] },
         user: serializeUser(place.user),
         app_permissions: appPermissions.toString(),
-        authorizing_integration_owners: { '0': '0' },
         context: 1,
+      };
+      guildId = null;
+      channelId = place.channelId;
+      user = place.user;
+    } else {
+      const appPermissions = spec.appPermissions !== undefined ? toBits(spec.appPermissions, 0n) : PRIVATE_APP_PERMISSIONS;
+      const others = place.recipients.filter((r) => r.id !== place.user.id).map(serializeUser);
+      payload = {
+        ...common,
+        channel_id: place.channelId,
+        channel: { id: place.channelId, type: place.type, last_message_id: null, flags: 0, recipients: others, ...(place.type === 3 ? { name: null, owner_id: place.recipients[0]?.id } : {}) },
+        user: serializeUser(place.user),
+        app_permissions: appPermissions.toString(),
+        context: 2,
       };
       guildId = null;
       channelId = place.channelId;
@@ -1182,9 +1354,12 @@ export class DiscordServer {
       original: type === 3 ? message : undefined,
       followUps: [],
       choices: undefined,
+      userInstallOnly: owners['0'] === undefined,
+      forceEphemeral,
     };
     this.interactions.set(id, state);
     this.interactionsByToken.set(token, state);
+    // Interactions from servers without the bot go to the shard their guild id maps to, like any guild's.
     state.dispatch = this.gateway.dispatch('INTERACTION_CREATE', payload, guildId ?? undefined);
     return this.handleFor(state);
   }
@@ -1297,7 +1472,7 @@ export class DiscordServer {
 
     try {
       const raw = await readBody(req);
-      let parsed: { body: unknown; attachments: Json[] };
+      let parsed: { body: unknown; attachments: Json[]; files: StoredFile[] };
       try {
         parsed = await parseBody(raw, req.headers['content-type']);
       } catch {
@@ -1359,7 +1534,7 @@ export class DiscordServer {
         }
       }
       const body = (typeof parsed.body === 'object' && parsed.body !== null && !Array.isArray(parsed.body) ? parsed.body : {}) as Json;
-      const result = await route.handle({ params, body, rawBody: parsed.body, query: url.searchParams, attachments: parsed.attachments });
+      const result = await route.handle({ params, body, rawBody: parsed.body, query: url.searchParams, attachments: parsed.attachments, files: parsed.files });
       respond(result.status, result.body);
     } catch (error) {
       if (error instanceof ApiError) respond(error.status, error.body());
@@ -1568,6 +1743,8 @@ export class DiscordServer {
 
     const channelFor = (params: Record<string, string>, need: bigint = PermissionFlagsBits.ViewChannel): Channel => {
       const channel = this.channels.get(params.channel_id ?? '');
+      // A bot is never in a group DM or another users' DM.
+      if (!channel && this.privateChannels.has(params.channel_id ?? '')) throw new ApiError(403, 50001, 'Missing Access');
       if (!channel) throw unknown(10003, 'Channel');
       if (this.unavailable.has(channel.guildId)) throw new ApiError(503, 0, '503: Service Unavailable');
       const perms = this.botPermissions(channel.id);
@@ -1594,8 +1771,9 @@ export class DiscordServer {
     this.on(
       'POST',
       '/channels/:channel_id/messages',
-      ({ params, body, attachments }) => {
+      ({ params, body, attachments, files }) => {
         const dm = dmChannel(params.channel_id ?? '');
+        if (dm) this.checkCanDm(this.dmChannels.get(String(dm.id)) ?? '');
         const channel = dm
           ? { id: String(dm.id), guildId: null }
           : channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
@@ -1607,7 +1785,7 @@ export class DiscordServer {
           const first = seen ? this.messages.get(seen.messageId) : undefined;
           if (seen && first && Date.now() - seen.at < this.options.nonceWindowMs) return ok(serializeMessage(first, this.applicationId));
         }
-        const message = createMessage({ channelId: channel.id, guildId: channel.guildId, author: this.botUser, body, attachments });
+        const message = createMessage({ channelId: channel.id, guildId: channel.guildId, author: this.botUser, body, attachments, files });
         this.keep(message);
         if (nonceKey) this.nonces.set(nonceKey, { messageId: message.id, at: Date.now() });
         this.onMessageCreated?.(viewMessage(message));
@@ -1619,6 +1797,63 @@ export class DiscordServer {
       {
         bucket: (params) => ({ hash: bucketHash('POST /channels/:channel_id/messages'), major: params.channel_id ?? '', rule: this.options.perChannelMessages }),
       },
+    );
+    this.on('POST', '/channels/:channel_id/messages/:message_id/threads', ({ params, body }) => {
+      const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.CreatePublicThreads);
+      if (channel.type !== ChannelKind.GuildText && channel.type !== ChannelKind.GuildAnnouncement) {
+        throw new ApiError(400, 50024, 'Cannot execute action on this channel type');
+      }
+      const message = messageIn(channel, params.message_id);
+      const errors = new FormErrors();
+      if (typeof body.name !== 'string' || body.name.trim().length < 1 || body.name.length > 100) {
+        errors.add(['name'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+      }
+      const archive = body.auto_archive_duration;
+      if (archive !== undefined && archive !== null && ![60, 1440, 4320, 10080].includes(Number(archive))) {
+        errors.add(['auto_archive_duration'], 'BASE_TYPE_CHOICES', 'Value must be one of {60, 1440, 4320, 10080}.');
+      }
+      if (!errors.empty) throw invalidForm(errors);
+      if (this.threads.has(message.id)) throw new ApiError(400, 160004, 'A thread has already been created for this message');
+      const now = new Date().toISOString();
+      // A thread started from a message takes the message's id.
+      const thread: Json = {
+        id: message.id,
+        type: channel.type === ChannelKind.GuildAnnouncement ? 10 : 11,
+        guild_id: channel.guildId,
+        parent_id: channel.id,
+        owner_id: this.botUser.id,
+        name: String(body.name),
+        last_message_id: null,
+        rate_limit_per_user: 0,
+        message_count: 0,
+        member_count: 1,
+        total_message_sent: 0,
+        flags: 0,
+        thread_metadata: { archived: false, auto_archive_duration: Number(archive ?? 4320), archive_timestamp: now, locked: false, create_timestamp: now },
+      };
+      this.threads.set(message.id, thread);
+      this.gateway.dispatch('THREAD_CREATE', { ...thread, newly_created: true }, channel.guildId, 1);
+      return ok(thread, 201);
+    });
+    this.on(
+      'POST',
+      '/channels/:channel_id/messages/:message_id/crosspost',
+      ({ params }) => {
+        const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
+        if (channel.type !== ChannelKind.GuildAnnouncement) throw new ApiError(400, 50024, 'Cannot execute action on this channel type');
+        const message = messageIn(channel, params.message_id);
+        if (message.author.id !== this.botUser.id && (this.botPermissions(channel.id) & PermissionFlagsBits.ManageMessages) === 0n) {
+          throw new ApiError(403, 50013, 'Missing Permissions');
+        }
+        if ((message.flags & MessageFlag.Crossposted) !== 0) throw new ApiError(400, 40033, 'This message has already been crossposted.');
+        message.flags |= MessageFlag.Crossposted;
+        const payload = serializeMessage(message, this.applicationId);
+        this.changes.notify();
+        this.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
+        return ok(payload);
+      },
+      // Discord lets a channel publish 10 messages an hour.
+      { bucket: (params) => ({ hash: bucketHash('POST /channels/:channel_id/messages/:message_id/crosspost'), major: params.channel_id ?? '', rule: CROSSPOST_RULE }) },
     );
     this.on('GET', '/channels/:channel_id/messages', ({ params, query }) => {
       const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
@@ -1654,7 +1889,7 @@ export class DiscordServer {
     this.on(
       'POST',
       '/interactions/:interaction_id/:interaction_token/callback',
-      ({ params, body, query, attachments }) => this.interactionCallback(params, body, query, attachments),
+      ({ params, body, query, attachments, files }) => this.interactionCallback(params, body, query, attachments, files),
       { auth: false, globalExempt: true, bucket: null },
     );
     const webhookBucket = (params: Record<string, string>) => ({
@@ -1664,19 +1899,31 @@ export class DiscordServer {
     });
     const hook = { auth: false, globalExempt: true, bucket: webhookBucket };
     const base = '/webhooks/:webhook_id/:webhook_token';
-    this.on('POST', base, ({ params, body, query, attachments }) => this.followUp(params, body, query, attachments), hook);
+    this.on('POST', base, ({ params, body, query, attachments, files }) => this.followUp(params, body, query, attachments, files), hook);
     this.on('GET', `${base}/messages/@original`, ({ params }) => ok(this.serializeWebhookMessage(this.originalOf(this.interactionFor(params)))), hook);
-    this.on('PATCH', `${base}/messages/@original`, ({ params, body, attachments }) => ok(this.editWebhookMessage(this.originalOf(this.interactionFor(params)), body, attachments)), hook);
+    this.on('PATCH', `${base}/messages/@original`, ({ params, body, attachments, files }) => ok(this.editWebhookMessage(this.originalOf(this.interactionFor(params)), body, attachments, files)), hook);
     this.on('DELETE', `${base}/messages/@original`, ({ params }) => this.deleteWebhookMessage(this.originalOf(this.interactionFor(params))), hook);
     this.on('GET', `${base}/messages/:message_id`, ({ params }) => ok(this.serializeWebhookMessage(this.webhookMessage(params))), hook);
-    this.on('PATCH', `${base}/messages/:message_id`, ({ params, body, attachments }) => ok(this.editWebhookMessage(this.webhookMessage(params), body, attachments)), hook);
+    this.on('PATCH', `${base}/messages/:message_id`, ({ params, body, attachments, files }) => ok(this.editWebhookMessage(this.webhookMessage(params), body, attachments, files)), hook);
     this.on('DELETE', `${base}/messages/:message_id`, ({ params }) => this.deleteWebhookMessage(this.webhookMessage(params)), hook);
+  }
+
+  /**
+   * Whether the bot may post in a user's DM: not when the user closed their DMs to it (50007), nor when they share no
+   * server with it and have not installed the app (50278).
+   */
+  private checkCanDm(userId: string): void {
+    if (this.closedDms.has(userId)) throw new ApiError(403, 50007, 'Cannot send messages to this user');
+    const mutual = [...this.guilds.values()].some((guild) => guild.members.has(userId));
+    if (!mutual && !this.userInstalls.has(userId)) {
+      throw new ApiError(403, 50278, 'Cannot send messages to this user due to having no mutual guilds');
+    }
   }
 
   /** Stores a new message (or re-resolves an edited one): computes who it pings. */
   private keep(message: StoredMessage): StoredMessage {
     const channel = this.channels.get(message.channelId);
-    const guild = channel ? this.guilds.get(channel.guildId) : undefined;
+    const guild = channel ? (this.guilds.get(channel.guildId) ?? this.outsideGuilds.get(channel.guildId)) : undefined;
     const mentionEveryone = channel ? (this.botPermissions(channel.id) & PermissionFlagsBits.MentionEveryone) !== 0n : false;
     message.pings = resolvePings(message.content, message.allowedMentions, {
       mentionEveryone,
@@ -1697,7 +1944,7 @@ export class DiscordServer {
     if (mode === 'create' && attachments.length === 0 && isEmptyMessage(body)) throw new ApiError(400, 50006, 'Cannot send an empty message');
   }
 
-  private interactionCallback(params: Record<string, string>, body: Json, query: URLSearchParams, attachments: Json[]): RouteResult {
+  private interactionCallback(params: Record<string, string>, body: Json, query: URLSearchParams, attachments: Json[], files: StoredFile[]): RouteResult {
     const state = this.interactions.get(params.interaction_id ?? '');
     if (!state || state.token !== params.interaction_token) throw unknown(10062, 'interaction');
     const now = Date.now();
@@ -1730,16 +1977,17 @@ export class DiscordServer {
         errors.add(['data', 'flags'], 'MESSAGE_FLAGS_INVALID', 'Invalid flags.');
         reject(invalidForm(errors));
       }
-      const flags = typeof d.flags === 'number' ? d.flags : 0;
+      const flags = (typeof d.flags === 'number' ? d.flags : 0) | (state.forceEphemeral ? MessageFlag.Ephemeral : 0);
       message = createMessage({
         channelId: state.channelId,
         guildId: state.guildId,
         author: this.botUser,
         body: type === 4 ? d : {},
         flags: type === 5 ? (flags & MessageFlag.Ephemeral) | MessageFlag.Loading : flags,
+        attachments,
+        files,
         interactionId: state.id,
         webhookId: this.applicationId,
-        attachments,
       });
       this.keep(message);
       state.original = message;
@@ -1802,10 +2050,16 @@ export class DiscordServer {
     return serializeMessage(message, this.applicationId);
   }
 
-  private editWebhookMessage(message: StoredMessage, body: Json, attachments: Json[]): Json {
+  private editWebhookMessage(message: StoredMessage, body: Json, attachments: Json[], files: StoredFile[]): Json {
     this.checkMessage(body, 'edit', true);
     this.keep(editMessage(message, body));
-    if (attachments.length > 0) message.attachments = attachments;
+    if (attachments.length > 0) {
+      message.attachments = attachments;
+      message.files = files;
+    } else if (Array.isArray(body.attachments) && body.attachments.length === 0) {
+      message.attachments = [];
+      message.files = [];
+    }
     return serializeMessage(message, this.applicationId);
   }
 
@@ -1814,10 +2068,13 @@ export class DiscordServer {
     return { status: 204 };
   }
 
-  private followUp(params: Record<string, string>, body: Json, query: URLSearchParams, attachments: Json[]): RouteResult {
+  private followUp(params: Record<string, string>, body: Json, query: URLSearchParams, attachments: Json[], files: StoredFile[]): RouteResult {
     const state = this.interactionFor(params);
     if (!state.acknowledged) throw unknown(10015, 'Webhook');
     this.checkMessage(body, 'create', true, attachments);
+    if (state.userInstallOnly && state.followUps.length >= USER_INSTALL_FOLLOW_UPS) {
+      throw new ApiError(400, 40094, 'This interaction has hit the maximum number of follow up messages');
+    }
     const message = createMessage({
       channelId: state.channelId,
       guildId: state.guildId,
@@ -1826,6 +2083,8 @@ export class DiscordServer {
       interactionId: state.id,
       webhookId: this.applicationId,
       attachments,
+      files,
+      ...(state.forceEphemeral ? { flags: (typeof body.flags === 'number' ? body.flags : 0) | MessageFlag.Ephemeral } : {}),
     });
     this.keep(message);
     state.followUps.push(message);
@@ -1902,19 +2161,21 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** JSON bodies, or multipart with `payload_json` plus files (what discord.js sends with attachments). */
-async function parseBody(raw: Buffer, contentType: string | undefined): Promise<{ body: unknown; attachments: Json[] }> {
-  if (raw.length === 0) return { body: null, attachments: [] };
+async function parseBody(raw: Buffer, contentType: string | undefined): Promise<{ body: unknown; attachments: Json[]; files: StoredFile[] }> {
+  if (raw.length === 0) return { body: null, attachments: [], files: [] };
   if (contentType?.startsWith('multipart/form-data')) {
     const form = await new Request('http://localhost/', { method: 'POST', headers: { 'content-type': contentType }, body: raw }).formData();
     let body: unknown = {};
     const attachments: Json[] = [];
+    const files: StoredFile[] = [];
     for (const [name, value] of form.entries()) {
       if (name === 'payload_json' && typeof value === 'string') body = JSON.parse(value);
       else if (typeof value !== 'string') {
         attachments.push({ id: snowflake(), filename: value.name, size: value.size, content_type: value.type, url: `https://cdn.invalid/${value.name}` });
+        files.push({ filename: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) });
       }
     }
-    return { body, attachments };
+    return { body, attachments, files };
   }
-  return { body: JSON.parse(raw.toString('utf8')) as unknown, attachments: [] };
+  return { body: JSON.parse(raw.toString('utf8')) as unknown, attachments: [], files: [] };
 }

@@ -1,0 +1,153 @@
+import type { Logger } from '../logger.ts';
+import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
+import { dmTarget, type DeliveryRecord, type Subscription } from './subscription.ts';
+import type { SubscriptionStore } from './subscription-store.ts';
+
+/**
+ * What the bot keeps about a member and a server, handed over (export) or erased (forget), and the erasure of a
+ * server's data some days after the bot was removed from it.
+ *
+ * The bot stores, per subscription: the server, channel (name and id), time, zone, role, style, who created it and
+ * when, and its status; per post: a delivery record (day, state, nonce, message id, error). A member's own data is
+ * their DM subscription with its delivery records, and their id as the creator of server subscriptions. The word
+ * cache holds only the service's public words.
+ */
+
+/** Days a server's data is kept after the bot is removed from it (re-adding the bot in time keeps it). */
+export const SERVER_DATA_RETENTION_DAYS = 30;
+
+/** The most days back a subscription's delivery records are looked for (older ones are pruned by retention). */
+const MAX_HISTORY_DAYS = 400;
+
+export interface MemberData {
+  id: string;
+  dmSubscription: Subscription | null;
+  dmDeliveries: DeliveryRecord[];
+  /** Server subscriptions that name the member as their creator. */
+  serverSubscriptionsCreated: Array<Pick<Subscription, 'guildId' | 'channelId' | 'channelName' | 'createdAt'>>;
+}
+
+export interface ServerData {
+  id: string;
+  subscriptions: Subscription[];
+  deliveries: DeliveryRecord[];
+  /** When the bot was removed from the server, if its data is waiting to be erased. */
+  removedAt: string | null;
+}
+
+export interface DataExport {
+  exportedAt: string;
+  about: string;
+  member: MemberData;
+  server?: ServerData;
+}
+
+/** Service days a subscription may have delivery records for: from the day before it was created to tomorrow. */
+function daysOf(subscriptions: Subscription[], now: Date): IsoDate[] {
+  if (subscriptions.length === 0) return [];
+  const last = addDays(utcDateOf(now), 1);
+  const earliest = subscriptions.map((item) => item.createdAt.slice(0, 10)).sort()[0] ?? last;
+  const floor = addDays(last, -MAX_HISTORY_DAYS);
+  let day = addDays(earliest < floor ? floor : (earliest as IsoDate), -1);
+  const days: IsoDate[] = [];
+  while (day <= last) {
+    days.push(day);
+    day = addDays(day, 1);
+  }
+  return days;
+}
+
+async function deliveriesOf(store: SubscriptionStore, subscriptions: Subscription[], now: Date): Promise<DeliveryRecord[]> {
+  const channelIds = subscriptions.map((item) => item.channelId);
+  const found: DeliveryRecord[] = [];
+  for (const day of daysOf(subscriptions, now)) {
+    for (const record of await store.getDeliveries(channelIds, day)) if (record) found.push(record);
+  }
+  return found;
+}
+
+async function eraseDeliveries(store: SubscriptionStore, subscriptions: Subscription[], now: Date): Promise<void> {
+  await store.deleteDeliveriesOn(
+    subscriptions.map((item) => item.channelId),
+    daysOf(subscriptions, now),
+  );
+}
+
+export class PrivacyService {
+  constructor(
+    private readonly store: SubscriptionStore,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Everything stored about the member, and about the server when given (the caller checked they may see it). */
+  async exportData(userId: string, guildId: string | null): Promise<DataExport> {
+    const now = this.now();
+    const dm = await this.store.get(dmTarget(userId).channelId);
+    const created = (await this.store.listAll()).filter((item) => item.createdBy === userId && !item.channelId.startsWith('dm:'));
+    const data: DataExport = {
+      exportedAt: now.toISOString(),
+      about:
+        'Everything wotd-bot stores about you (and, for a server admin, about the server): daily-post subscriptions and ' +
+        'the record of each post. Nothing else about you is kept; the word cache holds only the public words of the day.',
+      member: {
+        id: userId,
+        dmSubscription: dm,
+        dmDeliveries: dm ? await deliveriesOf(this.store, [dm], now) : [],
+        serverSubscriptionsCreated: created.map(({ guildId: server, channelId, channelName, createdAt }) => ({ guildId: server, channelId, channelName, createdAt })),
+      },
+    };
+    if (guildId !== null) {
+      const subscriptions = await this.store.listGuild(guildId);
+      data.server = {
+        id: guildId,
+        subscriptions,
+        deliveries: await deliveriesOf(this.store, subscriptions, now),
+        removedAt: await this.store.guildRemovedAt(guildId),
+      };
+    }
+    return data;
+  }
+
+  /**
+   * Erases the member's data: their DM subscription and its delivery records, and their id from the server
+   * subscriptions they created (which belong to the servers and stay). Returns what changed.
+   */
+  async forgetMember(userId: string): Promise<{ dmSubscription: boolean; serverSubscriptionsAnonymised: number }> {
+    const now = this.now();
+    const dm = await this.store.eraseGuild(dmTarget(userId).guildId);
+    await eraseDeliveries(this.store, dm, now);
+    let anonymised = 0;
+    for (const item of await this.store.listAll()) {
+      if (item.createdBy !== userId) continue;
+      const changed = await this.store.update(item.channelId, (current) => (current.createdBy === userId ? { ...current, createdBy: '' } : null));
+      if (changed?.createdBy === '') anonymised += 1;
+    }
+    return { dmSubscription: dm.length > 0, serverSubscriptionsAnonymised: anonymised };
+  }
+
+  /** Erases a server's data: its subscriptions and their delivery records. Returns how many subscriptions went. */
+  async forgetServer(guildId: string): Promise<number> {
+    const removed = await this.store.eraseGuild(guildId);
+    await eraseDeliveries(this.store, removed, this.now());
+    return removed.length;
+  }
+
+  /**
+   * Erases the data of every server the bot was removed from more than SERVER_DATA_RETENTION_DAYS ago. Safe to run
+   * anywhere and often: each erasure re-checks under the server's lock, so a re-add in between keeps the data.
+   */
+  async sweepRemovedServers(logger?: Logger): Promise<number> {
+    const now = this.now();
+    const cutoff = new Date(now.getTime() - SERVER_DATA_RETENTION_DAYS * 86_400_000).toISOString();
+    let erased = 0;
+    for (const { guildId, at } of await this.store.guildRemovals()) {
+      if (at >= cutoff) continue;
+      const removed = await this.store.eraseRemovedGuild(guildId, cutoff);
+      if (removed === null) continue;
+      await eraseDeliveries(this.store, removed, now);
+      erased += 1;
+      logger?.info({ guildId, removedAt: at, subscriptions: removed.length }, 'erased the data of a server the bot left');
+    }
+    return erased;
+  }
+}

@@ -1,0 +1,100 @@
+import { PermissionFlagsBits } from 'discord.js';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { commands } from '../../commands/index.ts';
+import { startDiscordBot } from '../../src/discord/bot.ts';
+import { createChannelPoster } from '../../src/discord/channel-poster.ts';
+import { dailyPostEmbed } from '../../src/discord/daily-embeds.ts';
+import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
+import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
+import { DailyScheduler } from '../../src/schedule/scheduler.ts';
+import type { WotdLookup } from '../../src/wotd/lookup.ts';
+import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
+import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
+const ADMIN = '500000000000000001';
+
+describe('a thread on each post and publishing, end to end', () => {
+  it('opens the thread and publishes after the post; a failed or repeated extra never fails or repeats the post', async () => {
+    const discord = await startDiscordServer();
+    cleanups.push(() => discord.close());
+    const guild = discord.addGuild({
+      name: 'Words',
+      roles: [
+        { name: 'admins', permissions: PermissionFlagsBits.ManageChannels },
+        { name: 'posting', permissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.CreatePublicThreads },
+      ],
+      members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
+      botMember: { roles: ['posting'] },
+      channels: [{ name: 'general' }, { name: 'news', type: 5 }],
+    });
+    const news = guild.channelId('news');
+    const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
+    expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const { logger, lines } = captureLogger();
+    const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 2, logger });
+    cleanups.push(() => daily.close());
+    const lookup = new FixedLookup();
+    const bot = await startDiscordBot({
+      config: { ...env, DISCORD_APPLICATION_ID: undefined },
+      commands,
+      services: { lookup: lookup as unknown as WotdLookup, siteUrl: 'https://wotd.site', logger, subscriptions: daily.subscriptions },
+      logger,
+    });
+    cleanups.push(() => bot.stop());
+    const invoke = (name: string, options: Record<string, string | boolean> = {}) =>
+      discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: ADMIN }).waitForResponse();
+
+    const preview = await invoke('wotd-subscribe', { channel: news, thread: true, publish: true, preview: true });
+    expect(preview.content).toContain('Each post opens a thread, such as “word-2026-06-15 — word of the day, 2026-06-15”.');
+    expect(preview.content).toContain('Each post is published to the servers that follow the channel.');
+    const subscribed = await invoke('wotd-subscribe', { channel: news, thread: true, publish: true });
+    expect(subscribed.content).toContain('with a thread on each post, published to following servers.');
+    expect((await invoke('wotd-subscriptions')).embeds[0]?.description).toContain('full style, thread on each post, published');
+
+    // The first attempt "crashes" after Discord accepted the post; the retry finds the same message by its nonce.
+    let crash = true;
+    const scheduler = new DailyScheduler({
+      store: daily.store,
+      lookup,
+      poster: createChannelPoster(bot.client.rest, { logger }),
+      render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: 'https://wotd.site' }),
+      logger,
+      concurrency: 2,
+      hooks: {
+        afterSend: () => {
+          if (crash) {
+            crash = false;
+            throw new Error('crashed after sending');
+          }
+        },
+      },
+    });
+    await scheduler.tick(new Date('2026-06-15T09:00:00Z'));
+    expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+    const [post] = discord.messagesIn(news);
+    expect(discord.messagesIn(news)).toHaveLength(1);
+    expect((post?.flags ?? 0) & 1).toBe(1);
+    expect(discord.threadsIn(news)).toEqual([{ id: post?.id, name: 'word-2026-06-15 — word of the day, 2026-06-15', type: 10, parentId: news, autoArchiveDuration: 1440 }]);
+    // The retry met the thread and the publication already there: noted, not warned about.
+    expect(lines.filter((line) => line.msg === 'daily post sent, but its extra failed')).toEqual([]);
+
+    // Next day the bot may no longer create threads: the post still goes out, publication too, and the failure is logged.
+    discord.updateRole(guild.id, 'posting', { permissions: DEFAULT_BOT_PERMISSIONS });
+    expect(await scheduler.tick(new Date('2026-06-16T09:00:00Z'))).toMatchObject({ sent: 1, failed: 0, retrying: 0 });
+    const second = discord.messagesIn(news)[1];
+    expect((second?.flags ?? 0) & 1).toBe(1);
+    expect(discord.threadsIn(news)).toHaveLength(1);
+    expect(lines.find((line) => line.msg === 'daily post sent, but its extra failed')).toMatchObject({ extra: 'thread', channelId: news, messageId: second?.id });
+    expect((await daily.store.get(news))?.status.state).toBe('active');
+    expect((await daily.store.getDelivery(news, '2026-06-16'))?.state).toBe('sent');
+  });
+});
