@@ -22,8 +22,8 @@ afterEach(async () => {
 const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
 
 /** The real bot and scheduler against the local Discord server, with a clock the test moves. */
-async function world() {
-  const discord = await startDiscordServer();
+async function world(serverOptions: Parameters<typeof startDiscordServer>[0] = {}) {
+  const discord = await startDiscordServer(serverOptions);
   cleanups.push(() => discord.close());
   const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'general' }] });
   const outside = discord.addGuild({ name: 'Elsewhere', withoutBot: true, members: [{ id: '700000000000000001', username: 'traveller' }] });
@@ -79,6 +79,23 @@ describe('DM subscriptions, end to end', () => {
     const stop = await discord.invokeCommand({ name: 'wotd-unsubscribe-me', dm: true }).waitForResponse();
     expect(stop.content).toBe('Unsubscribed: no more word-of-the-day DMs from me.');
     expect(await daily.store.get(`dm:${user}`)).toBeNull();
+  });
+
+  it('past the nonce window, a DM post left unrecorded by a crash is found in the DM and not sent again', async () => {
+    const { discord, guild, daily, tick } = await world({ nonceWindowMs: 20 });
+    const user = discord.defaultUser.id;
+    await discord.invokeCommand({ name: 'wotd-subscribe-me', options: { time: '09:30', timezone: 'Europe/London' }, channelId: guild.channelId('general') }).waitForResponse();
+    expect(await tick('2026-06-15T08:30:00Z')).toMatchObject({ sent: 1 });
+    const [post] = discord.messagesIn(discord.dmChannelOf(user));
+    // As a crash between the post and its record would have left it.
+    const record = await daily.store.getDelivery(`dm:${user}`, '2026-06-15');
+    if (!record) throw new Error('no delivery record');
+    await daily.store.putDelivery({ ...record, state: 'sending', messageId: undefined });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+
+    expect(await tick('2026-06-15T11:00:00Z')).toMatchObject({ sent: 1 });
+    expect(discord.messagesIn(discord.dmChannelOf(user))).toHaveLength(1);
+    expect(await daily.store.getDelivery(`dm:${user}`, '2026-06-15')).toMatchObject({ state: 'sent', messageId: post?.id });
   });
 
   it('switches off (never deletes) when the member’s DMs are closed, and their next command says why, once', async () => {

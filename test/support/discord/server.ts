@@ -1856,7 +1856,8 @@ export class DiscordServer {
       { bucket: (params) => ({ hash: bucketHash('POST /channels/:channel_id/messages/:message_id/crosspost'), major: params.channel_id ?? '', rule: CROSSPOST_RULE }) },
     );
     this.on('GET', '/channels/:channel_id/messages', ({ params, query }) => {
-      const channel = channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
+      const dm = dmChannel(params.channel_id ?? '');
+      const channel = dm ? { id: String(dm.id) } : channelFor(params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
       return ok(this.pageOfMessages(channel.id, query).map((m) => serializeMessage(m, this.applicationId, { withNonce: false })));
     });
     this.on('GET', '/channels/:channel_id/messages/:message_id', ({ params }) => {
