@@ -12,8 +12,11 @@ const TITLE_LIMIT = 256;
 const DESCRIPTION_LIMIT = 4096;
 const LABEL_PATTERN = /^\(([^()]{1,60})\)\s*/;
 
+/** Cut to `limit` characters with an ellipsis, never between the two halves of a surrogate pair. */
 export function clip(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+  if (text.length <= limit) return text;
+  const end = /[\ud800-\udbff]/.test(text[limit - 2] ?? '') ? limit - 2 : limit - 1;
+  return `${text.slice(0, end)}…`;
 }
 
 const ESCAPE_EVERYTHING = { heading: true, bulletedList: true, numberedList: true, maskedLink: true } as const;
