@@ -5,6 +5,7 @@ import { parseAnyDate, type IsoDate } from './wotd/dates.ts';
 import type { Entry } from './wotd/entry.ts';
 import { isWotdError, type WotdErrorCode } from './wotd/errors.ts';
 import type { Lookup } from './wotd/lookup.ts';
+import { terminalText } from './terminal-text.ts';
 
 /**
  * `wotd-bot query|history|find`: the adapter (same cache, same limiter) from the command line.
@@ -198,9 +199,9 @@ function fail(common: Common, code: WotdErrorCode, message: string, retryAt?: Da
   return EXIT_FOR[code];
 }
 
-/** An entry as people read it: the date and word, part of speech and IPA, then the definition. */
+/** An entry as people read it: the date and word, part of speech and IPA, then the definition (control characters visible). */
 export function formatEntry(entry: Entry): string {
   const pos = entry.pos.trim() === '' ? '' : ` (${entry.pos})`;
   const ipa = entry.ipa.trim() === '' ? '' : `  ${entry.ipa}`;
-  return `${entry.date}  ${entry.word}${pos}${ipa}\n  ${entry.definition}`;
+  return terminalText(`${entry.date}  ${entry.word}${pos}${ipa}\n  ${entry.definition}`);
 }
