@@ -88,10 +88,16 @@ function singleParam(params: URLSearchParams, name: string): string | undefined 
   return values[0];
 }
 
-/** User text inside an error message: quoted, and cut short so a huge parameter cannot make a huge answer. */
+/**
+ * User text inside an error message: quoted, and cut short so a huge parameter cannot make a huge answer (never
+ * between the halves of a character outside the BMP, which JSON would show as a \uD83D escape).
+ */
 function quote(text: string): string {
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  if (text.length <= 80) return JSON.stringify(text);
+  const end = /[\ud800-\udbff]/.test(text[79] ?? '') ? 79 : 80;
+  return JSON.stringify(`${text.slice(0, end)}…`);
 }
+
 
 function downloadName(dbPath: string): string {
   const name = basename(dbPath).replace(/[^A-Za-z0-9._-]/g, '_');
