@@ -135,7 +135,7 @@ describe('generated console lines', () => {
         }
         expect(keepGoing, where).toBe(true);
         const text = printed();
-        expectSpecific(text, where);
+        expectSpecific(text, where, typed);
         expect(text, `${where}: a command finished without answering`).not.toContain('(no reply)');
         expect(TERMINAL_CONTROL.test(text), `${where} printed a control character: ${JSON.stringify(text.slice(0, 300))}`).toBe(false);
       }),
