@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoted } from './message-text.ts';
 
 /**
  * Every setting the bot reads from the environment, validated once at start-up.
@@ -134,13 +135,6 @@ function presentValues(env: NodeJS.ProcessEnv): Record<string, string> {
   return values;
 }
 
-/** A value quoted in a message: its start only, when it is long (a file pasted into a variable, say). */
-function shortened(value: string): string {
-  if (value.length <= 40) return value;
-  const end = /[\ud800-\udbff]/.test(value[39] ?? '') ? 39 : 40;
-  return `${value.slice(0, end)}… (${value.length} characters)`;
-}
-
 /** Reads and validates the settings; a bad value throws a ConfigError of one short line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values = presentValues(env);
@@ -148,11 +142,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const variable = String(issue?.path[0] ?? 'environment');
-  const shown =
-    variable === 'DISCORD_TOKEN'
-      ? '(hidden)'
-      : // JSON escapes every line break but these two.
-        JSON.stringify(shortened(withoutPassword(values[variable] ?? ''))).replace(/[\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16)}`);
+  const value = withoutPassword(values[variable] ?? '');
+  // Only the start of a long value (a file pasted into a variable, say), on one line.
+  const shown = variable === 'DISCORD_TOKEN' ? '(hidden)' : `${quoted(value)}${value.length > 40 ? ` (${value.length} characters)` : ''}`;
   throw new ConfigError(`Invalid ${variable}=${shown}: ${issue?.message ?? 'invalid value'}`);
 }
 

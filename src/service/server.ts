@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { hasWireShape, parseWireDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from '../wotd/dates.ts';
+import { quoted } from '../message-text.ts';
 import { readWordDb, WordDbError } from './word-db.ts';
 import { WordIndex } from './word-index.ts';
 import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
@@ -89,14 +90,9 @@ function singleParam(params: URLSearchParams, name: string): string | undefined 
   return values[0];
 }
 
-/**
- * User text inside an error message: quoted, and cut short so a huge parameter cannot make a huge answer (never
- * between the halves of a character outside the BMP, which JSON would show as a \uD83D escape).
- */
+/** User text inside an error message: quoted, and cut short so a huge parameter cannot make a huge answer. */
 function quote(text: string): string {
-  if (text.length <= 80) return JSON.stringify(text);
-  const end = /[\ud800-\udbff]/.test(text[79] ?? '') ? 79 : 80;
-  return JSON.stringify(`${text.slice(0, end)}…`);
+  return quoted(text, 80);
 }
 
 function downloadName(dbPath: string): string {
