@@ -53,7 +53,8 @@ async function execute(context: CommandContext, services: BotServices): Promise<
 
   const role = context.options.getRole('role');
   if (role && role.id === gate.guildId) {
-    return context.respond(privateNote('Daily posts never ping @everyone. Choose a specific role to mention, or none.'));
+    // Broken with a zero-width space: even this note must not be able to ping everyone.
+    return context.respond(privateNote('Daily posts never ping @\u200beveryone. Choose a specific role to mention, or none.'));
   }
 
   if (!context.botPermissionsIn) {
