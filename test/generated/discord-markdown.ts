@@ -83,7 +83,8 @@ export function activeMarkup(text: string, options: { ownStars?: boolean } = {})
     else if (text.startsWith('~~', i)) add('strikethrough', i);
     else if (text.startsWith('||', i)) add('spoiler', i);
     else if (char === '`') add('code', i);
-    else if (char === '_') add('underline or italics', i);
+    // Discord's underscores open emphasis only at a word boundary: one inside a word (New_York) stays a letter.
+    else if (char === '_' && !(/[A-Za-z0-9]/.test(text[i - 1] ?? '') && /[A-Za-z0-9]/.test(text[i + 1] ?? ''))) add('underline or italics', i);
     else if (char === '*' && !options.ownStars) add('bold or italics', i);
     i += 1;
   }

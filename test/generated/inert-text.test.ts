@@ -1,4 +1,3 @@
-import type { APIEmbed } from 'discord.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wotdCommand } from '../../commands/wotd.ts';
@@ -7,9 +6,8 @@ import { wotdHistoryCommand } from '../../commands/wotd-history.ts';
 import { createConsolePoster } from '../../src/console/daily-posts.ts';
 import { renderMessage } from '../../src/console/render.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { newMessagePayload, replacementPayload } from '../../src/discord/contexts.ts';
 import { entryEmbed, escapeText } from '../../src/discord/embeds.ts';
-import type { OutgoingMessage, SlashCommand } from '../../src/interactions.ts';
+import type { SlashCommand } from '../../src/interactions.ts';
 import { formatEntry } from '../../src/lookup-cli.ts';
 import { buildMessage } from '../../src/schedule/delivery.ts';
 import type { DailyMessage } from '../../src/schedule/poster.ts';
@@ -20,6 +18,7 @@ import { startCommandWorld, TODAY, type CommandWorld } from '../commands/world.t
 import { makeSubscription } from '../schedule/helpers.ts';
 import { restFor, startDiscordServer, type DiscordServer, type GuildInfo } from '../support/discord/index.ts';
 import { validateMessageBody } from '../support/discord/validation.ts';
+import { expectInert, expectSendable } from './discord-checks.ts';
 import { activeMarkup, unescapeDiscord, withoutBreaks } from './discord-markdown.ts';
 import {
   nastyText,
@@ -28,7 +27,6 @@ import {
   settings,
   TERMINAL_CONTROL,
   trackUnhandled,
-  wellFormed,
   withinBound,
   WORLD_RATE_LIMIT,
   PROPERTY_TIMEOUT_MS,
@@ -96,45 +94,6 @@ afterAll(async () => {
   await discord?.close();
   expect(unhandled.problems).toEqual([]);
 });
-
-/** Each text an embed shows, with where it is. */
-function embedTexts(embed: APIEmbed): Array<[string, string]> {
-  const texts: Array<[string, string]> = [];
-  if (embed.title !== undefined) texts.push(['title', embed.title]);
-  if (embed.description !== undefined) texts.push(['description', embed.description]);
-  for (const [index, field] of (embed.fields ?? []).entries()) {
-    texts.push([`field ${index} name`, field.name], [`field ${index} value`, field.value]);
-  }
-  if (embed.footer?.text !== undefined) texts.push(['footer', embed.footer.text]);
-  return texts;
-}
-
-/**
- * The bot's own wording may use code spans, bold and timestamps; service text quoted in it must still not mention
- * or link.
- */
-const NEVER_IN_CONTENT = new Set(['mention or tag', 'masked link', '@everyone', '@here']);
-
-function expectInert(message: { content?: string | undefined; embeds?: APIEmbed[] | undefined }, where: string): void {
-  for (const embed of message.embeds ?? []) {
-    for (const [part, text] of embedTexts(embed)) {
-      expect(activeMarkup(text, { ownStars: true }), `${where}, embed ${part}: ${JSON.stringify(text)}`).toEqual([]);
-      expect(wellFormed(text), `${where}, embed ${part} is not well-formed UTF-16`).toBe(true);
-    }
-  }
-  const content = message.content ?? '';
-  const active = activeMarkup(content, { ownStars: true }).filter((markup) => NEVER_IN_CONTENT.has(markup.kind));
-  expect(active, `${where}, content: ${JSON.stringify(content)}`).toEqual([]);
-}
-
-/** What the Discord transport would send for this reply: pings nobody, and Discord would accept it. */
-function expectSendable(message: OutgoingMessage, where: string): void {
-  const payload = newMessagePayload(message);
-  expect(payload.allowedMentions, where).toEqual({ parse: [], roles: [] });
-  expect(replacementPayload(message).allowedMentions, where).toEqual({ parse: [], roles: [] });
-  const body = JSON.parse(JSON.stringify({ content: message.content, embeds: message.embeds, allowed_mentions: payload.allowedMentions }));
-  expect(validateMessageBody(body, { mode: 'create', interaction: true }).tree, `${where}: Discord would refuse it`).toEqual({});
-}
 
 /** The terminal gets the text and the console's own styling, never a control character from the service. */
 function expectPlainInTerminal(rendered: string, where: string): void {
