@@ -88,6 +88,9 @@ function invocations(): fc.Arbitrary<Invocation> {
   const defined = (options: Record<string, string | number | undefined>) =>
     Object.fromEntries(Object.entries(options).filter((entry): entry is [string, string | number] => entry[1] !== undefined));
   const date = optional(within(DATES, 1, 32));
+  // The bounds /wotd-subscribe registers: a time of 3 to 5 characters, a zone of at most 64.
+  const time = within(['09:00', '7:30', '24:00', '12:60', '<@1>'], 3, 5);
+  const timezone = within(['UTC', 'Europe/London', 'Mars/Olympus'], 1, 64);
   return fc.oneof(
     date.map((value) => ({ name: 'wotd', options: defined({ date: value }), admin: false })),
     fc
@@ -95,8 +98,12 @@ function invocations(): fc.Arbitrary<Invocation> {
       .map(([value, limit]) => ({ name: 'wotd-history', options: defined({ date: value, limit }), admin: false })),
     within(['serendipity', 'ECHO', 'quixotic', 'zzz', 'mark_down'], 1, 100).map((word) => ({ name: 'wotd-find', options: { word }, admin: false })),
     fc
-      .tuple(channel, optional(within(['09:00', '7:30', '24:00', '12:60', '<@1>'], 3, 5)), optional(within(['UTC', 'Europe/London', 'Mars/Olympus'], 1, 64)), optional(role))
-      .map(([where, time, timezone, mention]) => ({ name: 'wotd-subscribe', options: defined({ channel: where, time, timezone, role: mention }), admin: true })),
+      .tuple(channel, optional(time), optional(timezone), optional(role))
+      .map(([where, at, zone, mention]) => ({
+        name: 'wotd-subscribe',
+        options: defined({ channel: where, time: at, timezone: zone, role: mention }),
+        admin: true,
+      })),
     channel.map((where) => ({ name: 'wotd-unsubscribe', options: { channel: where }, admin: true })),
   );
 }

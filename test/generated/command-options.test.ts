@@ -268,16 +268,20 @@ describe('generated slash-command options', () => {
   }, PROPERTY_TIMEOUT_MS);
 
   it('the Newer, Older and page buttons, with any custom id', async () => {
+    const anyRest = nastyText({ extra: [...DATES, ...NUMBERS, ':', RECURRING, 'find:2:echo', 'hist:2025-01-10:3'], maxPieces: 4 });
+    // Discord keeps a custom id to 100 characters.
     const customId = fc.oneof(
-      fc.tuple(fc.constantFrom('find:', 'hist:'), nastyText({ extra: [...DATES, ...NUMBERS, ':', RECURRING, 'find:2:echo', 'hist:2025-01-10:3'], maxPieces: 4 })).map(([prefix, rest]) => `${prefix}${rest}`.slice(0, 100)),
+      fc.tuple(fc.constantFrom('find:', 'hist:'), anyRest).map(([prefix, rest]) => `${prefix}${rest}`.slice(0, 100)),
       fc.tuple(fc.integer({ min: -2, max: 10_000 }), wordOption).map(([page, word]) => `find:${page}:${word}`.slice(0, 100)),
       fc.tuple(stringOption(DATES, 32), fc.integer({ min: -1, max: 100 })).map(([date, limit]) => `hist:${date}:${limit}`.slice(0, 100)),
+    );
+    const reasons = new RegExp(
+      `This button no longer works|That page of results is gone|has not been a word of the day|no words of the day before|${SERVICE_TROUBLE.source}`,
     );
     await fc.assert(
       fc.asyncProperty(customId, async (id) => {
         const command = id.startsWith('find:') ? wotdFindCommand : wotdHistoryCommand;
         const answer = await press(command, id);
-        const reasons = new RegExp(`This button no longer works|That page of results is gone|has not been a word of the day|no words of the day before|${SERVICE_TROUBLE.source}`);
         expectAnswer(answer, `press ${JSON.stringify(id)}`, id, reasons);
       }),
       settings(SEED, RUNS),
@@ -285,14 +289,33 @@ describe('generated slash-command options', () => {
   }, PROPERTY_TIMEOUT_MS);
 
   it('/wotd-subscribe channel, time, timezone and role', async () => {
-    const guildId = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(GUILD, '100000000000000002', '100000000000000003') }, { weight: 1, arbitrary: fc.constant(null) });
+    const guildId = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(GUILD, '100000000000000002', '100000000000000003') },
+      { weight: 1, arbitrary: fc.constant(null) },
+    );
+    const reasons = new RegExp(
+      [
+        '^(Subscribed|Updated|Updated and re-enabled) <#\\d+>',
+        'is not a text or announcement channel',
+        'is not a time of day',
+        'is not a time zone I know',
+        'never ping @\u200beveryone',
+        'cannot check my permissions',
+        "I can't post in",
+        'already has \\d+ daily-post subscriptions',
+        'Manage Channels',
+        'in a server channel',
+        'Choose the channel',
+      ].join('|'),
+    );
+    const options = fc.tuple(channelOption, timeOption, zoneOption, roleOption, guildId, fc.boolean());
     const permissions = fc.oneof(
       { weight: 6, arbitrary: fc.constant(ALL) },
       { weight: 2, arbitrary: fc.subarray(ALL) },
       { weight: 1, arbitrary: fc.constant(null) },
     );
     await fc.assert(
-      fc.asyncProperty(channelOption, timeOption, zoneOption, roleOption, guildId, fc.boolean(), permissions, async (channel, time, timeZone, role, guild, manage, held) => {
+      fc.asyncProperty(options, permissions, async ([channel, time, timeZone, role, guild, manage], held) => {
         const invocation: Invocation = {
           channel,
           role,
@@ -302,8 +325,6 @@ describe('generated slash-command options', () => {
           permissions: held,
         };
         const answer = await execute(wotdSubscribeCommand, invocation);
-        const reasons =
-          /^(Subscribed|Updated|Updated and re-enabled) <#\d+>|is not a text or announcement channel|is not a time of day|is not a time zone I know|never ping @\u200beveryone|cannot check my permissions|I can't post in|already has \d+ daily-post subscriptions|Manage Channels|in a server channel|Choose the channel/;
         const ownTags = [channel ? `<#${channel.id}>` : '', role ? `<@&${role.id}>` : ''].filter(Boolean);
         const where = `/wotd-subscribe ${JSON.stringify(invocation).slice(0, 400)}`;
         expectAnswer(answer, where, `${time ?? ''} ${timeZone ?? ''} ${channel?.name ?? ''} ${role?.name ?? ''}`, reasons, ownTags);

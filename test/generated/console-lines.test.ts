@@ -72,10 +72,14 @@ const strayLine = fc
   .tuple(fc.constantFrom(...COMMAND_NAMES, 'wod', 'wotd-', '', 'help', 'wotd find'), fc.array(nastyText({ maxPieces: 3 }), { maxLength: 4 }))
   .map(([name, rest]) => [`/${name}`, ...rest].join(' '));
 
+const pressLine = fc
+  .tuple(fc.constantFrom('press', 'PRESS', 'press '), nastyText({ extra: ['Older', 'Newer', '1', '2', '0', '99'], maxPieces: 3 }))
+  .map(([press, target]) => `${press} ${target}`);
+
 const line = fc.oneof(
   { weight: 6, arbitrary: commandLine },
   { weight: 2, arbitrary: strayLine },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('press', 'PRESS', 'press '), nastyText({ extra: ['Older', 'Newer', '1', '2', '0', '99'], maxPieces: 3 })).map(([press, target]) => `${press} ${target}`) },
+  { weight: 1, arbitrary: pressLine },
   { weight: 1, arbitrary: fc.constantFrom('help', '?', 'HELP', '', '   ', '\t', 'quit', 'exit', 'exit now') },
   { weight: 2, arbitrary: nastyText({ extra: [...QUOTES, '/', ':', '/wotd', 'date:'], maxPieces: 10, huge: 20_000 }) },
 );
