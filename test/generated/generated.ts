@@ -23,10 +23,7 @@ export function settings<T>(seed: number, numRuns = RUNS): fc.Parameters<T> {
   return { seed: seedOf(seed), numRuns, endOnFailure: process.env.FC_END === '1' };
 }
 
-/**
- * The adapter's limit in the test worlds: high enough that a thousand lookups never queue, low enough that the
- * limiter's estimate (which lists every free slot) stays cheap.
- */
+/** The adapter's limit in the test worlds: high enough that a thousand lookups in a few seconds never queue. */
 export const WORLD_RATE_LIMIT = 5_000;
 
 /**
