@@ -21,6 +21,7 @@ export const MAX_WORD_LENGTH = 100;
 const MAX_CUSTOM_ID = 100;
 const MAX_CHOICES = 25;
 const SUGGESTIONS = 5;
+const SUGGESTION_LENGTH = 40;
 
 const data = new SlashCommandBuilder()
   .setName('wotd-find')
@@ -110,7 +111,8 @@ async function noMatchMessage(query: string, services: BotServices): Promise<Out
   if (suggestions.length === 0) {
     return userError(`${opening} Check the spelling, or start typing in the \`word\` option to pick from words I have seen.`);
   }
-  const list = suggestions.map((word) => `**${escapeText(word)}**`).join(', ');
+  // Cut short, so five long words from the service still fit in one message.
+  const list = suggestions.map((word) => `**${escapeText(clip(word, SUGGESTION_LENGTH))}**`).join(', ');
   return userError(`${opening} Did you mean ${list}? The \`word\` option suggests words as you type.`);
 }
 

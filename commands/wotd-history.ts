@@ -45,16 +45,23 @@ export function parseOlderButtonId(customId: string): { before: IsoDate; limit: 
   return { before, limit };
 }
 
+/** Discord refuses an embed whose title, fields and footer together pass this many characters. */
+const EMBED_TOTAL_LIMIT = 6000;
+
 function historyEmbed(before: IsoDate, today: IsoDate, page: HistoryPage, siteUrl: string): APIEmbed {
   const newest = page.entries[0];
   const oldest = page.entries.at(-1);
   const span = newest && oldest ? (newest === oldest ? newest.date : `${newest.date} to ${oldest.date}`) : '';
+  const title = before === today ? 'Recent words of the day' : `Words of the day before ${describeDate(before)}`;
+  const footer = `${span} · ${attribution(siteUrl)}`;
+  // Long service text shares what is left of the embed's total evenly among the entries.
+  const room = Math.floor((EMBED_TOTAL_LIMIT - title.length - footer.length) / Math.max(1, page.entries.length));
   return {
-    title: before === today ? 'Recent words of the day' : `Words of the day before ${describeDate(before)}`,
+    title,
     url: siteUrl,
     color: ACCENT,
-    fields: page.entries.map(entryField),
-    footer: { text: `${span} · ${attribution(siteUrl)}` },
+    fields: page.entries.map((entry) => entryField(entry, room)),
+    footer: { text: footer },
   };
 }
 

@@ -71,7 +71,8 @@ async function execute(context: CommandContext, services: BotServices): Promise<
 
   const role = context.options.getRole('role');
   if (role && role.id === gate.guildId) {
-    return context.respond(userError('Daily posts never ping @everyone. Choose a specific role to mention, or none.'));
+    // Broken with a zero-width space: even this note must not be able to ping everyone.
+    return context.respond(userError('Daily posts never ping @\u200beveryone. Choose a specific role to mention, or none.'));
   }
 
   const openThread = context.options.getBoolean('thread') === true;

@@ -1,5 +1,6 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, type Config } from './config.ts';
+import { singleLine } from './message-text.ts';
 import { consoleBanner, type ConsoleSource } from './console/banner.ts';
 import { runConsoleLoop } from './console/console.ts';
 import { ConsoleSession } from './console/session.ts';
@@ -45,7 +46,7 @@ function nextSignal(): { promise: Promise<NodeJS.Signals>; dispose: () => void }
 }
 
 function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+  return singleLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error');
 }
 
 /** `wotd-bot start` (`npm start`): the Discord bot when DISCORD_TOKEN is set, otherwise the console. */

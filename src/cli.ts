@@ -1,4 +1,5 @@
 import { ConfigError } from './config.ts';
+import { quoted, singleLine } from './message-text.ts';
 
 /** One `wotd-bot` subcommand: takes its own arguments, returns the process exit code. */
 export type Subcommand = (args: string[]) => Promise<number>;
@@ -49,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const subcommand = subcommands[name];
   if (!subcommand) {
-    process.stderr.write(`wotd-bot: unknown command "${name}"\n\n${usage()}\n`);
+    process.stderr.write(`wotd-bot: unknown command ${quoted(name)}\n\n${usage()}\n`);
     return 2;
   }
   try {
@@ -57,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
     return await run(args);
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`wotd-bot: ${error.message}\n`);
+      process.stderr.write(`wotd-bot: ${singleLine(error.message)}\n`);
       return 2;
     }
     throw error;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, MIN_DELIVERY_RETENTION_DAYS } from './schedule/delivery-retention.ts';
+import { quoted } from './message-text.ts';
 
 /**
  * Every setting the bot reads from the environment, validated once at start-up.
@@ -41,13 +42,16 @@ const httpUrl = (example: string) =>
     .refine(isHttpUrl, { message: `expected an http(s) URL such as ${example}` })
     .transform((value) => value.replace(/\/+$/, ''));
 
-const positiveInt = (what: string) =>
+const positiveInt = (what: string, max = Number.MAX_SAFE_INTEGER) =>
   z
     .string()
     .trim()
     .regex(/^\d+$/, { message: `expected ${what}` })
     .transform(Number)
-    .refine((value) => Number.isSafeInteger(value) && value > 0, { message: `expected ${what}` });
+    .refine((value) => Number.isSafeInteger(value) && value > 0 && value <= max, { message: `expected ${what}` });
+
+/** The longest a Node timer can wait; a longer timeout would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const nonNegativeInt = (what: string) =>
   z
@@ -75,7 +79,7 @@ const envSchema = z.object({
   WOTD_RATE_LIMIT_SCOPE: z
     .enum(['service', 'endpoint'], { message: 'expected service (one budget for all endpoints) or endpoint (one each)' })
     .default('service'),
-  WOTD_TIMEOUT_MS: positiveInt('a whole number of milliseconds, at least 1').default(5000),
+  WOTD_TIMEOUT_MS: positiveInt(`a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, MAX_TIMER_MS).default(5000),
   WOTD_SERVICE_DB: z.string().trim().min(1, { message: 'expected a path to a SQLite file' }).default('data/words.sqlite'),
   STORE_URL: z
     .string()
@@ -147,14 +151,16 @@ function presentValues(env: NodeJS.ProcessEnv): Record<string, string> {
   return values;
 }
 
-/** Reads and validates the settings; a bad value throws a ConfigError of one line. */
+/** Reads and validates the settings; a bad value throws a ConfigError of one short line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values = presentValues(env);
   const parsed = envSchema.safeParse(values);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const variable = String(issue?.path[0] ?? 'environment');
-  const shown = variable === 'DISCORD_TOKEN' ? '(hidden)' : JSON.stringify(withoutPassword(values[variable] ?? ''));
+  const value = withoutPassword(values[variable] ?? '');
+  // Only the start of a long value (a file pasted into a variable, say), on one line.
+  const shown = variable === 'DISCORD_TOKEN' ? '(hidden)' : `${quoted(value)}${value.length > 40 ? ` (${value.length} characters)` : ''}`;
   throw new ConfigError(`Invalid ${variable}=${shown}: ${issue?.message ?? 'invalid value'}`);
 }
 

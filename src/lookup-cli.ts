@@ -5,6 +5,8 @@ import { parseAnyDate, type IsoDate } from './wotd/dates.ts';
 import type { Entry } from './wotd/entry.ts';
 import { isWotdError, type WotdErrorCode } from './wotd/errors.ts';
 import type { Lookup } from './wotd/lookup.ts';
+import { terminalText } from './terminal-text.ts';
+import { quoted, singleLine } from './message-text.ts';
 
 /**
  * `wotd-bot query|history|find`: the adapter (same cache, same limiter) from the command line.
@@ -55,7 +57,7 @@ export function runHistory(args: string[]): Promise<number> {
     const date = positionals[0] === undefined ? undefined : parseDate(positionals[0]);
     const limitText = typeof values.limit === 'string' ? values.limit.trim() : '3';
     const limit = /^\d+$/.test(limitText) ? Number(limitText) : Number.NaN;
-    if (!(limit >= 1 && limit <= 8)) throw new UsageError(`--limit must be a whole number from 1 to 8, got "${limitText}"`);
+    if (!(limit >= 1 && limit <= 8)) throw new UsageError(`--limit must be a whole number from 1 to 8, got ${quoted(limitText)}`);
     const before = date ?? adapter.today();
     const page = await adapter.getPrevious(date, limit);
     if (page.value.entries.length === 0) return { found: null, notFound: `There are no words of the day before ${before}` };
@@ -89,9 +91,9 @@ export function runFind(args: string[]): Promise<number> {
 /** What a search found, saying so when the service reported only the first date. */
 export function findSummary(word: string, entries: Entry[], complete: boolean): string {
   const first = entries.at(-1)?.date ?? '';
-  if (complete) return `"${word}" was the word of the day ${entries.length === 1 ? 'once' : `${entries.length} times`}:`;
+  if (complete) return `${quoted(word, 100)} was the word of the day ${entries.length === 1 ? 'once' : `${entries.length} times`}:`;
   const later = entries.length > 1 ? ` The later dates below are the ones this bot has seen; there may be more.` : '';
-  return `"${word}" was first the word of the day on ${first}. The service reports only the first date.${later}`;
+  return `${quoted(word, 100)} was first the word of the day on ${first}. The service reports only the first date.${later}`;
 }
 
 type Answer = { found: Lookup<unknown>; json: unknown; text: string } | { found: null; notFound: string };
@@ -111,7 +113,7 @@ async function run(
     try {
       parsed = parseArgs({ args, options: { ...COMMON_OPTIONS, ...extra }, allowPositionals: true, strict: true });
     } catch (error) {
-      throw new UsageError((error as Error).message);
+      throw new UsageError(singleLine((error as Error).message));
     }
     const values = parsed.values as Record<string, string | boolean | undefined>;
     if (values.help === true) {
@@ -158,7 +160,7 @@ function readCommon(values: Record<string, string | boolean | undefined>): Commo
   if (typeof values['api-url'] === 'string') {
     const text = values['api-url'].trim();
     if (!isHttpUrl(text)) {
-      throw new UsageError(`--api-url must be an http(s) URL such as https://api.wotd.site, got "${text}"`);
+      throw new UsageError(`--api-url must be an http(s) URL such as https://api.wotd.site, got ${quoted(text)}`);
     }
     apiUrl = text.replace(/\/+$/, '');
   }
@@ -167,7 +169,7 @@ function readCommon(values: Record<string, string | boolean | undefined>): Commo
     const text = values.variant.trim();
     const normalized = text.toLowerCase() === 'auto' ? 'auto' : text.toUpperCase();
     if (normalized !== 'A' && normalized !== 'B' && normalized !== 'auto') {
-      throw new UsageError(`--variant must be A, B or auto, got "${text}"`);
+      throw new UsageError(`--variant must be A, B or auto, got ${quoted(text)}`);
     }
     variant = normalized;
   }
@@ -176,7 +178,7 @@ function readCommon(values: Record<string, string | boolean | undefined>): Commo
 
 function parseDate(text: string): IsoDate {
   const date = parseAnyDate(text);
-  if (date === null) throw new UsageError(`"${text}" is not a real date; write it as YYYY-MM-DD or DD-MM-YYYY`);
+  if (date === null) throw new UsageError(`${quoted(text)} is not a real date; write it as YYYY-MM-DD or DD-MM-YYYY`);
   return date;
 }
 
@@ -194,13 +196,14 @@ function fail(common: Common, code: WotdErrorCode, message: string, retryAt?: Da
     const error = { code, message, ...(retryAt ? { retryAt: retryAt.toISOString() } : {}) };
     process.stdout.write(`${JSON.stringify({ error })}\n`);
   }
-  process.stderr.write(`wotd-bot: ${message}\n`);
+  // The message may quote what was typed (a word, a date): it stays one line.
+  process.stderr.write(`wotd-bot: ${singleLine(message)}\n`);
   return EXIT_FOR[code];
 }
 
-/** An entry as people read it: the date and word, part of speech and IPA, then the definition. */
+/** An entry as people read it: the date and word, part of speech and IPA, then the definition (control characters visible). */
 export function formatEntry(entry: Entry): string {
   const pos = entry.pos.trim() === '' ? '' : ` (${entry.pos})`;
   const ipa = entry.ipa.trim() === '' ? '' : `  ${entry.ipa}`;
-  return `${entry.date}  ${entry.word}${pos}${ipa}\n  ${entry.definition}`;
+  return terminalText(`${entry.date}  ${entry.word}${pos}${ipa}\n  ${entry.definition}`);
 }

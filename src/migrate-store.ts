@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isRedisUrl, loadConfig, loadDotEnv, withoutPassword } from './config.ts';
+import { quoted, singleLine } from './message-text.ts';
 import { SubscriptionStore, type RestoreOutcome } from './schedule/subscription-store.ts';
 import type { StoredEntry } from './store-scan.ts';
 
@@ -30,7 +31,7 @@ function parseArgs(args: string[]): Endpoints | 'help' {
     const arg = args[i] ?? '';
     if (arg === '--help' || arg === '-h') return 'help';
     const match = /^--(from|to)(?:=(.*))?$/.exec(arg);
-    if (!match) throw new UsageError(arg.startsWith('-') ? `unknown option "${arg}"` : `unexpected argument "${arg}"`);
+    if (!match) throw new UsageError(arg.startsWith('-') ? `unknown option ${quoted(arg)}` : `unexpected argument ${quoted(arg)}`);
     const name = match[1] as 'from' | 'to';
     const value = match[2] ?? args[(i += 1)];
     if (value === undefined || value === '') throw new UsageError(`--${name} needs a store URL`);
@@ -42,7 +43,7 @@ function parseArgs(args: string[]): Endpoints | 'help' {
   for (const name of ['from', 'to'] as const) checkUrl(name, values[name] ?? '');
   if (sameStore(values.from, values.to)) throw new UsageError('--from and --to are the same store');
   const sourceFile = sqlitePath(values.from);
-  if (sourceFile !== null && !existsSync(sourceFile)) throw new UsageError(`--from ${values.from}: no such file`);
+  if (sourceFile !== null && !existsSync(sourceFile)) throw new UsageError(`--from ${singleLine(values.from, 100)}: no such file`);
   return { from: values.from, to: values.to };
 }
 
@@ -53,7 +54,7 @@ function sqlitePath(url: string): string | null {
 function checkUrl(name: string, url: string): void {
   const file = sqlitePath(url);
   if (file !== null ? !/^sqlite:\/\/(:memory:)?$/i.test(url) : isRedisUrl(url)) return;
-  throw new UsageError(`--${name} "${withoutPassword(url)}" is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT`);
+  throw new UsageError(`--${name} ${quoted(withoutPassword(url))} is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT`);
 }
 
 function sameStore(a: string, b: string): boolean {
@@ -140,5 +141,5 @@ async function migrate(source: SubscriptionStore, target: SubscriptionStore, cou
 }
 
 function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+  return singleLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error');
 }

@@ -96,8 +96,15 @@ async function adapterFor(scheme: string, storeUrl: string): Promise<KeyvStoreAd
   } catch {
     throw new Error(`STORE_URL uses ${scheme}://, which needs the ${packageName} package: run npm install ${packageName}`);
   }
+  if (typeof module.default !== 'function') {
+    throw new Error(`STORE_URL uses ${scheme}://, but ${packageName} is not a Keyv store adapter; expected e.g. sqlite://data/store.sqlite`);
+  }
   const Adapter = module.default as new (uri: string) => KeyvStoreAdapter;
-  return new Adapter(storeUrl);
+  try {
+    return new Adapter(storeUrl);
+  } catch (error) {
+    throw new Error(`STORE_URL ${scheme}:// could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 async function openSqlite(storeUrl: string): Promise<KeyvStoreAdapter> {

@@ -5,6 +5,7 @@ import {
   type APIApplicationCommandSubcommandOption,
 } from 'discord.js';
 import type { ChannelRef, RoleRef, SlashCommand } from '../interactions.ts';
+import { terminalText } from '../terminal-text.ts';
 
 /** An option's value as typed at the console, already checked against the command's definition. */
 export type ConsoleOptionValue = string | number | boolean | ChannelRef | RoleRef;
@@ -24,6 +25,12 @@ export type ConsoleInput =
   | { kind: 'press'; target: string }
   | { kind: 'command'; invocation: Invocation }
   | { kind: 'error'; message: string };
+
+/** Typed text quoted back in a message: only its start when it is long, control characters made visible. */
+export function typed(text: string): string {
+  if (text.length <= 40) return terminalText(text);
+  return `${terminalText(text.slice(0, /[\ud800-\udbff]/.test(text[39] ?? '') ? 39 : 40))}…`;
+}
 
 /** Splits a line on spaces, keeping "quoted text" (or 'quoted text') together, quotes removed. */
 export function tokenize(line: string): { tokens: string[] } | { error: string } {
@@ -105,16 +112,16 @@ function readValue(commandName: string, option: APIApplicationCommandBasicOption
         min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` of at least ${min}` : max !== undefined ? ` of at most ${max}` : '';
       const expected = `${label} must be ${whole ? 'a whole number' : 'a number'}${range}`;
       if (!pattern.test(raw) || !Number.isFinite(value) || (whole && !Number.isSafeInteger(value))) {
-        return { error: `${expected}; “${raw}” is not.` };
+        return { error: `${expected}; “${typed(raw)}” is not.` };
       }
-      if ((min !== undefined && value < min) || (max !== undefined && value > max)) return { error: `${expected}; ${raw} is not.` };
+      if ((min !== undefined && value < min) || (max !== undefined && value > max)) return { error: `${expected}; ${typed(raw)} is not.` };
       return value;
     }
     case ApplicationCommandOptionType.Boolean: {
       const lowered = raw.toLowerCase();
       if (['true', 'yes', 'on'].includes(lowered)) return true;
       if (['false', 'no', 'off'].includes(lowered)) return false;
-      return { error: `${label} must be true or false; “${raw}” is neither.` };
+      return { error: `${label} must be true or false; “${typed(raw)}” is neither.` };
     }
     case ApplicationCommandOptionType.Channel: {
       const name = raw.replace(/^#/, '');
@@ -138,18 +145,18 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
   const command = commands.find((candidate) => candidate.data.name === name);
   if (!command) {
     const known = commands.map((candidate) => `/${candidate.data.name}`).join(', ');
-    return { kind: 'error', message: `There is no command ${head}. Commands: ${known}. Type help for more.` };
+    return { kind: 'error', message: `There is no command ${typed(head)}. Commands: ${known}. Type help for more.` };
   }
   const subcommands = subcommandsOf(command);
   let subcommand: string | null = null;
   if (subcommands.length > 0) {
     const names = subcommands.map((sub) => sub.name);
-    const typed = (rest[0] ?? '').toLowerCase();
-    if (!names.includes(typed)) {
-      const given = rest[0] === undefined ? '' : ` “${rest[0]}” is not one of them.`;
+    const chosen = (rest[0] ?? '').toLowerCase();
+    if (!names.includes(chosen)) {
+      const given = rest[0] === undefined ? '' : ` “${typed(rest[0])}” is not one of them.`;
       return { kind: 'error', message: `/${command.data.name} needs one of: ${names.join(', ')}.${given} For example: /${command.data.name} ${names[0] ?? ''}` };
     }
-    subcommand = typed;
+    subcommand = chosen;
     rest.shift();
   }
   const options = optionsOf(command, subcommand);
@@ -158,13 +165,13 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
     const colon = token.indexOf(':');
     if (colon <= 0) {
       const example = options[0] ? ` such as ${options[0].name}:…` : '';
-      return { kind: 'error', message: `“${token}” is not an option: write options as name:value${example}. Try: ${usageOf(command, subcommand)}` };
+      return { kind: 'error', message: `“${typed(token)}” is not an option: write options as name:value${example}. Try: ${usageOf(command, subcommand)}` };
     }
     const optionName = token.slice(0, colon).toLowerCase();
     const option = options.find((candidate) => candidate.name === optionName);
     if (!option) {
       const known = options.length > 0 ? `Its options: ${options.map((candidate) => candidate.name).join(', ')}.` : 'It takes no options.';
-      return { kind: 'error', message: `/${command.data.name} has no option “${optionName}”. ${known}` };
+      return { kind: 'error', message: `/${command.data.name} has no option “${typed(optionName)}”. ${known}` };
     }
     if (values.has(option.name)) return { kind: 'error', message: `/${command.data.name} ${option.name} is given twice.` };
     const value = readValue(command.data.name, option, token.slice(colon + 1));
@@ -200,5 +207,5 @@ export function parseConsoleLine(line: string, commands: SlashCommand[]): Consol
   if (commands.some((command) => command.data.name === word)) {
     return { kind: 'error', message: `Slash commands start with a slash: /${word}. Type help for more.` };
   }
-  return { kind: 'error', message: `“${head}” is not something I understand. Type a slash command such as /wotd, or help.` };
+  return { kind: 'error', message: `“${typed(head)}” is not something I understand. Type a slash command such as /wotd, or help.` };
 }

@@ -1,5 +1,6 @@
 import type { APIEmbed } from 'discord.js';
 import type { ButtonSpec, OutgoingMessage } from '../interactions.ts';
+import { terminalText } from '../terminal-text.ts';
 
 export interface RenderOptions {
   /** ANSI bold, italics and dim text, for a terminal. */
@@ -55,10 +56,10 @@ export function renderTimestamps(text: string, now: Date): string {
 
 /**
  * The little markdown the bot writes, as terminal text: escapes undone, **bold**, *italics* and `code` styled
- * (or simply unmarked without colour), Discord timestamps written out.
+ * (or simply unmarked without colour), Discord timestamps written out, control characters made visible.
  */
 export function renderMarkdown(text: string, options: RenderOptions): string {
-  const source = renderTimestamps(text, options.now);
+  const source = renderTimestamps(terminalText(text), options.now);
   let out = '';
   let bold = false;
   let italic = false;
@@ -100,7 +101,7 @@ function renderEmbed(embed: APIEmbed, options: RenderOptions): string {
   if (embed.author?.name) lines.push(renderMarkdown(embed.author.name, options));
   if (embed.title) {
     const title = styled(renderMarkdown(embed.title, options), 'bold', options.color);
-    lines.push(embed.url ? `${title}  ${styled(`<${embed.url}>`, 'dim', options.color)}` : title);
+    lines.push(embed.url ? `${title}  ${styled(`<${terminalText(embed.url)}>`, 'dim', options.color)}` : title);
   }
   if (embed.description) lines.push('', renderMarkdown(embed.description, options));
   for (const field of embed.fields ?? []) {
@@ -112,7 +113,7 @@ function renderEmbed(embed: APIEmbed, options: RenderOptions): string {
 
 /** `[1: Older]  [2: Newer (disabled)]`: buttons numbered so they can be pressed by number too. */
 export function renderButtons(buttons: ButtonSpec[]): string {
-  return buttons.map((button, index) => `[${index + 1}: ${button.label}${button.disabled ? ' (disabled)' : ''}]`).join('  ');
+  return buttons.map((button, index) => `[${index + 1}: ${terminalText(button.label)}${button.disabled ? ' (disabled)' : ''}]`).join('  ');
 }
 
 /** A message as the terminal shows it: content, each embed framed, then its buttons. */

@@ -15,8 +15,8 @@ import type {
   SlashCommand,
 } from '../interactions.ts';
 import { buttonPrefix } from '../discord/router.ts';
-import { PERMISSION_NAMES, pendingDmNotice } from '../schedule/admin-replies.ts';
-import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
+import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
+import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 
 export interface ConsoleSessionOptions {
@@ -173,7 +173,7 @@ export class ConsoleSession {
     const buttonsHint = `Buttons on the latest reply: ${renderButtons(latest.buttons)}`;
     if (/^\d+$/.test(target)) {
       const button = latest.buttons[Number(target) - 1];
-      return button ? { message: latest, button } : `There is no button ${target}. ${buttonsHint}`;
+      return button ? { message: latest, button } : `There is no button ${typed(target)}. ${buttonsHint}`;
     }
     const wanted = target.toLowerCase();
     let disabled = false;
@@ -183,7 +183,7 @@ export class ConsoleSession {
       if (button && !button.disabled) return { message, button };
       if (button) disabled = true;
     }
-    return disabled ? `The ${target} button is disabled.` : `There is no button “${target}”. ${buttonsHint}`;
+    return disabled ? `The ${typed(target)} button is disabled.` : `There is no button “${typed(target)}”. ${buttonsHint}`;
   }
 
   private async press(target: string): Promise<void> {

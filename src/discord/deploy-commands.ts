@@ -1,5 +1,6 @@
 import { DiscordAPIError, HTTPError, REST, Routes, type APIApplication, type APIApplicationCommand } from 'discord.js';
 import { loadConfig, loadDotEnv } from '../config.ts';
+import { quoted } from '../message-text.ts';
 import type { SlashCommand } from '../interactions.ts';
 import { restApiBase } from './client.ts';
 
@@ -35,10 +36,10 @@ export function parseDeployArgs(args: string[]): Parsed {
     } else if (arg.startsWith('--guild=')) {
       value = arg.slice('--guild='.length);
     } else {
-      return { error: `unknown argument "${arg}"` };
+      return { error: `unknown argument ${quoted(arg)}` };
     }
     if (!SNOWFLAKE.test(value)) {
-      return { error: `"${value}" is not a server id; copy it with Developer Mode on (a number of 17 to 20 digits)` };
+      return { error: `${quoted(value)} is not a server id; copy it with Developer Mode on (a number of 17 to 20 digits)` };
     }
     guildId = value;
   }

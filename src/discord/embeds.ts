@@ -1,4 +1,4 @@
-import { escapeMarkdown, type APIEmbed } from 'discord.js';
+import type { APIEmbed } from 'discord.js';
 import type { Entry } from '../wotd/entry.ts';
 
 export interface EmbedOptions {
@@ -12,18 +12,42 @@ const TITLE_LIMIT = 256;
 const DESCRIPTION_LIMIT = 4096;
 const LABEL_PATTERN = /^\(([^()]{1,60})\)\s*/;
 
+/** Cut to `limit` characters with an ellipsis, never between the two halves of a surrogate pair. */
 export function clip(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+  if (text.length <= limit) return text;
+  const end = /[\ud800-\udbff]/.test(text[limit - 2] ?? '') ? limit - 2 : limit - 1;
+  return `${text.slice(0, end)}…`;
 }
 
-const ESCAPE_EVERYTHING = { heading: true, bulletedList: true, numberedList: true, maskedLink: true } as const;
+/**
+ * A raw link as Discord reads one: http(s)://, no space or `<`, not ending in punctuation. Discord takes everything
+ * in it as part of the link, so it needs no escapes, and escapes there would change where it leads.
+ */
+const RAW_LINK = /(https?:\/\/[^\s<]+[^<.,:;"')\]\s])/;
+
+/** Outside links: escape every character that formats text or opens a masked link. */
+function escapeInline(text: string): string {
+  return text.replace(/[\\*_`~|[]/g, '\\$&');
+}
 
 /**
- * Text from the service as inert markdown: every formatting character, and line-leading headings, lists and
- * quotes, are escaped, so a definition always reads exactly as the service wrote it.
+ * Text from the service as inert markdown: it reads exactly as the service wrote it. Every character that formats
+ * (emphasis, code, strikethrough, spoilers) or opens a masked link is backslash-escaped, as are line-leading
+ * headings, quotes and list markers. Mentions and tags (`<@…>`, `<@&…>`, `<#…>`, `<t:…>`, `</…>`), `@everyone` and
+ * `@here` are broken with a zero-width space, so nothing would ping or render even without allowed_mentions: a
+ * backslash before `<` would not do, since a raw link just before it would take the backslash in. Raw links stay
+ * links, otherwise untouched.
  */
 export function escapeText(text: string): string {
-  return escapeMarkdown(text, ESCAPE_EVERYTHING).replace(/^(\s*)>/gm, '$1\\>');
+  return text
+    .split(RAW_LINK)
+    .map((part, index) => (index % 2 === 1 ? part : escapeInline(part)))
+    .join('')
+    .replace(/@(?=everyone|here)/g, '@\u200b')
+    .replace(/<(?=[@#/:]|[a-z]+:)/gi, '<\u200b')
+    // A marker at the very end is escaped too: the text may be followed by a space where it is used.
+    .replace(/^([^\S\n]*)(#|>|[-+](?![^#\s]))/gm, '$1\\$2')
+    .replace(/^([^\S\n]*\d+)\.(?!\S)/gm, '$1\\.');
 }
 
 /** Splits a leading "(label)" such as "(historical)" from the definition text. */

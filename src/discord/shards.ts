@@ -1,3 +1,5 @@
+import { quoted } from '../message-text.ts';
+
 /**
  * Which gateway shards this process runs. Discord requires a bot in more than 2,500 servers to shard; each shard
  * receives the events of the servers with `(guild_id >> 22) % count === id`. One process may run all shards
@@ -16,7 +18,7 @@ export function parseShardCount(text: string): 'auto' | number {
   const trimmed = text.trim().toLowerCase();
   if (trimmed === 'auto') return 'auto';
   if (!/^\d+$/.test(trimmed) || Number(trimmed) < 1 || Number(trimmed) > MAX_SHARDS) {
-    throw new ShardPlanError(`expected auto or a whole number of shards from 1 to ${MAX_SHARDS}, got "${text}"`);
+    throw new ShardPlanError(`expected auto or a whole number of shards from 1 to ${MAX_SHARDS}, got ${quoted(text)}`);
   }
   return Number(trimmed);
 }
@@ -26,10 +28,10 @@ export function parseShardIds(text: string, count: number): number[] {
   const ids = new Set<number>();
   for (const part of text.split(',').map((piece) => piece.trim())) {
     const match = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(part);
-    if (!match?.[1]) throw new ShardPlanError(`expected shard ids such as 0-3 or 0,2,4, got "${text}"`);
+    if (!match?.[1]) throw new ShardPlanError(`expected shard ids such as 0-3 or 0,2,4, got ${quoted(text)}`);
     const from = Number(match[1]);
     const to = match[2] === undefined ? from : Number(match[2]);
-    if (to < from) throw new ShardPlanError(`the range "${part}" runs backwards`);
+    if (to < from) throw new ShardPlanError(`the range ${quoted(part)} runs backwards`);
     if (to >= count) throw new ShardPlanError(`shard ${to} does not exist: with ${count} shards the ids are 0 to ${count - 1}`);
     for (let id = from; id <= to; id += 1) ids.add(id);
   }

@@ -20,12 +20,21 @@ function posAndIpa(entry: Pick<Entry, 'pos' | 'ipa'>): string | null {
   return parts.length > 0 ? parts.join(' · ') : null;
 }
 
-/** One entry as a list field: the word and date as its name; part of speech, IPA and short definition as its value. */
-export function entryField(entry: Entry): { name: string; value: string } {
+const FIELD_NAME_LIMIT = 256;
+const FIELD_VALUE_LIMIT = 1024;
+
+/**
+ * One entry as a list field: the word and date as its name; part of speech, IPA and short definition as its value.
+ * Name and value together take at most `room` characters, since Discord counts every field toward an embed's
+ * total of 6000; a word or value too long for it is cut short, never the date.
+ */
+export function entryField(entry: Entry, room = FIELD_NAME_LIMIT + FIELD_VALUE_LIMIT): { name: string; value: string } {
   const heading = posAndIpa(entry);
   const definition = shortDefinition(entry.definition);
   const value = [heading ? `*${heading}*` : '', definition].filter(Boolean).join('\n');
-  return { name: clip(`${escapeText(entry.word)} · ${entry.date}`, 256), value: clip(value || '—', 1024) };
+  const date = ` · ${entry.date}`;
+  const name = `${clip(escapeText(entry.word), Math.min(FIELD_NAME_LIMIT, Math.floor(room / 4)) - date.length)}${date}`;
+  return { name, value: clip(value || '—', Math.min(FIELD_VALUE_LIMIT, room - name.length)) };
 }
 
 /** One entry as a line of a list: "**2025-01-14** · *noun · /ipa/* — short definition". */

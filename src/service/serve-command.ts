@@ -1,4 +1,5 @@
 import { loadConfig, loadDotEnv } from '../config.ts';
+import { quoted, singleLine } from '../message-text.ts';
 import type { Variant } from '../wotd/dates.ts';
 import { DEFAULT_RATE_LIMIT, startWotdService } from './server.ts';
 
@@ -30,7 +31,7 @@ Options:
 
 function wholeNumber(flag: string, text: string, max: number, expected: string): number {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value <= max)) throw new UsageError(`${flag} ${JSON.stringify(text)}: expected ${expected}`);
+  if (!(value <= max)) throw new UsageError(`${flag} ${quoted(text)}: expected ${expected}`);
   return value;
 }
 
@@ -43,7 +44,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags | 'help' {
     const equals = arg.indexOf('=');
     const name = arg.startsWith('--') && equals !== -1 ? arg.slice(0, equals) : arg;
     if (!['--port', '--host', '--variant', '--db', '--rate-limit'].includes(name)) {
-      throw new UsageError(`unknown option ${JSON.stringify(arg)} (see wotd-bot serve --help)`);
+      throw new UsageError(`unknown option ${quoted(arg)} (see wotd-bot serve --help)`);
     }
     let value: string;
     if (equals !== -1 && name !== arg) {
@@ -65,7 +66,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags | 'help' {
       case '--variant': {
         const variant = value.trim().toUpperCase();
         if (variant !== 'A' && variant !== 'B') {
-          throw new UsageError(`--variant ${JSON.stringify(value)}: expected A (YYYY-MM-DD) or B (DD-MM-YYYY)`);
+          throw new UsageError(`--variant ${quoted(value)}: expected A (YYYY-MM-DD) or B (DD-MM-YYYY)`);
         }
         flags.variant = variant;
         break;
@@ -117,7 +118,8 @@ export async function runServe(args: string[]): Promise<number> {
       rateLimitPerMinute: flags.rateLimit,
     });
   } catch (error) {
-    process.stderr.write(`wotd-bot serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    // The reason may quote the --db path or --host as given: it stays one line.
+    process.stderr.write(`wotd-bot serve: ${singleLine(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
   }
   const limit = flags.rateLimit === 0 ? 'no rate limit' : `${flags.rateLimit} requests/min per client`;

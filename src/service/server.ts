@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { hasWireShape, parseWireDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from '../wotd/dates.ts';
+import { quoted } from '../message-text.ts';
 import { readWordDb, WordDbError } from './word-db.ts';
 import { WordIndex } from './word-index.ts';
 import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
@@ -90,12 +92,38 @@ function singleParam(params: URLSearchParams, name: string): string | undefined 
 
 /** User text inside an error message: quoted, and cut short so a huge parameter cannot make a huge answer. */
 function quote(text: string): string {
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  return quoted(text, 80);
 }
 
 function downloadName(dbPath: string): string {
   const name = basename(dbPath).replace(/[^A-Za-z0-9._-]/g, '_');
   return /^[A-Za-z0-9]/.test(name) ? name : 'words.sqlite';
+}
+
+/**
+ * The answer to a request Node cannot parse, which never reaches the handler: a space, control character or raw
+ * non-ASCII byte in its target, a broken header. It is JSON, as every answer of the service is, and says what to fix.
+ */
+function unparsableAnswer(error: NodeJS.ErrnoException): Buffer {
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request was not received in time']
+        : [
+            400,
+            'Bad Request',
+            `malformed HTTP request (${error.code ?? 'unparsable'}): write spaces, control characters and non-ASCII text in the path and query as %XX escapes`,
+          ];
+  const body = Buffer.from(JSON.stringify({ error: message }), 'utf8');
+  const head = [
+    `HTTP/1.1 ${status} ${reason}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${body.length}`,
+    ...Object.entries(COMMON_HEADERS).map(([name, value]) => `${name}: ${String(value)}`),
+    'connection: close',
+  ].join('\r\n');
+  return Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), body]);
 }
 
 /**
@@ -199,7 +227,11 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
     }
   }
 
+  /** The response each connection is sending, so that a parse error arriving meanwhile never writes into it. */
+  const sending = new WeakMap<Duplex, ServerResponse>();
+
   function handle(request: IncomingMessage, response: ServerResponse): void {
+    sending.set(request.socket, response);
     try {
       respond(request, response);
     } catch (error) {
@@ -249,6 +281,16 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
   }
 
   const server = createServer(handle);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const current = sending.get(socket);
+    // After an answer that closes the connection, more bytes from the client (a body it sent on) get no second one.
+    const closing = error.code === 'HPE_CLOSED_CONNECTION' || (current !== undefined && !current.writableFinished);
+    if (error.code === 'ECONNRESET' || !socket.writable || closing) {
+      socket.destroy();
+      return;
+    }
+    socket.end(unparsableAnswer(error));
+  });
   // Slow or silent clients must not hold sockets for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;

@@ -228,15 +228,18 @@ export class RateLimiter {
   private estimateAt(position: number): number {
     const { limit, windowMs } = this.options;
     const now = this.options.now();
-    this.prune(now);
-    const freeAt: number[] = [];
-    for (let i = this.used(now); i < limit; i++) freeAt.push(now);
-    for (const end of this.finished) freeAt.push(end + windowMs);
-    // An in-flight request frees its slot one window after it ends, at the earliest one window from now.
-    for (let i = 0; i < this.inFlight; i++) freeAt.push(now + windowMs);
-    freeAt.sort((a, b) => a - b);
+    const free = Math.max(0, limit - this.used(now));
     const cycle = Math.floor(position / limit);
-    const base = freeAt[position % limit] ?? now;
+    const index = position % limit;
+    // The first `free` slots are free now; only the taken ones are listed, so a huge limit costs nothing.
+    let base = now;
+    if (index >= free) {
+      const freeLater = this.finished.map((end) => end + windowMs);
+      // An in-flight request frees its slot one window after it ends, at the earliest one window from now.
+      for (let i = 0; i < this.inFlight; i++) freeLater.push(now + windowMs);
+      freeLater.sort((a, b) => a - b);
+      base = freeLater[index - free] ?? now;
+    }
     return Math.max(this.pausedUntil, base + cycle * windowMs, now);
   }
 }

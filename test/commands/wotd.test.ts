@@ -67,7 +67,7 @@ describe('/wotd', () => {
     );
     const impossible = (await run({ date: '31-02-2025' })).answer;
     expect(impossible.content).toMatch(/^“31-02-2025” is not a real calendar day\. Write it as/);
-    expect((await run({ date: '**@everyone**' })).answer.content).toContain('“\\*\\*@everyone\\*\\*”');
+    expect((await run({ date: '**@everyone**' })).answer.content).toContain('“\\*\\*@\u200beveryone\\*\\*”');
     expect(world.proxy.requests).toBe(0);
   });
 
@@ -80,7 +80,7 @@ describe('/wotd', () => {
     const embed = (await run({ date: '2025-01-13' })).answer.embeds?.[0];
     expect(embed?.title).toBe('mark\\_down');
     expect(embed?.description).toContain(
-      '\\# Loud \\*\\*bold\\*\\* \\`code\\` \\~\\~strike\\~\\~ \\|\\|spoiler\\|\\| \\[link](https://evil.example) @everyone <@123>\n\\> quoted',
+      '\\# Loud \\*\\*bold\\*\\* \\`code\\` \\~\\~strike\\~\\~ \\|\\|spoiler\\|\\| \\[link](https://evil.example) @\u200beveryone <\u200b@123>\n\\> quoted',
     );
   });
 

@@ -160,7 +160,7 @@ describe('/wotd-subscribe', () => {
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, guildId: null })).text).toContain('not in a DM');
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, botInGuild: false })).text).toContain('I am not a member of this server');
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, role: { id: GUILD, name: '@everyone' } } })).text).toContain(
-      'never ping @everyone',
+      'never ping @\u200beveryone',
     );
     expect(await store.listAll()).toEqual([]);
   });

@@ -1,0 +1,25 @@
+/**
+ * Input echoed in a one-line message (stderr, a log line, an HTTP error). Whatever was given, the message stays one
+ * short line: line breaks and control characters are escaped, and long input is cut, never between the two halves
+ * of a character outside the BMP.
+ */
+
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\ud800-\udbff]/.test(text[max - 1] ?? '') ? max - 1 : max;
+  return `${text.slice(0, end)}…`;
+}
+
+/** Given text in double quotes, JSON-escaped, only its first `max` characters when long. */
+export function quoted(text: string, max = 40): string {
+  // JSON escapes C0 controls and line feeds, but not DEL, C1 controls (CSI among them) or these line separators.
+  return JSON.stringify(cut(text, max)).replace(/[\u007f-\u009f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A whole message (which may quote input raw) as one line: breaks and control characters escaped, cut to `max`. */
+export function singleLine(text: string, max = 300): string {
+  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) =>
+    char === '\n' ? '\\n' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return cut(escaped, max);
+}
