@@ -19,11 +19,19 @@ export function clip(text: string, limit: number): string {
 const ESCAPE_EVERYTHING = { heading: true, bulletedList: true, numberedList: true, maskedLink: true } as const;
 
 /**
+ * The most characters of one text that are escaped and shown: as long as an embed's description, the longest
+ * place any text goes. Escaping takes time quadratic in a line's length (a 20 000-character line costs seconds),
+ * so a service that sends a huge field must not get to make the bot escape all of it.
+ */
+export const ESCAPE_INPUT_LIMIT = DESCRIPTION_LIMIT;
+
+/**
  * Text from the service as inert markdown: every formatting character, and line-leading headings, lists and
- * quotes, are escaped, so a definition always reads exactly as the service wrote it.
+ * quotes, are escaped, so a definition always reads exactly as the service wrote it (up to ESCAPE_INPUT_LIMIT
+ * characters; the rest could not be shown anyway).
  */
 export function escapeText(text: string): string {
-  return escapeMarkdown(text, ESCAPE_EVERYTHING).replace(/^(\s*)>/gm, '$1\\>');
+  return escapeMarkdown(clip(text, ESCAPE_INPUT_LIMIT), ESCAPE_EVERYTHING).replace(/^(\s*)>/gm, '$1\\>');
 }
 
 /** Splits a leading "(label)" such as "(historical)" from the definition text. */

@@ -38,17 +38,19 @@ type BodyText = { kind: 'text'; text: string } | { kind: 'too_large'; message: s
 export async function getJson(url: string, options: GetOptions): Promise<Attempt> {
   const doFetch: FetchLike = options.fetch ?? fetch;
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const refuse = new AbortController();
+  // One controller for the deadline and for refusing a body. A timer of our own, held until the exchange ends:
+  // a signal made by AbortSignal.any() from AbortSignal.timeout() can be garbage-collected and never fire.
+  const abort = new AbortController();
+  const deadline = setTimeout(() => abort.abort(new DOMException(`no answer within ${options.timeoutMs} ms`, 'TimeoutError')), options.timeoutMs);
   let response: Response;
   let read: BodyText;
   try {
-    response = await doFetch(url, {
-      signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs), refuse.signal]),
-      headers: { accept: 'application/json', 'user-agent': USER_AGENT },
-    });
-    read = await readBounded(response, limit, () => refuse.abort());
+    response = await doFetch(url, { signal: abort.signal, headers: { accept: 'application/json', 'user-agent': USER_AGENT } });
+    read = await readBounded(response, limit, () => abort.abort());
   } catch (error) {
     return { kind: 'retryable', message: describeFailure(error, options.timeoutMs) };
+  } finally {
+    clearTimeout(deadline);
   }
   const { status } = response;
   if (read.kind === 'too_large' && status >= 200 && status < 300) return { kind: 'bad_response', message: read.message };
