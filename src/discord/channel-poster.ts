@@ -77,14 +77,32 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
         enforce_nonce: true,
       };
       if (message.content !== undefined) body.content = message.content;
+      let failure: DeliveryError;
       try {
         const created = (await rest.post(Routes.channelMessages(message.channelId), { body })) as APIMessage;
         return { messageId: created.id };
       } catch (error) {
-        throw classifyPostError(error);
+        failure = classifyPostError(error);
       }
+      throw failure.kind === 'gone' ? await confirmGone(rest, message.channelId, failure) : failure;
     },
   };
+}
+
+/**
+ * "Gone" switches a subscription off for good, so a 404 is believed only when Discord also cannot find the
+ * channel itself; a channel that is there (or a check that gets no clear answer) makes it a failure to retry later
+ * the same day.
+ */
+async function confirmGone(rest: REST, channelId: string, failure: DeliveryError): Promise<DeliveryError> {
+  try {
+    await rest.get(Routes.channel(channelId));
+  } catch (error) {
+    const check = classifyPostError(error);
+    if (check.kind === 'gone') return failure;
+    return new DeliveryError('transient', `${failure.reason}, and looking the channel up failed (${check.reason})`, { cause: error });
+  }
+  return new DeliveryError('transient', `${failure.reason}, yet the channel is there`, { cause: failure });
 }
 
 export function classifyPostError(error: unknown): DeliveryError {

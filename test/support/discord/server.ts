@@ -338,7 +338,16 @@ function templateMatches(template: string, method: string, path: string): boolea
   }
   const a = t.split('/').filter(Boolean);
   const b = path.split('/').filter(Boolean);
-  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i]);
+  // discord.js sends '@original' as '%40original'.
+  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i] || seg === safeDecode(b[i] ?? ''));
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
