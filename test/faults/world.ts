@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PermissionFlagsBits } from 'discord.js';
 import sqlite3 from 'sqlite3';
 import { commands } from '../../commands/index.ts';
 import { startDiscordBot, type DiscordBot } from '../../src/discord/bot.ts';
@@ -13,7 +14,7 @@ import type { Entry } from '../../src/wotd/entry.ts';
 import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import { quiet } from '../discord/bot-world.ts';
 import { capturingLogger, sampleEntries, SITE_URL, TODAY } from '../discord/world.ts';
-import { startDiscordServer, type DiscordServer, type GuildInfo, type InteractionHandle, type MessageView } from '../support/discord/index.ts';
+import { startDiscordServer, type DiscordServer, type DiscordServerOptions, type GuildInfo, type InteractionHandle, type MessageView } from '../support/discord/index.ts';
 import { realSpeedClockFrom } from '../support/wotd-world.ts';
 
 /**
@@ -31,6 +32,8 @@ export const DEADLINE_MS = 3_000;
 export const UNREACHABLE = 'The Word-of-the-Day service cannot be reached right now. Please try again later.';
 export const NONSENSE = 'The Word-of-the-Day service sent an answer I could not make sense of. Please try again later.';
 export const BUSY = /^The Word-of-the-Day service is busy right now\. Please try again <t:\d+:R>\.$/;
+/** A member of the guild who holds Manage Channels (through the `admins` role), for the subscription commands. */
+export const ADMIN_ID = '500000000000000001';
 
 export function entryOn(date: IsoDate): Entry {
   const entry = ENTRIES.find((candidate) => candidate.date === date);
@@ -52,19 +55,24 @@ export interface FaultWorld {
   close(): Promise<void>;
 }
 
-export async function startFaultWorld(lookup: WotdLookup | null = null): Promise<FaultWorld> {
+export async function startFaultWorld(discordOptions: DiscordServerOptions = {}): Promise<FaultWorld> {
   const dir = await mkdtemp(join(tmpdir(), 'wotd-faults-'));
   const dbPath = join(dir, 'words.sqlite');
   await writeWordDb(dbPath, ENTRIES);
   const now = realSpeedClockFrom(TODAY);
   const service = await startWotdService({ dbPath, variant: 'A', port: 0, rateLimitPerMinute: 0, now });
-  const discord = await startDiscordServer();
-  const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'general' }] });
+  const discord = await startDiscordServer(discordOptions);
+  const guild = discord.addGuild({
+    name: 'Words',
+    roles: [{ name: 'admins', permissions: PermissionFlagsBits.ManageChannels }],
+    members: [{ id: ADMIN_ID, username: 'admin', roles: ['admins'] }],
+    channels: [{ name: 'general' }],
+  });
   const logs = capturingLogger([discord.token]);
   const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
   const deployed = await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands });
   if (deployed !== 0) throw new Error(`deploy-commands exited with ${deployed}`);
-  const services: BotServices = { lookup: lookup ?? unset, siteUrl: SITE_URL, logger: logs.logger };
+  const services: BotServices = { lookup: unset, siteUrl: SITE_URL, logger: logs.logger };
   const bot = await startDiscordBot({ config: { ...env, DISCORD_APPLICATION_ID: undefined }, commands, services, logger: logs.logger });
   return {
     discord,
