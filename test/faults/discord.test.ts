@@ -10,9 +10,9 @@ import { openStore } from '../../src/store.ts';
 import { createWotdAdapter, type WotdAdapter } from '../../src/wotd/adapter.ts';
 import type { IsoDate } from '../../src/wotd/dates.ts';
 import { captureLogger, makeSubscription } from '../schedule/helpers.ts';
-import type { FaultSpec, InteractionHandle } from '../support/discord/index.ts';
+import type { FaultHandle, FaultSpec, InteractionHandle } from '../support/discord/index.ts';
 import { startLoopbackProxy, type LoopbackProxy } from '../support/wotd-world.ts';
-import { faultCell, type CellFigures } from './tally.ts';
+import { faultRow, type CellFigures } from './tally.ts';
 import { acknowledgedInTime, entryOn, finalAnswer, invoke, shown, SITE_URL, startFaultWorld, type FaultWorld } from './world.ts';
 
 /**
@@ -26,7 +26,9 @@ import { acknowledgedInTime, entryOn, finalAnswer, invoke, shown, SITE_URL, star
  *
  * Every interaction must get its first callback within 3 s (from the server's record) and end in the answer or a
  * clear private message; every daily post must go out once the fault clears, exactly once, and no subscription
- * may be lost.
+ * may be lost. A fault's three operations run side by side: REST faults are aimed at one interaction's callback
+ * or edit, or one channel's posts; a gateway fault happens once, after the deferral and before the reply's
+ * command is sent (drop: it is sent while the connection is down; invalid session: once the new session is up).
  */
 
 const CACHED_DAY = '2025-01-14';
@@ -103,23 +105,39 @@ async function expectOutcome(handle: InteractionHandle, row: DiscordRow, day: Is
 }
 
 /**
- * Starts a gateway fault; the promise it gives settles once the bot's session is back, so the next cell starts
- * connected. 'invalidate' ends the session for good (op 9, not resumable): a new IDENTIFY and READY follow, after
- * discord.js's 5 s spacing between IDENTIFYs.
+ * Starts a gateway fault; the promise it gives settles once the bot's session is back. 'invalidate' ends the
+ * session for good (op 9, not resumable): a new IDENTIFY and READY follow, after discord.js's 5 s spacing of
+ * IDENTIFYs.
  */
-function gatewayFault(kind: 'drop' | 'invalidate'): { back: Promise<unknown> } {
+function gatewayFault(kind: 'drop' | 'invalidate'): Promise<unknown> {
   const count = (what: string) => world.discord.gatewayEvents.filter((event) => event.kind === what).length;
   if (kind === 'invalidate') {
     const readies = count('ready');
     world.discord.invalidateSession(false);
-    return { back: world.discord.waitForReady(readies + 1, 15_000) };
+    return world.discord.waitForReady(readies + 1, 15_000);
   }
   const resumes = count('resumed');
   world.discord.dropGateway();
-  return { back: world.discord.waitForResume(resumes + 1, 15_000) };
+  return world.discord.waitForResume(resumes + 1, 15_000);
 }
 
-async function dailyPostCell(row: DiscordRow, figures: CellFigures): Promise<string> {
+/** An injected fault that never fired would let its cell pass for nothing. */
+function expectFired(row: DiscordRow, fault: FaultHandle | null): void {
+  if (fault) expect(fault.hits, 'requests the fault answered').toBe(row.rest?.times ?? 1);
+}
+
+/** A one-shot signal between a row's operations. */
+function signal<T>(): { promise: Promise<T>; fire(value: T): void } {
+  let fire: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((resolve) => {
+    fire = resolve;
+  });
+  return { promise, fire };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+async function dailyPostCell(row: DiscordRow, figures: CellFigures, gatewayDown: Promise<{ back: Promise<unknown> }>): Promise<string> {
   const dir = await mkdtemp(join(world.dir, 'posts-'));
   const store = await SubscriptionStore.open(`sqlite://${join(dir, 'subscriptions.sqlite')}`);
   try {
@@ -136,9 +154,9 @@ async function dailyPostCell(row: DiscordRow, figures: CellFigures): Promise<str
       concurrency: 2,
     });
     const first = new Date('2025-01-18T09:00:00Z');
-    let back: Promise<unknown> = Promise.resolve();
-    if (row.rest) world.discord.injectFault({ ...row.rest, route: 'POST /channels/:id/messages', channelId });
-    if (row.gateway) ({ back } = gatewayFault(row.gateway));
+    const fault = row.rest ? world.discord.injectFault({ ...row.rest, route: 'POST /channels/:id/messages', channelId }) : null;
+    // A gateway fault: the pass runs while the session is away.
+    const { back } = await gatewayDown;
     const during = await scheduler.tick(first);
     await back;
     const days: IsoDate[] = [];
@@ -158,6 +176,7 @@ async function dailyPostCell(row: DiscordRow, figures: CellFigures): Promise<str
         days.push('2025-01-19');
       }
     }
+    expectFired(row, fault);
     const posts = world.discord.messagesIn(channelId);
     figures.duplicated = Math.max(0, posts.length - days.length);
     const kept = await store.get(channelId);
@@ -170,41 +189,51 @@ async function dailyPostCell(row: DiscordRow, figures: CellFigures): Promise<str
   }
 }
 
-// Column by column: the invalid-session cells then fall far enough apart that discord.js's 5 s spacing of IDENTIFYs
-// seldom holds a new session back.
 describe('Discord faults', () => {
   for (const row of ROWS) {
-    faultCell('discord', row.label, 'command reply', async () => {
-      let back: Promise<unknown> = Promise.resolve();
-      if (row.rest) world.discord.injectFault({ ...row.rest, route: 'POST /interactions/:id/:token/callback' });
-      // An interaction sent while the connection is down is replayed on RESUME and must still be answered in time.
-      if (row.gateway === 'drop') ({ back } = gatewayFault('drop'));
-      // One sent while no session is identified never reaches the bot (on Discord too): ask once the new one is up.
-      if (row.gateway === 'invalidate') await gatewayFault('invalidate').back;
-      const handle = invoke(world, 'wotd', { date: CACHED_DAY });
-      const outcome = await expectOutcome(handle, row, CACHED_DAY);
-      await back;
-      expect(handle.callback?.type, 'answered at once, not deferred').toBe(4);
-      return outcome;
-    });
-  }
+    // For a gateway row: fired by the deferred edit once deferred, with the promise of the session's return.
+    const down = signal<{ back: Promise<unknown> }>();
+    if (!row.gateway) down.fire({ back: Promise.resolve() });
 
-  for (const row of ROWS) {
-    faultCell('discord', row.label, 'deferred edit', async () => {
-      const day = freshDays.shift();
-      if (!day) throw new Error('out of fresh days');
-      if (row.rest) world.discord.injectFault({ ...row.rest, route: 'PATCH /webhooks/:id/:token/messages/@original' });
-      const handle = invoke(world, 'wotd', { date: day });
-      await handle.waitForCallback(5_000);
-      expect(handle.callback?.type, 'deferred').toBe(5);
-      const { back } = row.gateway ? gatewayFault(row.gateway) : { back: Promise.resolve() };
-      const outcome = await expectOutcome(handle, row, day);
-      await back;
-      return outcome;
-    });
-  }
-
-  for (const row of ROWS) {
-    faultCell('discord', row.label, 'daily post', (figures) => dailyPostCell(row, figures));
+    faultRow('discord', row.label, [
+      [
+        'command reply',
+        async () => {
+          let back: Promise<unknown> = Promise.resolve();
+          if (row.gateway === 'drop') ({ back } = await down.promise);
+          // One sent while no session is identified never reaches the bot (on Discord too): ask once the new one is up.
+          if (row.gateway === 'invalidate') await (await down.promise).back;
+          const handle = invoke(world, 'wotd', { date: CACHED_DAY });
+          // The bot cannot answer before this returns: the fault is in place for its callback.
+          const fault = row.rest ? world.discord.injectFault({ ...row.rest, route: new RegExp(`^POST /interactions/${handle.id}/`) }) : null;
+          const outcome = await expectOutcome(handle, row, CACHED_DAY);
+          expectFired(row, fault);
+          await back;
+          expect(handle.callback?.type, 'answered at once, not deferred').toBe(4);
+          return outcome;
+        },
+      ],
+      [
+        'deferred edit',
+        async () => {
+          const day = freshDays.shift();
+          if (!day) throw new Error('out of fresh days');
+          const handle = invoke(world, 'wotd', { date: day });
+          const edit = new RegExp(`^PATCH /webhooks/\\d+/${escapeRegExp(encodeURIComponent(handle.token))}/messages/`);
+          const fault = row.rest ? world.discord.injectFault({ ...row.rest, route: edit }) : null;
+          try {
+            await handle.waitForCallback(5_000);
+            expect(handle.callback?.type, 'deferred').toBe(5);
+          } finally {
+            if (row.gateway) down.fire({ back: gatewayFault(row.gateway) });
+          }
+          const outcome = await expectOutcome(handle, row, day);
+          expectFired(row, fault);
+          await (await down.promise).back;
+          return outcome;
+        },
+      ],
+      ['daily post', (figures: CellFigures) => dailyPostCell(row, figures, down.promise)],
+    ], 30_000);
   }
 });

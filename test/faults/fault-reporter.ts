@@ -48,16 +48,14 @@ export default class FaultReporter implements Reporter {
       // A file that could not run to its end (a worker that died, a failing hook) is a crash of that file.
       if (module.errors().length > 0) crashes += 1;
       for (const test of module.children.allTests()) {
-        const meta = test.meta().faultCell;
+        const found = test.meta().faultCells ?? [];
         const result = test.result();
-        if (!meta) continue;
-        const failed = result.state !== 'passed';
+        // A test that failed without any of its cells saying why (a timeout, a failing hook) fails them all.
+        const unexplained = result.state !== 'passed' && found.every((cell) => cell.pass);
         const error = result.state === 'failed' ? result.errors[0] : undefined;
-        cells.push({
-          ...meta,
-          pass: meta.pass && !failed,
-          reason: failed && meta.pass ? plain(error?.message ?? result.state).slice(0, 70) : meta.reason,
-        });
+        for (const cell of found) {
+          cells.push(unexplained ? { ...cell, pass: false, reason: plain(error?.message ?? result.state).slice(0, 70) } : cell);
+        }
       }
     }
     // An unhandled error names the file it came from when vitest can tell; in a run of the matrix alone, every one counts.

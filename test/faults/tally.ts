@@ -24,7 +24,8 @@ export interface FaultCell {
 
 declare module '@vitest/runner' {
   interface TaskMeta {
-    faultCell?: FaultCell;
+    /** The cells a test covered, as it found them. */
+    faultCells?: FaultCell[];
   }
 }
 
@@ -56,46 +57,72 @@ function firstLine(error: unknown): string {
   return plain.trim().slice(0, 70);
 }
 
+type CellBody = (figures: CellFigures) => Promise<string>;
+
+/** Runs one cell's body into `cell`; returns the error that failed it, if any. */
+async function runCell(cell: FaultCell, body: CellBody): Promise<unknown> {
+  const figures: CellFigures = { lost: 0, duplicated: 0 };
+  try {
+    cell.reason = await body(figures);
+    if (figures.lost > 0) throw new Error(`${figures.lost} lost`);
+    if (figures.duplicated > 0) throw new Error(`${figures.duplicated} duplicated`);
+    cell.pass = true;
+    return undefined;
+  } catch (error) {
+    cell.pass = false;
+    cell.reason = firstLine(error);
+    return error;
+  } finally {
+    cell.lost = figures.lost;
+    cell.duplicated = figures.duplicated;
+  }
+}
+
 /**
- * Declares one cell as a test. `body` does the operation under the fault, checks everything the matrix promises
- * (throwing on the first broken promise), records what it measured in `figures`, and returns its short reason;
- * lost or duplicated above zero fail the cell.
+ * Declares one fault's cells as one test: the operations run side by side (each must keep to its own channels,
+ * days and keys), and each is one cell. A body does its operation under the fault, checks everything the matrix
+ * promises (throwing on the first broken promise), records what it measured in `figures`, and returns its short
+ * reason; lost or duplicated above zero fail the cell. An unhandled error while the test runs fails every cell of
+ * it and is counted once.
  */
-export function faultCell(
-  group: FaultGroup,
-  fault: string,
-  operation: string,
-  body: (figures: CellFigures) => Promise<string>,
-  timeoutMs?: number,
-): void {
+export function faultRow(group: FaultGroup, fault: string, operations: Array<[operation: string, body: CellBody]>, timeoutMs?: number): void {
   it(
-    `${fault} × ${operation}`,
+    `${fault} × ${operations.map(([operation]) => operation).join(', ')}`,
     async ({ task }) => {
       countCrashes();
       const crashesBefore = crashes;
-      const cell: FaultCell = { group, fault, operation, pass: false, reason: 'did not finish', lost: 0, duplicated: 0, crashes: 0 };
-      task.meta.faultCell = cell;
-      const figures: CellFigures = { lost: 0, duplicated: 0 };
-      try {
-        cell.reason = await body(figures);
-        if (figures.lost > 0) throw new Error(`${figures.lost} lost`);
-        if (figures.duplicated > 0) throw new Error(`${figures.duplicated} duplicated`);
-        // A rejection from this cell's work may surface a tick later.
-        await new Promise((resolve) => setImmediate(resolve));
-        cell.crashes = crashes - crashesBefore;
-        cell.lost = figures.lost;
-        cell.duplicated = figures.duplicated;
-        if (cell.crashes > 0) throw new Error(`${cell.crashes} unhandled errors`);
-        cell.pass = true;
-      } catch (error) {
-        cell.crashes = crashes - crashesBefore;
-        cell.lost = figures.lost;
-        cell.duplicated = figures.duplicated;
-        cell.pass = false;
-        cell.reason = firstLine(error);
-        throw error;
+      const cells: FaultCell[] = operations.map(([operation]) => ({
+        group,
+        fault,
+        operation,
+        pass: false,
+        reason: 'did not finish',
+        lost: 0,
+        duplicated: 0,
+        crashes: 0,
+      }));
+      task.meta.faultCells = cells;
+      const failures = await Promise.all(operations.map(([, body], index) => runCell(cells[index] as FaultCell, body)));
+      // A rejection from the cells' work may surface a tick later.
+      await new Promise((resolve) => setImmediate(resolve));
+      const crashed = crashes - crashesBefore;
+      if (crashed > 0) {
+        for (const cell of cells) {
+          cell.pass = false;
+          cell.reason = `${crashed} unhandled error${crashed === 1 ? '' : 's'}`;
+        }
+        (cells[0] as FaultCell).crashes = crashed;
+        throw new Error(`${crashed} unhandled errors while the cells ran`);
       }
+      const failed = failures.filter((failure) => failure !== undefined);
+      if (failed.length === 1) throw failed[0];
+      if (failed.length > 1) throw new AggregateError(failed, failed.map(firstLine).join('; '));
     },
     timeoutMs,
   );
+}
+
+/** One cell as one test (see faultRow). */
+export function faultCell(group: FaultGroup, fault: string, operation: string, body: CellBody, timeoutMs?: number): void {
+  faultRow(group, fault, [[operation, body]], timeoutMs);
 }

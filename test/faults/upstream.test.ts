@@ -11,7 +11,7 @@ import { addDays } from '../../src/wotd/dates.ts';
 import { MAX_BODY_BYTES } from '../../src/wotd/http-client.ts';
 import { captureLogger, makeSubscription } from '../schedule/helpers.ts';
 import { FAULT_WORD, HUGE_BODY_BYTES, LONG_FIELD_CHARS, startFaultyUpstream, type FaultyUpstream, type UpstreamFault } from '../support/upstream/faulty-upstream.ts';
-import { faultCell } from './tally.ts';
+import { faultRow, type CellFigures } from './tally.ts';
 import {
   acknowledgedInTime,
   BUSY,
@@ -29,15 +29,17 @@ import {
 } from './world.ts';
 
 /**
- * Upstream faults × operations. Each cell gets a fresh adapter (production settings but for shorter timeouts,
- * one retry and a one-second rate window) over a fresh SQLite cache file, sets the fault, and then:
+ * Upstream faults × operations. Each fault gets fresh adapters (production settings but for shorter timeouts,
+ * one retry and a half-second rate window) over fresh SQLite cache files: one behind the commands, one behind the
+ * daily scheduler, each in front of its own misbehaving service, and its four operations run side by side:
  * the member's command is acknowledged within Discord's 3 s (from the server's recorded callbacks) and ends in the
- * fault's own clear message; the cache file holds nothing from the fault; once the fault clears the same adapter
- * serves the right answer. The daily fetch instead runs the real scheduler and posts through the bot's REST client:
- * nothing is posted while the entry cannot be fetched, and exactly one post goes out once the fault clears.
+ * fault's own clear message; the cache file holds nothing from the fault; once the fault clears (after every
+ * operation has met it) the same adapter serves the right answer. The daily fetch runs the real scheduler and
+ * posts through the bot's REST client: nothing is posted while the entry cannot be fetched, and exactly one post
+ * goes out once the fault clears.
  */
 
-const TIMEOUT_MS = 600;
+const TIMEOUT_MS = 500;
 
 interface FaultRow {
   fault: UpstreamFault;
@@ -60,17 +62,26 @@ const ROWS: FaultRow[] = [
 ];
 
 let world: FaultWorld;
-let upstream: FaultyUpstream;
+/** In front of the adapter the commands use, and of the scheduler's: each operation's requests are its own. */
+let commandsUpstream: FaultyUpstream;
+let dailyUpstream: FaultyUpstream;
 
 beforeAll(async () => {
   world = await startFaultWorld();
-  upstream = await startFaultyUpstream(world.service.url);
+  commandsUpstream = await startFaultyUpstream(world.service.url);
+  dailyUpstream = await startFaultyUpstream(world.service.url);
 });
 
 afterAll(async () => {
-  await upstream?.close();
+  await commandsUpstream?.close();
+  await dailyUpstream?.close();
   await world?.close();
 });
+
+function setFault(fault: UpstreamFault | null): void {
+  commandsUpstream.fault = fault;
+  dailyUpstream.fault = fault;
+}
 
 interface Scenario {
   adapter: WotdAdapter;
@@ -79,7 +90,7 @@ interface Scenario {
   close(): Promise<void>;
 }
 
-async function scenario(): Promise<Scenario> {
+async function scenario(upstream: FaultyUpstream): Promise<Scenario> {
   const dir = await mkdtemp(join(world.dir, 'cell-'));
   const cacheFile = join(dir, 'cache.sqlite');
   const adapter = await createWotdAdapter({
@@ -94,13 +105,11 @@ async function scenario(): Promise<Scenario> {
     rateWindowMs: 500,
     now: world.now,
   });
-  world.services.lookup = adapter;
   return {
     adapter,
     cacheFile,
     dir,
     async close() {
-      upstream.fault = null;
       await adapter.close();
       await rm(dir, { recursive: true, force: true });
     },
@@ -113,12 +122,12 @@ async function expectNothingCached(cacheFile: string): Promise<void> {
   const kept = rows.map((row) => row.key.replace(/^wotd-cache:/, '')).filter((key) => !key.startsWith('variant:'));
   expect(kept, 'cache keys written under the fault').toEqual([]);
   // Keys only: a value from the 5 MB fault would make a diff nobody can read.
-  expect(rows.filter((row) => row.value.includes(FAULT_WORD)).map((row) => row.key), 'rows holding the fault\'s answer').toEqual([]);
+  expect(rows.filter((row) => row.value.includes(FAULT_WORD)).map((row) => row.key), "rows holding the fault's answer").toEqual([]);
 }
 
-/** What the fault's requests show about reading: a huge body or a drip is cut off, never read to its end. */
-function readingNote(fault: UpstreamFault, since: number): string {
-  const met = upstream.requests.slice(since).filter((request) => request.fault === fault);
+/** What the fault's requests on `path` show about reading: a huge body or a drip is cut off, never read to its end. */
+function readingNote(upstream: FaultyUpstream, fault: UpstreamFault, path: string): string {
+  const met = upstream.requests.filter((request) => request.fault === fault && request.path === path);
   expect(met.length, 'requests that met the fault').toBeGreaterThan(0);
   if (fault === 'hugeBody') {
     for (const request of met) {
@@ -126,7 +135,7 @@ function readingNote(fault: UpstreamFault, since: number): string {
       expect(request.bytesSent).toBeLessThan(HUGE_BODY_BYTES);
     }
     const most = Math.max(...met.map((request) => request.bytesSent));
-    const how = met[0]?.path === '/query' ? 'by Content-Length' : `past ${MAX_BODY_BYTES / 1024} KiB`;
+    const how = path === '/query' ? 'by Content-Length' : `past ${MAX_BODY_BYTES / 1024} KiB`;
     return `refused ${how}, ${Math.ceil(most / 1024)} KiB sent`;
   }
   if (fault === 'slowDrip') {
@@ -137,137 +146,190 @@ function readingNote(fault: UpstreamFault, since: number): string {
 }
 
 /**
- * A well-formed answer for the right day with one field far longer than anything shown: the member gets it in
- * time, cut to Discord's limits (escaping all of it would hold the bot's event loop for minutes).
+ * Lets every operation of a row meet the fault before any sees it cleared: the last to finish its part under the
+ * fault clears it, and all go on from there. An operation that failed under the fault still passes through.
  */
-async function longFieldCell(name: string, options: Record<string, string | number>, expected: string): Promise<string> {
-  const cell = await scenario();
-  try {
-    upstream.fault = 'longField';
-    const handle = invoke(world, name, options);
-    const answer = await finalAnswer(world, handle);
-    const latency = acknowledgedInTime(handle);
-    expect(shown(answer)).toMatch(new RegExp(`^${expected}`));
-    const embed = answer.embeds[0] ?? {};
-    const longest = Math.max(
-      String(embed.description ?? '').length,
-      ...(Array.isArray(embed.fields) ? (embed.fields as Array<{ value: string }>).map((field) => field.value.length) : [0]),
-    );
-    expect(longest).toBeLessThanOrEqual(4096);
-    return `shown cut to ${longest} of ${LONG_FIELD_CHARS} chars (ack ${latency} ms)`;
-  } finally {
-    await cell.close();
-  }
+function clearTogether(parties: number): () => Promise<void> {
+  let arrived = 0;
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return async () => {
+    arrived += 1;
+    if (arrived === parties) {
+      setFault(null);
+      open();
+    }
+    await opened;
+  };
 }
 
-/** Runs one command under the fault, then again once it has cleared; returns the cell's reason. */
-async function commandCell(
-  row: FaultRow,
-  name: string,
-  options: Record<string, string | number>,
-  expected: string | RegExp,
-): Promise<string> {
-  const cell = await scenario();
-  try {
-    const since = upstream.requests.length;
-    upstream.fault = row.fault;
-    const faulted = invoke(world, name, options);
-    const answer = await finalAnswer(world, faulted);
-    const latency = acknowledgedInTime(faulted);
-    expect(answer.ephemeral, 'the failure is private').toBe(true);
-    if (typeof row.told === 'string') expect(answer.content).toBe(row.told);
-    else expect(answer.content).toMatch(row.told);
-    const note = readingNote(row.fault, since);
-    await expectNothingCached(cell.cacheFile);
-
-    upstream.fault = null;
-    const healthy = invoke(world, name, options);
-    const good = await finalAnswer(world, healthy);
-    acknowledgedInTime(healthy);
-    if (typeof expected === 'string') expect(shown(good)).toBe(expected);
-    else expect(shown(good)).toMatch(expected);
-    const told = typeof row.told === 'string' ? (row.told === UNREACHABLE ? 'unreachable' : 'bad answer') : 'busy';
-    return `told "${told}" (ack ${latency} ms), ${note}; then served`;
-  } finally {
-    await cell.close();
-  }
+interface RowState {
+  /** Behind the commands (world.services.lookup), in front of commandsUpstream. */
+  commands: Scenario;
+  /** Behind the daily scheduler, in front of dailyUpstream. */
+  daily: Scenario;
+  cleared: () => Promise<void>;
 }
 
-const LONG_FIELD = 'oversized field (200 KB definition)';
+/** An operation in two parts: under the fault, and once it has cleared. */
+interface Operation {
+  name: string;
+  during(state: RowState, figures: CellFigures): Promise<string>;
+  after(state: RowState, note: string, figures: CellFigures): Promise<string>;
+}
 
-describe('upstream faults', () => {
-  for (const row of ROWS) {
-    faultCell('upstream', row.label, 'query (/wotd)', () => commandCell(row, 'wotd', {}, entryOn(TODAY).word));
+const teardowns: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const teardown of teardowns.splice(0)) await teardown();
+});
 
-    faultCell('upstream', row.label, 'history (/wotd-history)', () =>
-      commandCell(row, 'wotd-history', { limit: 3 }, 'Recent words of the day'),
-    );
+/** One fault: its operations side by side, each one cell; the row's adapters are made by whichever starts first. */
+function runRow(label: string, fault: UpstreamFault, operations: Operation[]): void {
+  let state: Promise<RowState> | null = null;
+  const prepare = async (): Promise<RowState> => {
+    const commands = await scenario(commandsUpstream);
+    const daily = await scenario(dailyUpstream);
+    teardowns.push(() => commands.close(), () => daily.close());
+    world.services.lookup = commands.adapter;
+    setFault(fault);
+    return { commands, daily, cleared: clearTogether(operations.length) };
+  };
+  faultRow(
+    'upstream',
+    label,
+    operations.map((operation) => [
+      operation.name,
+      async (figures: CellFigures) => {
+        const row = await (state ??= prepare());
+        let note = '';
+        let failure: unknown;
+        try {
+          note = await operation.during(row, figures);
+        } catch (error) {
+          failure = error;
+        }
+        await row.cleared();
+        if (failure !== undefined) throw failure;
+        return operation.after(row, note, figures);
+      },
+    ]),
+    30_000,
+  );
+}
 
-    faultCell('upstream', row.label, 'find (/wotd-find)', () =>
-      commandCell(row, 'wotd-find', { word: entryOn('2025-01-05').word }, new RegExp(`^${entryOn('2025-01-05').word}: `)),
-    );
+const PATHS: Record<string, string> = { wotd: '/query', 'wotd-history': '/query_previous', 'wotd-find': '/find_wotd' };
 
-    faultCell('upstream', row.label, 'daily fetch', async (figures) => {
-      const cell = await scenario();
-      const store = await SubscriptionStore.open(`sqlite://${join(cell.dir, 'subscriptions.sqlite')}`);
-      try {
-        const channelId = world.discord.addChannel(world.guild.id, { name: `daily-${row.fault}` }).id;
-        await store.upsert(world.guild.id, channelId, 50, () =>
-          makeSubscription({ guildId: world.guild.id, channelId, enabledAt: `${addDays(TODAY, -1)}T00:00:00.000Z` }),
-        );
-        const { logger } = captureLogger();
-        const scheduler = new DailyScheduler({
-          store,
-          lookup: cell.adapter,
-          poster: createChannelPoster(world.bot.client.rest),
-          render: (entry) => entryEmbed(entry, { siteUrl: SITE_URL }),
-          logger,
-          concurrency: 2,
-        });
-        const since = upstream.requests.length;
-        upstream.fault = row.fault;
-        // The adapter's clock reads TODAY at noon: the 09:00 post is due.
-        const during = await scheduler.tick(world.now());
-        expect(during).toMatchObject({ waitingForEntry: 1, sent: 0 });
-        const note = readingNote(row.fault, since);
-        await expectNothingCached(cell.cacheFile);
+/** A command under the fault: answered in time with the fault's own private message, nothing cached. */
+function command(row: FaultRow, name: string, options: Record<string, string | number>, expected: string | RegExp, operation: string): Operation {
+  return {
+    name: operation,
+    async during(state) {
+      const faulted = invoke(world, name, options);
+      const answer = await finalAnswer(world, faulted);
+      const latency = acknowledgedInTime(faulted);
+      expect(answer.ephemeral, 'the failure is private').toBe(true);
+      if (typeof row.told === 'string') expect(answer.content).toBe(row.told);
+      else expect(answer.content).toMatch(row.told);
+      const note = readingNote(commandsUpstream, row.fault, PATHS[name] ?? '');
+      await expectNothingCached(state.commands.cacheFile);
+      const told = typeof row.told === 'string' ? (row.told === UNREACHABLE ? 'unreachable' : 'bad answer') : 'busy';
+      return `told "${told}" (ack ${latency} ms), ${note}`;
+    },
+    async after(_state, note) {
+      const healthy = invoke(world, name, options);
+      const good = await finalAnswer(world, healthy);
+      acknowledgedInTime(healthy);
+      if (typeof expected === 'string') expect(shown(good)).toBe(expected);
+      else expect(shown(good)).toMatch(expected);
+      return `${note}; then served`;
+    },
+  };
+}
 
-        upstream.fault = null;
-        // Past the scheduler's first back-off (one minute) and any pause the fault asked for.
-        const after = await scheduler.tick(new Date(world.now().getTime() + 2 * 60_000));
-        expect(after).toMatchObject({ sent: 1 });
-        const posts = world.discord.messagesIn(channelId);
-        figures.duplicated = Math.max(0, posts.length - 1);
-        figures.lost = 1 - (await store.listAll()).length;
-        expect(posts.map((post) => post.embeds[0]?.title)).toEqual([entryOn(TODAY).word]);
-        return `nothing posted, ${note}; 1 post after`;
-      } finally {
-        await store.close();
-        await cell.close();
-      }
-    });
-  }
-
-  faultCell('upstream', LONG_FIELD, 'query (/wotd)', () => longFieldCell('wotd', {}, entryOn(TODAY).word));
-  faultCell('upstream', LONG_FIELD, 'history (/wotd-history)', () => longFieldCell('wotd-history', { limit: 3 }, 'Recent words of the day'));
-  faultCell('upstream', LONG_FIELD, 'find (/wotd-find)', () => longFieldCell('wotd-find', { word: entryOn('2025-01-05').word }, `${entryOn('2025-01-05').word}: `));
-  faultCell('upstream', LONG_FIELD, 'daily fetch', async (figures) => {
-    const cell = await scenario();
-    const store = await SubscriptionStore.open(`sqlite://${join(cell.dir, 'subscriptions.sqlite')}`);
-    try {
-      const channelId = world.discord.addChannel(world.guild.id, { name: 'daily-long-field' }).id;
+/** The scheduler's fetch of the day's entry under the fault: nothing posted, nothing cached; one post after. */
+function dailyFetch(row: FaultRow): Operation {
+  let channelId = '';
+  let store: SubscriptionStore | null = null;
+  let scheduler: DailyScheduler | null = null;
+  return {
+    name: 'daily fetch',
+    async during(state) {
+      channelId = world.discord.addChannel(world.guild.id, { name: `daily-${row.fault}` }).id;
+      store = await SubscriptionStore.open(`sqlite://${join(state.daily.dir, 'subscriptions.sqlite')}`);
+      const opened = store;
+      teardowns.push(() => opened.close());
       await store.upsert(world.guild.id, channelId, 50, () =>
         makeSubscription({ guildId: world.guild.id, channelId, enabledAt: `${addDays(TODAY, -1)}T00:00:00.000Z` }),
       );
-      const scheduler = new DailyScheduler({
+      scheduler = new DailyScheduler({
         store,
-        lookup: cell.adapter,
+        lookup: state.daily.adapter,
         poster: createChannelPoster(world.bot.client.rest),
         render: (entry) => entryEmbed(entry, { siteUrl: SITE_URL }),
         logger: captureLogger().logger,
         concurrency: 2,
       });
-      upstream.fault = 'longField';
+      // The adapter's clock reads TODAY at noon: the 09:00 post is due.
+      expect(await scheduler.tick(world.now())).toMatchObject({ waitingForEntry: 1, sent: 0 });
+      const note = readingNote(dailyUpstream, row.fault, '/query');
+      await expectNothingCached(state.daily.cacheFile);
+      return `nothing posted, ${note}`;
+    },
+    async after(_state, note, figures) {
+      if (!scheduler || !store) throw new Error('the fault part did not run');
+      // Past the scheduler's first back-off (one minute) and any pause the fault asked for.
+      expect(await scheduler.tick(new Date(world.now().getTime() + 2 * 60_000))).toMatchObject({ sent: 1 });
+      const posts = world.discord.messagesIn(channelId);
+      figures.duplicated = Math.max(0, posts.length - 1);
+      figures.lost = 1 - (await store.listAll()).length;
+      expect(posts.map((post) => post.embeds[0]?.title)).toEqual([entryOn(TODAY).word]);
+      return `${note}; 1 post after`;
+    },
+  };
+}
+
+/**
+ * A well-formed answer for the right day with one field far longer than anything shown: the member gets it in
+ * time, cut to Discord's limits (escaping all of it would hold the bot's event loop for minutes).
+ */
+function longField(name: string, options: Record<string, string | number>, expected: string, operation: string): Operation {
+  return {
+    name: operation,
+    async during() {
+      const handle = invoke(world, name, options);
+      const answer = await finalAnswer(world, handle);
+      const latency = acknowledgedInTime(handle);
+      expect(shown(answer).startsWith(expected), `"${shown(answer)}" starts with "${expected}"`).toBe(true);
+      const embed = answer.embeds[0] ?? {};
+      const fields = Array.isArray(embed.fields) ? (embed.fields as Array<{ value: string }>) : [];
+      const longest = Math.max(String(embed.description ?? '').length, ...fields.map((field) => field.value.length));
+      expect(longest).toBeLessThanOrEqual(4096);
+      return `shown cut to ${longest} of ${LONG_FIELD_CHARS} chars (ack ${latency} ms)`;
+    },
+    after: async (_state, note) => note,
+  };
+}
+
+function longFieldPost(): Operation {
+  return {
+    name: 'daily fetch',
+    async during(state, figures) {
+      const channelId = world.discord.addChannel(world.guild.id, { name: 'daily-long-field' }).id;
+      const store = await SubscriptionStore.open(`sqlite://${join(state.daily.dir, 'subscriptions.sqlite')}`);
+      teardowns.push(() => store.close());
+      await store.upsert(world.guild.id, channelId, 50, () =>
+        makeSubscription({ guildId: world.guild.id, channelId, enabledAt: `${addDays(TODAY, -1)}T00:00:00.000Z` }),
+      );
+      const scheduler = new DailyScheduler({
+        store,
+        lookup: state.daily.adapter,
+        poster: createChannelPoster(world.bot.client.rest),
+        render: (entry) => entryEmbed(entry, { siteUrl: SITE_URL }),
+        logger: captureLogger().logger,
+        concurrency: 2,
+      });
       expect(await scheduler.tick(world.now())).toMatchObject({ sent: 1 });
       const posts = world.discord.messagesIn(channelId);
       figures.duplicated = Math.max(0, posts.length - 1);
@@ -276,9 +338,27 @@ describe('upstream faults', () => {
       expect(description.length).toBeGreaterThan(0);
       expect(description.length).toBeLessThanOrEqual(4096);
       return `posted once, cut to ${description.length} chars`;
-    } finally {
-      await store.close();
-      await cell.close();
-    }
-  });
+    },
+    after: async (_state, note) => note,
+  };
+}
+
+const FOUND_WORD = entryOn('2025-01-05').word;
+
+describe('upstream faults', () => {
+  for (const row of ROWS) {
+    runRow(row.label, row.fault, [
+      command(row, 'wotd', {}, entryOn(TODAY).word, 'query (/wotd)'),
+      command(row, 'wotd-history', { limit: 3 }, 'Recent words of the day', 'history (/wotd-history)'),
+      command(row, 'wotd-find', { word: FOUND_WORD }, new RegExp(`^${FOUND_WORD}: `), 'find (/wotd-find)'),
+      dailyFetch(row),
+    ]);
+  }
+
+  runRow('oversized field (200 KB definition)', 'longField', [
+    longField('wotd', {}, entryOn(TODAY).word, 'query (/wotd)'),
+    longField('wotd-history', { limit: 3 }, 'Recent words of the day', 'history (/wotd-history)'),
+    longField('wotd-find', { word: FOUND_WORD }, `${FOUND_WORD}: `, 'find (/wotd-find)'),
+    longFieldPost(),
+  ]);
 });
