@@ -18,8 +18,8 @@
  *   `maxWaitMs` wins. Past the bound a lookup fails with `rate_limited` and `retryAt`, or is served stale.
  * - `timeoutMs` (5000) per request; `retries` (2) extra attempts for 5xx, timeouts and connection errors,
  *   `retryDelayMs` (250) base of an exponential back-off with jitter. 4xx are never retried.
- *   A 429 pauses every request for its Retry-After, or one `rateWindowMs` without one, then the request queues
- *   once more. A 503 with a Retry-After pauses every request until then (at most 5 minutes) before its retry.
+ *   A 429 pauses every request for its Retry-After, or `pauseAfter429Ms` (60 000, the service's window) without
+ *   one, then the request queues once more. A 503 with a Retry-After pauses every request until then (at most 5 minutes) before its retry.
  *   An answer over 256 KiB (see http-client.ts) is refused unread, as a bad answer.
  * - `readAhead` (8): a missing past date is fetched as `query_previous` of that many days ending on it, so one
  *   request fills a week of cache; 0 asks `/query` for that date alone.
@@ -54,7 +54,7 @@ import { parseEntry, parseFind, parsePrevious, sniffVariant } from './wire.ts';
 export const DEFAULT_API_URL = 'https://api.wotd.site';
 export const MAX_HISTORY_LIMIT = 8;
 export const MAX_WORD_LENGTH = 100;
-/** Pause after a 429 that carries no Retry-After, when no rateWindowMs is given: the service's window is 60 s. */
+/** Pause after a 429 that carries no Retry-After: the service's window is 60 s. */
 const DEFAULT_429_PAUSE_MS = 60_000;
 /** The longest a 503's Retry-After holds every request back: a wild value must not silence the service for a day. */
 const MAX_UNAVAILABLE_PAUSE_MS = 5 * 60_000;
@@ -89,6 +89,8 @@ export interface WotdAdapterOptions {
   timeoutMs?: number;
   retries?: number;
   retryDelayMs?: number;
+  /** How long a 429 without Retry-After holds every request back (default 60 000: the service's window). */
+  pauseAfter429Ms?: number;
   readAhead?: number;
   ttls?: Partial<CacheTtls>;
   memoryRecords?: number;
@@ -691,7 +693,7 @@ class Adapter implements WotdAdapter {
         }
         case 'rate_limited': {
           this.counters.upstream429++;
-          const until = this.now().getTime() + (attempt.retryAfterMs ?? this.options.rateWindowMs ?? DEFAULT_429_PAUSE_MS);
+          const until = this.now().getTime() + (attempt.retryAfterMs ?? this.options.pauseAfter429Ms ?? DEFAULT_429_PAUSE_MS);
           limiter.pause(until);
           if (rateLimits++ < 1) continue;
           throw busy(until, 'The Word-of-the-Day service is rate limiting us');

@@ -30,7 +30,7 @@ import {
 
 /**
  * Upstream faults × operations. Each fault gets fresh adapters (production settings but for shorter timeouts,
- * one retry and a half-second rate window) over fresh SQLite cache files: one behind the commands, one behind the
+ * one retry and a half-second pause after a 429) over fresh SQLite cache files: one behind the commands, one behind the
  * daily scheduler, each in front of its own misbehaving service, and its four operations run side by side:
  * the member's command is acknowledged within Discord's 3 s (from the server's recorded callbacks) and ends in the
  * fault's own clear message; the cache file holds nothing from the fault; once the fault clears (after every
@@ -102,7 +102,7 @@ async function scenario(upstream: FaultyUpstream): Promise<Scenario> {
     retries: 1,
     retryDelayMs: 50,
     rateLimit: 100,
-    rateWindowMs: 500,
+    pauseAfter429Ms: 500,
     now: world.now,
   });
   return {
