@@ -1,4 +1,4 @@
-import { existsSync, renameSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
 
@@ -25,7 +25,7 @@ interface WatchedFile {
   identity: string;
   reopen: ReopenSqlite;
   members: Set<Keyv<unknown>>;
-  /** A replaced file is reported once, not every check. */
+  /** A replaced file, or a restore that failed, is reported once, not at every check. */
   reported: boolean;
 }
 
@@ -106,9 +106,12 @@ async function checkAll(): Promise<string[]> {
     try {
       await restore(file);
       restored.push(file.path);
+      file.reported = false;
       events.restored(file.path);
     } catch (error) {
-      events.failed(file.path, error);
+      // Tried again at the next check (the folder may have gone with it, and come back).
+      if (!file.reported) events.failed(file.path, error);
+      file.reported = true;
     }
   }
   return restored;
@@ -119,12 +122,18 @@ async function restore(file: WatchedFile): Promise<void> {
   const first = members[0]?.store as KeyvSqlite | undefined;
   if (!first) return;
   const copy = `${file.path}.restoring-${process.pid}-${Date.now()}`;
-  await first.query(`VACUUM INTO '${copy.replaceAll("'", "''")}'`);
+  try {
+    await first.query(`VACUUM INTO '${copy.replaceAll("'", "''")}'`);
+  } catch (error) {
+    rmSync(copy, { force: true });
+    throw error;
+  }
   // Every old connection closes before the copy takes the path: the last one to close deletes "<path>-wal" and
   // "<path>-shm" by name, which must not happen to the restored file's.
   for (const keyv of members) await closeFully(keyv.store as KeyvSqlite);
   for (const suffix of ['-wal', '-shm']) {
-    // Left by a connection of another process: never let the restored file read them as its own.
+    // SQLite leaves them when the file they belong to was unlinked (and so may another process still using it):
+    // the restored file must never read them as its own.
     if (existsSync(`${file.path}${suffix}`)) renameSync(`${file.path}${suffix}`, `${file.path}${suffix}.orphaned-${Date.now()}`);
   }
   renameSync(copy, file.path);
