@@ -164,7 +164,12 @@ function expectOnePostEach(channelIds: string[], figures: CellFigures): void {
 
 /** Lowers (or lifts) RLIMIT_FSIZE of this very process: past it, a write that grows a file fails with EFBIG. */
 function setFileSizeLimit(bytes: number | 'unlimited'): void {
-  execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${bytes}:unlimited`]);
+  try {
+    execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${bytes}:unlimited`]);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`could not set this process's file size limit with prlimit (util-linux), which the full-disk faults need: ${reason}`);
+  }
 }
 
 function withDatabase<T>(file: string, work: (db: sqlite3.Database, done: (error: Error | null, value?: T) => void) => void): Promise<T> {
