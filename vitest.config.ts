@@ -7,6 +7,6 @@ export default defineConfig({
     globalSetup: ['./test/support/redis-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    reporters: ['default', './test/support/summary-reporter.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts', './test/faults/fault-reporter.ts'],
   },
 });

@@ -4,6 +4,7 @@ import KeyvRedis, { defaultReconnectStrategy } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl, withoutPassword, type Config } from './config.ts';
+import { watchSqliteFile } from './store-file.ts';
 
 /** Where the bot keeps its data: a store URL, and the prefix of every key it writes when that store is Redis. */
 export interface StoreLocation {
@@ -41,7 +42,10 @@ export async function openStore<Value>(
   if (!scheme) throw new Error(`STORE_URL "${url}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
   const throwOnErrors = options.throwOnErrors ?? false;
   if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, throwOnErrors);
-  return new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
+  const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
+  const path = sqlitePath(url);
+  if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqlite(url));
+  return keyv;
 }
 
 const REDIS_CONNECT_TIMEOUT_MS = 5_000;
@@ -107,12 +111,30 @@ async function adapterFor(scheme: string, storeUrl: string): Promise<KeyvStoreAd
   }
 }
 
-async function openSqlite(storeUrl: string): Promise<KeyvStoreAdapter> {
-  const path = storeUrl.replace(/^sqlite:\/\//i, '');
+function sqlitePath(storeUrl: string): string {
+  return storeUrl.replace(/^sqlite:\/\//i, '');
+}
+
+async function openSqlite(storeUrl: string): Promise<KeyvSqlite> {
+  const path = sqlitePath(storeUrl);
   if (path === '') throw new Error('STORE_URL "sqlite://" names no file; expected e.g. sqlite://data/store.sqlite');
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
-  // WAL lets readers (the cache) and writers (subscriptions) share the file without blocking each other.
-  if (path !== ':memory:') await adapter.query('PRAGMA journal_mode=WAL');
+  if (path === ':memory:') return adapter;
+  try {
+    // WAL lets readers (the cache) and writers (subscriptions) share the file without blocking each other.
+    await adapter.query('PRAGMA journal_mode=WAL');
+  } catch (error) {
+    await adapter.disconnect().catch(() => undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    // Nothing has been written to it: a damaged store is left exactly as it is, for the operator to restore.
+    if (/SQLITE_(NOTADB|CORRUPT)/.test(reason)) {
+      throw new Error(
+        `the store ${resolve(path)} is damaged (${reason}); it was left untouched. Restore it from a backup, or move it away to start with an empty store (every subscription in it would be lost).`,
+        { cause: error },
+      );
+    }
+    throw new Error(`could not open the store ${resolve(path)}: ${reason}`, { cause: error });
+  }
   return adapter;
 }

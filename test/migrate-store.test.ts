@@ -78,7 +78,9 @@ describe('wotd-bot migrate-store: arguments', () => {
     writeFileSync(source, 'not a database, just text that is long enough to have a header page of its own'.repeat(10));
     const notDb = await migrateHere('--from', `sqlite://${source}`, '--to', `sqlite://${join(dir, 'copy.sqlite')}`);
     expect(notDb).toMatchObject({ code: 1, stdout: '' });
-    expect(notDb.stderr).toMatch(/^wotd-bot migrate-store: --from: SQLITE_NOTADB: file is not a database\n$/);
+    expect(notDb.stderr).toMatch(
+      /^wotd-bot migrate-store: --from: the store \S+store\.sqlite is damaged \(SQLITE_NOTADB: file is not a database\); it was left untouched\. [^\n]+\n$/,
+    );
 
     const empty = await SubscriptionStore.open(`sqlite://${join(dir, 'empty.sqlite')}`);
     await empty.close();

@@ -116,7 +116,7 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
           const query = makeURLSearchParams({ after, limit: HISTORY_PAGE_SIZE });
           batch = (await rest.get(Routes.channelMessages(channelId), { query })) as APIMessage[];
         } catch (error) {
-          throw classifyPostError(error);
+          throw await postFailure(rest, message.channelId, error);
         }
         const found = batch.find((candidate) => isDailyPostOf(candidate, message, author));
         if (found) return { messageId: found.id };
@@ -140,7 +140,7 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
         const channelId = await channelOf(message.channelId);
         created = (await rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
       } catch (error) {
-        throw classifyPostError(error);
+        throw await postFailure(rest, message.channelId, error);
       }
       await postExtras(rest, message, created, options.logger);
       return { messageId: created.id };
@@ -204,6 +204,30 @@ export function dmChannels(rest: REST): (channelId: string) => Promise<string> {
     opened.set(userId, channel.id);
     return channel.id;
   };
+}
+
+/** What a failed request means for the post; a 404 is checked before it is taken to mean the channel is gone. */
+async function postFailure(rest: REST, channelId: string, error: unknown): Promise<DeliveryError> {
+  const failure = classifyPostError(error);
+  // A DM subscription's channel is the bot's own DM with the member; its failures say what they mean.
+  if (failure.kind !== 'gone' || dmUserOf(channelId) !== null) return failure;
+  return confirmGone(rest, channelId, failure);
+}
+
+/**
+ * "Gone" switches a subscription off for good, so a 404 is believed only when Discord also cannot find the
+ * channel itself; a channel that is there (or a check that gets no clear answer) makes it a failure to retry later
+ * the same day.
+ */
+async function confirmGone(rest: REST, channelId: string, failure: DeliveryError): Promise<DeliveryError> {
+  try {
+    await rest.get(Routes.channel(channelId));
+  } catch (error) {
+    const check = classifyPostError(error);
+    if (check.kind === 'gone') return failure;
+    return new DeliveryError('transient', `${failure.reason}, and looking the channel up failed (${check.reason})`, { cause: error });
+  }
+  return new DeliveryError('transient', `${failure.reason}, yet the channel is there`, { cause: failure });
 }
 
 export function classifyPostError(error: unknown): DeliveryError {

@@ -147,6 +147,8 @@ type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction;
 class Responder {
   ack: Acknowledgement = { kind: 'none' };
   answered = false;
+  /** Deferrals and answers go out one at a time: two must never race to be the interaction's first response. */
+  private last: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly interaction: RepliableInteraction) {}
 
@@ -154,12 +156,26 @@ class Responder {
     return this.ack.kind !== 'none';
   }
 
-  async deferReply(ephemeral: boolean): Promise<void> {
-    await this.interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
-    this.ack = { kind: 'reply', ephemeral };
+  private inTurn<T>(send: () => Promise<T>): Promise<T> {
+    const next = this.last.then(send, send);
+    this.last = next.catch(() => undefined);
+    return next;
   }
 
-  async respond(message: OutgoingMessage): Promise<void> {
+  /** Defers unless something was sent already (by the time its turn comes). */
+  deferReply(ephemeral: boolean): Promise<void> {
+    return this.inTurn(async () => {
+      if (this.acknowledged) return;
+      await this.interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+      this.ack = { kind: 'reply', ephemeral };
+    });
+  }
+
+  respond(message: OutgoingMessage): Promise<void> {
+    return this.inTurn(() => this.respondNow(message));
+  }
+
+  private async respondNow(message: OutgoingMessage): Promise<void> {
     const ack = this.ack;
     switch (ack.kind) {
       case 'none':
@@ -183,12 +199,14 @@ class Responder {
     this.answered = true;
   }
 
-  async followUp(message: OutgoingMessage): Promise<void> {
-    if (this.ack.kind === 'none') {
-      await this.respond(message);
-      return;
-    }
-    await this.interaction.followUp(newMessagePayload(message));
+  followUp(message: OutgoingMessage): Promise<void> {
+    return this.inTurn(async () => {
+      if (this.ack.kind === 'none') {
+        await this.respondNow(message);
+        return;
+      }
+      await this.interaction.followUp(newMessagePayload(message));
+    });
   }
 }
 

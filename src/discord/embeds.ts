@@ -31,15 +31,21 @@ function escapeInline(text: string): string {
 }
 
 /**
+ * The most characters of one text that are escaped and shown: as long as an embed's description, the longest
+ * place any text goes: a service that sends a huge field must not get to make the bot work through all of it.
+ */
+export const ESCAPE_INPUT_LIMIT = DESCRIPTION_LIMIT;
+
+/**
  * Text from the service as inert markdown: it reads exactly as the service wrote it. Every character that formats
  * (emphasis, code, strikethrough, spoilers) or opens a masked link is backslash-escaped, as are line-leading
  * headings, quotes and list markers. Mentions and tags (`<@…>`, `<@&…>`, `<#…>`, `<t:…>`, `</…>`), `@everyone` and
  * `@here` are broken with a zero-width space, so nothing would ping or render even without allowed_mentions: a
  * backslash before `<` would not do, since a raw link just before it would take the backslash in. Raw links stay
- * links, otherwise untouched.
+ * links, otherwise untouched. At most ESCAPE_INPUT_LIMIT characters are kept; the rest could not be shown anyway.
  */
 export function escapeText(text: string): string {
-  return text
+  return clip(text, ESCAPE_INPUT_LIMIT)
     .split(RAW_LINK)
     .map((part, index) => (index % 2 === 1 ? part : escapeInline(part)))
     .join('')

@@ -10,6 +10,12 @@ export const SOMETHING_WENT_WRONG =
   'Sorry, something went wrong on my side while handling that. Please try again in a moment.';
 export const UNKNOWN_COMMAND = 'I do not know that command any more. Its list may be out of date; try again in a minute.';
 export const UNKNOWN_BUTTON = 'This button no longer works. Run the command again for a fresh one.';
+/**
+ * A command that has sent nothing this long after it started is deferred (privately) for it, so Discord's 3 s
+ * deadline holds whatever it waits on: a locked or slow store, a slow Discord. Commands that may answer publicly
+ * defer themselves much sooner (see replies/deliver.ts).
+ */
+export const SAFETY_DEFER_MS = 1_500;
 
 export interface RouterOptions {
   commands: readonly SlashCommand[];
@@ -71,6 +77,11 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       return;
     }
     const started = performance.now();
+    const safety = setTimeout(() => {
+      if (context.acknowledged) return;
+      log().warn({ afterMs: SAFETY_DEFER_MS }, 'command is slow to answer; deferring it');
+      context.defer({ ephemeral: true }).catch((error: unknown) => log().warn({ err: error }, 'could not defer a slow command'));
+    }, SAFETY_DEFER_MS);
     try {
       await command.execute(context, services);
       if (!context.acknowledged) {
@@ -83,6 +94,8 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       watch?.record('internal_error');
       log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+    } finally {
+      clearTimeout(safety);
     }
     await tellPendingNotice(context, interaction.user.id, log);
   }

@@ -50,8 +50,9 @@ export type RestoreOutcome = 'restored' | 'damaged';
 
 export interface OpenSubscriptionStoreOptions {
   /**
-   * Failed reads and writes reject instead of reading as empty and being dropped: always on Redis, where a read
-   * that fails must not look like "nothing stored" to the write that follows; asked for by migrate-store.
+   * Failed reads and writes reject instead of reading as empty and being dropped (Keyv's default): on by default
+   * and always on Redis, since a read that fails must not look like "nothing stored" to the write that follows,
+   * and a write that fails must not be reported as done (a full disk, a locked or damaged SQLite file).
    */
   throwOnErrors?: boolean;
   /** The clock that dates a removal (for the pruning of its delivery records). */
@@ -76,7 +77,7 @@ export class SubscriptionStore {
   ): Promise<SubscriptionStore> {
     const location = typeof where === 'string' ? { url: where } : where;
     const onRedis = isRedisStore(location);
-    const options = { throwOnErrors: throwOnErrors === true || onRedis };
+    const options = { throwOnErrors: throwOnErrors !== false || onRedis };
     const opened: Array<Keyv<unknown>> = [];
     try {
       const subscriptions = await openStore<unknown>(location, 'subscriptions', options);

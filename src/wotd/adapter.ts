@@ -18,7 +18,9 @@
  *   `maxWaitMs` wins. Past the bound a lookup fails with `rate_limited` and `retryAt`, or is served stale.
  * - `timeoutMs` (5000) per request; `retries` (2) extra attempts for 5xx, timeouts and connection errors,
  *   `retryDelayMs` (250) base of an exponential back-off with jitter. 4xx are never retried.
- *   A 429 pauses every request for its Retry-After, or 60 s without one, then the request queues once more.
+ *   A 429 pauses every request for its Retry-After, or `pauseAfter429Ms` (60 000, the service's window) without
+ *   one, then the request queues once more. A 503 with a Retry-After pauses every request until then (at most 5 minutes) before its retry.
+ *   An answer over 256 KiB (see http-client.ts) is refused unread, as a bad answer.
  * - `readAhead` (8): a missing past date is fetched as `query_previous` of that many days ending on it, so one
  *   request fills a week of cache; 0 asks `/query` for that date alone.
  * - `ttls`: see cache.ts (today 15 min, recent 404 5 min, old 404 6 h, find 1 h); `memoryRecords` (20 000)
@@ -55,6 +57,8 @@ export const MAX_HISTORY_LIMIT = 8;
 export const MAX_WORD_LENGTH = 100;
 /** Pause after a 429 that carries no Retry-After: the service's window is 60 s. */
 const DEFAULT_429_PAUSE_MS = 60_000;
+/** The longest a 503's Retry-After holds every request back: a wild value must not silence the service for a day. */
+const MAX_UNAVAILABLE_PAUSE_MS = 5 * 60_000;
 const DEFAULT_BUDGET_WAIT_MS: Record<Priority, number> = { scheduled: 5 * 60_000, interactive: 8_000, background: 30_000 };
 const CACHE_NAMESPACE = 'wotd-cache';
 const ENDPOINTS = ['/query', '/query_previous', '/find_wotd'] as const;
@@ -88,6 +92,8 @@ export interface WotdAdapterOptions {
   timeoutMs?: number;
   retries?: number;
   retryDelayMs?: number;
+  /** How long a 429 without Retry-After holds every request back (default 60 000: the service's window). */
+  pauseAfter429Ms?: number;
   readAhead?: number;
   ttls?: Partial<CacheTtls>;
   memoryRecords?: number;
@@ -541,6 +547,9 @@ class Adapter implements WotdAdapter {
       if (answer.kind === 'ok') {
         const single = !Array.isArray(answer.body);
         const all = parseFind(answer.body, this.variantOf(answer.body));
+        // An answer about another word is a broken answer, not "never the word": it must not be remembered as a miss.
+        const stranger = all.find((entry) => entry.word.toLowerCase() !== lower);
+        if (stranger) throw new WotdError('bad_response', `The service answered "${stranger.word}" when asked for "${spelling}"`);
         const entries = all.filter((entry) => entry.date <= today && entry.word.toLowerCase() === lower);
         if (entries.length > 0) {
           const found: WordMatches = { entries, complete: !single };
@@ -721,12 +730,14 @@ class Adapter implements WotdAdapter {
         }
         case 'rate_limited': {
           this.counters.upstream429++;
-          const until = this.now().getTime() + (attempt.retryAfterMs ?? DEFAULT_429_PAUSE_MS);
+          const until = this.now().getTime() + (attempt.retryAfterMs ?? this.options.pauseAfter429Ms ?? DEFAULT_429_PAUSE_MS);
           limiter.pause(until);
           if (rateLimits++ < 1) continue;
           throw busy(until, 'The Word-of-the-Day service is rate limiting us');
         }
         case 'retryable': {
+          // A 503 saying when the service expects to be back: no request goes before then, this one's retry included.
+          if (attempt.retryAfterMs != null) limiter.pause(this.now().getTime() + Math.min(attempt.retryAfterMs, MAX_UNAVAILABLE_PAUSE_MS));
           if (failures++ < retries) {
             await sleep(this.timers, this.backoff(failures));
             continue;

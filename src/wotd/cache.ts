@@ -60,6 +60,11 @@ const MAX_INDEXED_WORDS = 50_000;
 const RECORD_SCHEMA = 2;
 /** How often expired records are swept out of the store. */
 export const SWEEP_EVERY_MS = 6 * 60 * 60_000;
+/** How long one store operation may take before the lookup goes on without it (a locked file waits up to 10 s). */
+export const STORE_WAIT_MS = 2_000;
+/** After the store fails or stalls, how long the cache keeps to memory before trying it again. */
+export const STORE_RETRY_MS = 30_000;
+const STALLED = Symbol('stalled');
 
 interface Stored<T> {
   v: T;
@@ -90,7 +95,11 @@ export interface WotdCacheOptions {
   ttls?: Partial<CacheTtls>;
   /** Records kept in memory in front of the store. */
   memoryRecords?: number;
-  /** A failing store never fails a lookup: reads count as misses, writes stay in memory, and this hears of it. */
+  /**
+   * A failing store never fails a lookup: reads count as misses, writes stay in memory, and this hears of it. A
+   * store that fails, or takes longer than STORE_WAIT_MS, is left alone for STORE_RETRY_MS, so a locked, full or
+   * vanished file costs one short wait, not one per record.
+   */
   onStoreError?: (error: unknown) => void;
 }
 
@@ -102,6 +111,8 @@ export class WotdCache {
   private sortedWords: string[] | null = null;
   private nextSweepAt = 0;
   private sweeping: Promise<void> | null = null;
+  /** performance.now() until which the store is not asked (see WotdCacheOptions.onStoreError). */
+  private storeResting = 0;
 
   private constructor(
     private readonly store: Keyv<Value>,
@@ -371,11 +382,24 @@ export class WotdCache {
   }
 
   private async guard<T>(operation: () => Promise<T>, fallback: T): Promise<T> {
+    if (performance.now() < this.storeResting) return fallback;
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<typeof STALLED>((resolve) => {
+      timer = setTimeout(() => resolve(STALLED), STORE_WAIT_MS);
+    });
+    // A stalled operation finishes (or fails) in the background, unheard.
+    const running = Promise.resolve().then(operation);
+    running.catch(() => undefined);
     try {
-      return await operation();
+      const outcome = await Promise.race([running, stalled]);
+      if (outcome === STALLED) throw new Error(`the cache store did not answer within ${STORE_WAIT_MS} ms`);
+      return outcome;
     } catch (error) {
+      this.storeResting = performance.now() + STORE_RETRY_MS;
       this.options.onStoreError?.(error);
       return fallback;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -112,8 +112,10 @@ export interface FaultSpec {
   route?: string | RegExp;
   /** Matches any /channels/:channelId/... request. */
   channelId?: string;
-  /** Status to answer; omit for a slow but otherwise normal response. */
-  status?: 400 | 403 | 404 | 500 | 502 | 503;
+  /** Status to answer; omit for a slow but otherwise normal response. A 429 is a rate limit (see `rateLimit`). */
+  status?: 400 | 403 | 404 | 429 | 500 | 502 | 503;
+  /** For a 429: global (every route, X-RateLimit-Global) or this route's bucket (X-RateLimit-Scope: user), and when to retry. */
+  rateLimit?: { global: boolean; retryAfterMs: number };
   /** Discord error code (defaults: 403 → 50013, 404 → 10003). */
   code?: number;
   message?: string;
@@ -363,7 +365,16 @@ function templateMatches(template: string, method: string, path: string): boolea
   }
   const a = t.split('/').filter(Boolean);
   const b = path.split('/').filter(Boolean);
-  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i]);
+  // discord.js sends '@original' as '%40original'.
+  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i] || seg === safeDecode(b[i] ?? ''));
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1515,6 +1526,23 @@ export class DiscordServer {
       if (fault) {
         record.faulted = true;
         if (fault.delayMs) await sleep(fault.delayMs);
+        if (fault.status === 429) {
+          const { global, retryAfterMs } = fault.rateLimit ?? { global: false, retryAfterMs: 1000 };
+          const seconds = retryAfterMs / 1000;
+          record.limited = global ? 'global' : 'bucket';
+          headers = global
+            ? { 'Retry-After': String(Math.ceil(seconds)), 'X-RateLimit-Global': 'true', 'X-RateLimit-Scope': 'global' }
+            : {
+                'Retry-After': String(Math.ceil(seconds)),
+                'X-RateLimit-Limit': '5',
+                'X-RateLimit-Remaining': '0',
+                'X-RateLimit-Reset-After': seconds.toFixed(3),
+                'X-RateLimit-Bucket': 'injected-fault',
+                'X-RateLimit-Scope': 'user',
+              };
+          respond(429, { message: 'You are being rate limited.', retry_after: Number(seconds.toFixed(3)), global });
+          return;
+        }
         if (fault.status !== undefined) {
           const code = fault.code ?? (fault.status === 403 ? 50013 : fault.status === 404 ? 10003 : 0);
           const message = fault.message ?? defaultFaultMessage(fault.status, code);
