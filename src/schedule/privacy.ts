@@ -42,6 +42,12 @@ export interface DataExport {
   server?: ServerData;
 }
 
+/**
+ * What a server's export shows in place of the id of a subscription's creator who is not the member exporting: the
+ * server's data is the admin's to see, but who set each subscription up is that other member's.
+ */
+export const ANOTHER_MEMBER = 'another member';
+
 /** Service days a subscription may have delivery records for: from the day before it was created to tomorrow. */
 function daysOf(subscriptions: Subscription[], now: Date): IsoDate[] {
   if (subscriptions.length === 0) return [];
@@ -88,7 +94,8 @@ export class PrivacyService {
       exportedAt: now.toISOString(),
       about:
         'Everything wotd-bot stores about you (and, for a server admin, about the server): daily-post subscriptions and ' +
-        'the record of each post. Nothing else about you is kept; the word cache holds only the public words of the day.',
+        'the record of each post. Nothing else about you is kept; the word cache holds only the public words of the day. ' +
+        `A server subscription another member created names its creator as "${ANOTHER_MEMBER}".`,
       member: {
         id: userId,
         dmSubscription: dm,
@@ -100,7 +107,9 @@ export class PrivacyService {
       const subscriptions = await this.store.listGuild(guildId);
       data.server = {
         id: guildId,
-        subscriptions,
+        subscriptions: subscriptions.map((item) =>
+          item.createdBy === userId || item.createdBy === '' ? item : { ...item, createdBy: ANOTHER_MEMBER },
+        ),
         deliveries: await deliveriesOf(this.store, subscriptions, now),
         removedAt: await this.store.guildRemovedAt(guildId),
       };

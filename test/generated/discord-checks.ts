@@ -4,7 +4,7 @@ import { newMessagePayload, replacementPayload } from '../../src/discord/context
 import type { OutgoingMessage } from '../../src/interactions.ts';
 import { validateMessageBody } from '../support/discord/validation.ts';
 import { activeMarkup } from './discord-markdown.ts';
-import { wellFormed } from './generated.ts';
+import { expectSpecific, wellFormed } from './generated.ts';
 
 /** Checks of what the bot would send Discord, shared by the generated-input tests. */
 
@@ -69,4 +69,19 @@ export function textOf(message: OutgoingMessage): string {
   const parts = [message.content ?? ''];
   for (const embed of message.embeds ?? []) for (const [, text] of embedTexts(embed)) parts.push(text);
   return parts.join('\n');
+}
+
+/**
+ * One specific answer: an embed, or a private note saying one of `reasons`; nothing generic, nothing leaked,
+ * the member's input quoted inertly, and Discord would take it.
+ */
+export function expectAnswer(answer: OutgoingMessage, where: string, input: string, reasons: RegExp, ownTags: Array<string | RegExp> = []): void {
+  const text = textOf(answer);
+  expectSpecific(text, where, input);
+  if (!answer.embeds?.length) {
+    expect(answer.ephemeral, `${where}: a note that is not private: ${text}`).toBe(true);
+    expect(answer.content ?? '', where).toMatch(reasons);
+  }
+  expectInert(answer, where, ownTags);
+  expectSendable(answer, where);
 }
