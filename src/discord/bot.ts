@@ -4,7 +4,7 @@ import type { BotServices, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { createDiscordClient } from './client.ts';
 import { inviteUrl } from './invite.ts';
-import { createInteractionRouter } from './router.ts';
+import { createInteractionRouter, type InteractionTiming } from './router.ts';
 import { describeShardPlan, type ShardPlan } from './shards.ts';
 
 export interface StartDiscordBotOptions {
@@ -15,6 +15,8 @@ export interface StartDiscordBotOptions {
   /** How long stop() lets interactions in progress finish before disconnecting. */
   drainTimeoutMs?: number;
   shards?: ShardPlan;
+  /** Told how each interaction went (see InteractionTiming); bench:commands measures the bot's own time with it. */
+  onInteractionDone?: (timing: InteractionTiming) => void;
 }
 
 export interface DiscordBot {
@@ -37,7 +39,12 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   if (!token) throw new Error('DISCORD_TOKEN is not set; the Discord bot cannot log in without it.');
   const log = logger.child({ component: 'discord' });
   const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL, ...(options.shards ? { shards: options.shards } : {}) });
-  const route = createInteractionRouter({ commands: options.commands, services: options.services, logger: log });
+  const route = createInteractionRouter({
+    commands: options.commands,
+    services: options.services,
+    logger: log,
+    ...(options.onInteractionDone ? { onInteractionDone: options.onInteractionDone } : {}),
+  });
 
   // Interactions that arrive while stopping are still answered: dropping one would show "This interaction failed".
   const inFlight = new Set<Promise<void>>();

@@ -1,11 +1,14 @@
 import {
-  ActionRowBuilder,
-  ButtonBuilder,
   ButtonStyle,
   ChannelType,
+  ComponentType,
   MessageFlags,
   PermissionFlagsBits,
+  type APIActionRowComponent,
+  type APIButtonComponentWithCustomId,
+  type APIEmbed,
   type AutocompleteInteraction,
+  type JSONEncodable,
   type BaseInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -30,6 +33,8 @@ import { clip } from './embeds.ts';
 export interface TrackedResponses {
   /** A real answer (not just a deferral) has reached the member. */
   readonly answered: boolean;
+  /** performance.now() when the first callback (reply, deferral or update) was handed to discord.js; for timing. */
+  readonly firstCallbackAt: number | undefined;
   /** Sends a new message after the answer, leaving the answer alone. */
   followUp(message: OutgoingMessage): Promise<void>;
 }
@@ -75,23 +80,45 @@ export function invokerOf(interaction: BaseInteraction): Invoker {
   };
 }
 
-export function buttonRows(buttons: ButtonSpec[] | undefined): ActionRowBuilder<ButtonBuilder>[] {
-  const rows: ActionRowBuilder<ButtonBuilder>[] = [];
+/** A method, not an own property: the data stays what it was to look at (and to compare in tests). */
+const SENT_AS_IS = {
+  toJSON(this: object) {
+    return { ...this };
+  },
+};
+
+/**
+ * Marks data already in the API's own form to be sent as it is. discord.js runs plain objects in a payload through
+ * its jsonTransformer (toSnakeCase: lodash's snakeCase on every key, all the way down) but sends a JSONEncodable's
+ * toJSON() unchanged; in bench:commands' profile that re-keying of our embeds was a large part of each reply's cost,
+ * as was validating builders' buttons, which ButtonSpec has already bounded.
+ */
+export function sentAsIs<T extends object>(data: T): T & JSONEncodable<T> {
+  return Object.assign(Object.create(SENT_AS_IS) as JSONEncodable<T>, data);
+}
+
+export type ButtonRow = APIActionRowComponent<APIButtonComponentWithCustomId> & JSONEncodable<APIActionRowComponent<APIButtonComponentWithCustomId>>;
+
+export function buttonRows(buttons: ButtonSpec[] | undefined): ButtonRow[] {
+  const rows: ButtonRow[] = [];
   const specs = (buttons ?? []).slice(0, BUTTONS_PER_ROW * MAX_ROWS);
   for (let start = 0; start < specs.length; start += BUTTONS_PER_ROW) {
-    const row = new ActionRowBuilder<ButtonBuilder>();
-    for (const spec of specs.slice(start, start + BUTTONS_PER_ROW)) {
-      row.addComponents(
-        new ButtonBuilder()
-          .setCustomId(spec.customId)
-          .setLabel(spec.label)
-          .setStyle(spec.style === 'primary' ? ButtonStyle.Primary : ButtonStyle.Secondary)
-          .setDisabled(spec.disabled ?? false),
-      );
-    }
-    rows.push(row);
+    const components = specs.slice(start, start + BUTTONS_PER_ROW).map(
+      (spec): APIButtonComponentWithCustomId => ({
+        type: ComponentType.Button,
+        custom_id: spec.customId,
+        label: spec.label,
+        style: spec.style === 'primary' ? ButtonStyle.Primary : ButtonStyle.Secondary,
+        disabled: spec.disabled ?? false,
+      }),
+    );
+    rows.push(sentAsIs({ type: ComponentType.ActionRow, components }));
   }
   return rows;
+}
+
+function embedsAsIs(embeds: APIEmbed[]): Array<APIEmbed & JSONEncodable<APIEmbed>> {
+  return embeds.map(sentAsIs);
 }
 
 function allowedMentionsOf(message: OutgoingMessage): { parse: []; roles: string[] } {
@@ -102,7 +129,7 @@ function allowedMentionsOf(message: OutgoingMessage): { parse: []; roles: string
 export function newMessagePayload(message: OutgoingMessage): InteractionReplyOptions {
   const payload: InteractionReplyOptions = { allowedMentions: allowedMentionsOf(message) };
   if (message.content !== undefined) payload.content = message.content;
-  if (message.embeds !== undefined) payload.embeds = message.embeds;
+  if (message.embeds !== undefined) payload.embeds = embedsAsIs(message.embeds);
   if (message.buttons !== undefined && message.buttons.length > 0) payload.components = buttonRows(message.buttons);
   if (message.ephemeral) payload.flags = MessageFlags.Ephemeral;
   return payload;
@@ -112,7 +139,7 @@ export function newMessagePayload(message: OutgoingMessage): InteractionReplyOpt
 export function replacementPayload(message: OutgoingMessage): InteractionEditReplyOptions {
   return {
     content: message.content ?? '',
-    embeds: message.embeds ?? [],
+    embeds: embedsAsIs(message.embeds ?? []),
     components: buttonRows(message.buttons),
     allowedMentions: allowedMentionsOf(message),
   };
@@ -124,6 +151,7 @@ type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction;
 class Responder {
   ack: Acknowledgement = { kind: 'none' };
   answered = false;
+  firstCallbackAt: number | undefined;
 
   constructor(private readonly interaction: RepliableInteraction) {}
 
@@ -131,12 +159,19 @@ class Responder {
     return this.ack.kind !== 'none';
   }
 
+  /** Called before anything is sent; the first call is the interaction's callback. */
+  sending(): void {
+    this.firstCallbackAt ??= performance.now();
+  }
+
   async deferReply(ephemeral: boolean): Promise<void> {
+    this.sending();
     await this.interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
     this.ack = { kind: 'reply', ephemeral };
   }
 
   async respond(message: OutgoingMessage): Promise<void> {
+    this.sending();
     const ack = this.ack;
     switch (ack.kind) {
       case 'none':
@@ -196,6 +231,9 @@ function respondableBase(interaction: RepliableInteraction, responder: Responder
     get answered() {
       return responder.answered;
     },
+    get firstCallbackAt() {
+      return responder.firstCallbackAt;
+    },
     followUp: (message: OutgoingMessage) => responder.followUp(message),
     respond: (message: OutgoingMessage) => responder.respond(message),
   };
@@ -226,12 +264,14 @@ export function createButtonContext(interaction: ButtonInteraction): ButtonConte
         await responder.deferReply(true);
         return;
       }
+      responder.sending();
       await interaction.deferUpdate();
       responder.ack = { kind: 'component' };
     },
     async update(message: OutgoingMessage) {
       switch (responder.ack.kind) {
         case 'none':
+          responder.sending();
           await interaction.update(replacementPayload(message));
           responder.ack = { kind: 'component' };
           responder.answered = true;
@@ -250,16 +290,23 @@ export function createButtonContext(interaction: ButtonInteraction): ButtonConte
   });
 }
 
-export function createAutocompleteContext(interaction: AutocompleteInteraction): AutocompleteContext {
+export function createAutocompleteContext(
+  interaction: AutocompleteInteraction,
+): AutocompleteContext & { readonly firstCallbackAt: number | undefined } {
   const focused = interaction.options.getFocused(true);
   let responded = false;
+  let firstCallbackAt: number | undefined;
   return {
+    get firstCallbackAt() {
+      return firstCallbackAt;
+    },
     commandName: interaction.commandName,
     invoker: invokerOf(interaction),
     focused: { name: focused.name, value: String(focused.value) },
     async respond(choices: AutocompleteChoice[]) {
       if (responded || interaction.responded) return;
       responded = true;
+      firstCallbackAt = performance.now();
       await interaction.respond(
         choices
           // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.

@@ -12,6 +12,29 @@ export interface RouterOptions {
   commands: readonly SlashCommand[];
   services: BotServices;
   logger: Logger;
+  /** Told about every command, button and autocomplete once handled; for measuring (bench:commands). */
+  onInteractionDone?: (timing: InteractionTiming) => void;
+}
+
+/** How one interaction went, with performance.now() instants. */
+export interface InteractionTiming {
+  interactionId: string;
+  kind: 'command' | 'button' | 'autocomplete';
+  /** The command's name, or the button's custom-id prefix. */
+  name: string;
+  /** failed: the handler threw or left the member unanswered; unknown: nothing handles it. */
+  outcome: 'answered' | 'failed' | 'unknown';
+  /** When discord.js handed the interaction to the router. */
+  receivedAt: number;
+  /** When the first callback (reply, deferral, update or choices) was handed to discord.js to send; undefined when none was. */
+  firstResponseAt: number | undefined;
+  doneAt: number;
+}
+
+/** What a handler tells the timing observer. */
+interface Report {
+  outcome: InteractionTiming['outcome'];
+  responses?: { readonly firstCallbackAt: number | undefined };
 }
 
 /** A child logger made only when something is logged: making one per interaction costs more than many answers do. */
@@ -54,11 +77,13 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     }
   }
 
-  async function handleCommand(interaction: ChatInputCommandInteraction): Promise<void> {
+  async function handleCommand(interaction: ChatInputCommandInteraction, report: Report): Promise<void> {
     const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId });
     const context = createCommandContext(interaction);
+    report.responses = context;
     const command = byName.get(interaction.commandName);
     if (!command) {
+      report.outcome = 'unknown';
       log().warn('unknown command');
       await answerPrivately(context, { content: UNKNOWN_COMMAND }, log);
       return;
@@ -68,23 +93,27 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       await command.execute(context, services);
       if (!context.acknowledged) {
         // A handler that forgot to answer would leave the member with "This interaction failed".
+        report.outcome = 'failed';
         log().error('command finished without answering');
         await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
         return;
       }
       if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
+      report.outcome = 'failed';
       log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
     }
   }
 
-  async function handleButton(interaction: ButtonInteraction): Promise<void> {
+  async function handleButton(interaction: ButtonInteraction, report: Report): Promise<void> {
     const prefix = buttonPrefix(interaction.customId);
     const log = lazyChild(logger, { interactionId: interaction.id, button: prefix, guildId: interaction.guildId });
     const context = createButtonContext(interaction);
+    report.responses = context;
     const command = byPrefix.get(prefix);
     if (!command?.button) {
+      report.outcome = 'unknown';
       log().warn({ customId: interaction.customId }, 'unknown button');
       await answerPrivately(context, { content: UNKNOWN_BUTTON }, log);
       return;
@@ -92,30 +121,38 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     try {
       await command.button.handle(context, services);
       if (!context.acknowledged) {
+        report.outcome = 'failed';
         log().error({ customId: interaction.customId }, 'button finished without answering');
         await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
         return;
       }
       if (logger.isLevelEnabled('debug')) log().debug('button handled');
     } catch (error) {
+      report.outcome = 'failed';
       log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
       await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
     }
   }
 
-  async function handleAutocomplete(interaction: AutocompleteInteraction): Promise<void> {
+  async function handleAutocomplete(interaction: AutocompleteInteraction, report: Report): Promise<void> {
     const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, autocomplete: true });
     const command = byName.get(interaction.commandName);
     try {
       const context = createAutocompleteContext(interaction);
+      report.responses = context;
       if (command?.autocomplete) await command.autocomplete(context, services);
-      else log().warn('autocomplete for a command without it');
+      else {
+        report.outcome = 'unknown';
+        log().warn('autocomplete for a command without it');
+      }
     } catch (error) {
+      report.outcome = 'failed';
       log().error({ err: error }, 'autocomplete failed');
     }
     // Discord shows "loading options failed" to a member left without an answer; an empty list is kinder.
     if (!interaction.responded) {
       try {
+        report.responses = { firstCallbackAt: performance.now() };
         await interaction.respond([]);
       } catch (error) {
         log().warn({ err: error }, 'could not send an empty autocomplete answer');
@@ -123,14 +160,50 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     }
   }
 
+  const onDone = options.onInteractionDone;
   return async (interaction) => {
+    const receivedAt = performance.now();
+    const report: Report = { outcome: 'answered' };
+    let kind: InteractionTiming['kind'] | undefined;
     try {
-      if (interaction.isChatInputCommand()) await handleCommand(interaction);
-      else if (interaction.isButton()) await handleButton(interaction);
-      else if (interaction.isAutocomplete()) await handleAutocomplete(interaction);
-      else logger.debug({ interactionId: interaction.id, type: interaction.type }, 'ignored an interaction of another kind');
+      if (interaction.isChatInputCommand()) {
+        kind = 'command';
+        await handleCommand(interaction, report);
+      } else if (interaction.isButton()) {
+        kind = 'button';
+        await handleButton(interaction, report);
+      } else if (interaction.isAutocomplete()) {
+        kind = 'autocomplete';
+        await handleAutocomplete(interaction, report);
+      } else logger.debug({ interactionId: interaction.id, type: interaction.type }, 'ignored an interaction of another kind');
     } catch (error) {
+      report.outcome = 'failed';
       logger.error({ err: error, interactionId: interaction.id }, 'interaction routing failed');
     }
+    if (!onDone || !kind) return;
+    try {
+      reportTiming(onDone, interaction, kind, report, receivedAt);
+    } catch (error) {
+      logger.warn({ err: error, interactionId: interaction.id }, 'the interaction timing observer failed');
+    }
   };
+}
+
+function reportTiming(
+  onDone: (timing: InteractionTiming) => void,
+  interaction: Interaction,
+  kind: InteractionTiming['kind'],
+  report: Report,
+  receivedAt: number,
+): void {
+  const name = interaction.isButton() ? buttonPrefix(interaction.customId) : interaction.isCommand() || interaction.isAutocomplete() ? interaction.commandName : '';
+  onDone({
+    interactionId: interaction.id,
+    kind,
+    name,
+    outcome: report.outcome,
+    receivedAt,
+    firstResponseAt: report.responses?.firstCallbackAt,
+    doneAt: performance.now(),
+  });
 }
