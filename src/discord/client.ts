@@ -14,6 +14,8 @@ export interface DiscordClientOptions {
   apiUrl: string;
   /** Which gateway shards this process runs (default: one unsharded connection). */
   shards?: ShardPlan;
+  /** Discord's global limit for this bot (DISCORD_GLOBAL_RATE_LIMIT), which discord.js's REST queue keeps to (default 50). */
+  globalRequestsPerSecond?: number;
 }
 
 /**
@@ -25,7 +27,7 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
     ...shardClientOptions(options.shards ?? { kind: 'single' }),
-    rest: { api: restApiBase(options.apiUrl) },
+    rest: { api: restApiBase(options.apiUrl), globalRequestsPerSecond: options.globalRequestsPerSecond ?? 50 },
     allowedMentions: { parse: [] },
     // The bot reads no messages, so there is nothing worth caching beyond what interactions carry.
     makeCache: Options.cacheWithLimits({

@@ -17,11 +17,20 @@ export function startDiscordDailyPosts(
     logger: Logger;
     /** Cluster mode: claims on each post, and one pace for the whole cluster under Discord's global limit. */
     cluster?: Pick<Cluster, 'claims' | 'waitForPostTurn'>;
+    /** Daily posts started per second in this process (default 47); cluster mode paces in Redis instead. */
+    postsPerSecond?: number;
   },
 ): () => void {
   const unwatch = watchSubscriptionTargets(client, daily.store, options.logger.child({ component: 'daily-posts' }));
   daily.start({
-    poster: createChannelPoster(client.rest, options.cluster ? { waitForTurn: options.cluster.waitForPostTurn } : {}),
+    poster: createChannelPoster(
+      client.rest,
+      options.cluster
+        ? { waitForTurn: options.cluster.waitForPostTurn }
+        : options.postsPerSecond
+          ? { postsPerSecond: options.postsPerSecond }
+          : {},
+    ),
     lookup: options.lookup,
     render: (entry) => entryEmbed(entry, { siteUrl: options.siteUrl }),
     ...(options.cluster ? { claims: options.cluster.claims } : {}),
