@@ -1,8 +1,10 @@
 /**
- * Where a V8 CPU profile's time went: npx tsx bench/cpuprofile-top.ts FILE.cpuprofile [--top 25] [--by function|package]
+ * Where a V8 CPU profile's time went:
+ *   npx tsx bench/cpuprofile-top.ts FILE.cpuprofile [--top 25] [--by function|package] [--from S] [--to S]
  *
  * By function: self time per function (name, file, line). By package: self time per npm package, per folder of
- * ours (src/…, commands), or per kind of native work (garbage collector, idle, program). For the profiles that
+ * ours (src/…, commands), or per kind of native work (garbage collector, idle, program). --from and --to keep only
+ * the samples between so many seconds after the profile started (e.g. a fan-out without the start-up). For the profiles that
  * `COMMANDS_CPU_PROFILE=dir npm run bench:commands` or `node --cpu-prof` write.
  */
 import { readFileSync } from 'node:fs';
@@ -22,12 +24,18 @@ interface CpuProfile {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, by: { type: 'string', default: 'function' } },
+  options: {
+    top: { type: 'string', default: '25' },
+    by: { type: 'string', default: 'function' },
+    from: { type: 'string', default: '0' },
+    to: { type: 'string', default: 'Infinity' },
+  },
 });
 const file = positionals[0];
 const top = Number(values.top);
-if (!file || !Number.isInteger(top) || top < 1 || (values.by !== 'function' && values.by !== 'package')) {
-  process.stderr.write('usage: npx tsx bench/cpuprofile-top.ts FILE.cpuprofile [--top N] [--by function|package]\n');
+const [fromUs, toUs] = [Number(values.from) * 1e6, Number(values.to) * 1e6];
+if (!file || !Number.isInteger(top) || top < 1 || (values.by !== 'function' && values.by !== 'package') || !(fromUs < toUs)) {
+  process.stderr.write('usage: npx tsx bench/cpuprofile-top.ts FILE.cpuprofile [--top N] [--by function|package] [--from S] [--to S]\n');
   process.exit(2);
 }
 const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
@@ -52,10 +60,12 @@ function label(node: ProfileNode): string {
 
 const self = new Map<string, number>();
 let total = 0;
+let at = 0;
 profile.samples.forEach((id, i) => {
   const node = nodes.get(id);
   const us = profile.timeDeltas[i] ?? 0;
-  if (!node) return;
+  at += us;
+  if (!node || at < fromUs || at > toUs) return;
   total += us;
   const key = label(node);
   self.set(key, (self.get(key) ?? 0) + us);

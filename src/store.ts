@@ -4,6 +4,7 @@ import KeyvRedis, { defaultReconnectStrategy } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl, withoutPassword, type Config } from './config.ts';
+import { queueStatements } from './sqlite-queue.ts';
 
 /** Where the bot keeps its data: a store URL, and the prefix of every key it writes when that store is Redis. */
 export interface StoreLocation {
@@ -107,5 +108,6 @@ async function openSqlite(storeUrl: string): Promise<KeyvStoreAdapter> {
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
   // WAL lets readers (the cache) and writers (subscriptions) share the file without blocking each other.
   if (path !== ':memory:') await adapter.query('PRAGMA journal_mode=WAL');
+  queueStatements(adapter);
   return adapter;
 }
