@@ -236,6 +236,8 @@ interface LoadResult {
   late: number;
   /** Acknowledged by a deferral (an extra request for the answer that follows) rather than answered at once. */
   deferred: number;
+  /** REST requests the server received during the load, per interaction. */
+  requestsPerInteraction: number;
   elapsedMs: number;
   ids: string[];
 }
@@ -273,6 +275,7 @@ function loadGenerator(discord: DiscordServer, channelId: string, olderId: strin
     let late = 0;
     let deferred = 0;
     let next = 0;
+    const requestsBefore = discord.requests.length;
     const began = performance.now();
     async function client(): Promise<void> {
       while (next < count) {
@@ -290,7 +293,8 @@ function loadGenerator(discord: DiscordServer, channelId: string, olderId: strin
     }
     await Promise.all(Array.from({ length: concurrency }, () => client()));
     latencies.sort((a, b) => a - b);
-    return { latencies, late, deferred, elapsedMs: performance.now() - began, ids };
+    const elapsedMs = performance.now() - began;
+    return { latencies, late, deferred, requestsPerInteraction: (discord.requests.length - requestsBefore) / count, elapsedMs, ids };
   };
 }
 
@@ -357,7 +361,7 @@ async function main(): Promise<void> {
               const { load: l } = levels.get(concurrency) ?? { load: undefined };
               if (!l) return '';
               return `c${concurrency}: p50 ${quantile(l.latencies, 0.5)} ms p99 ${quantile(l.latencies, 0.99)} ms ` +
-                `${Math.round((INTERACTIONS / l.elapsedMs) * 1000)}/s late ${l.late} deferred ${l.deferred}`;
+                `${Math.round((INTERACTIONS / l.elapsedMs) * 1000)}/s late ${l.late} deferred ${l.deferred} requests/interaction ${l.requestsPerInteraction.toFixed(2)}`;
             }).join(' | ') + ` | busy ${busyMsPerInteraction.toFixed(2)} ms/interaction`,
         );
       }
