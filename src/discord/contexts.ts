@@ -8,12 +8,12 @@ import {
   type APIButtonComponentWithCustomId,
   type APIEmbed,
   type AutocompleteInteraction,
-  type JSONEncodable,
   type BaseInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type InteractionEditReplyOptions,
   type InteractionReplyOptions,
+  type JSONEncodable,
 } from 'discord.js';
 import type {
   AutocompleteChoice,
@@ -53,6 +53,7 @@ export interface TrackedResponses {
 const BUTTONS_PER_ROW = 5;
 const MAX_ROWS = 5;
 const MAX_CHOICES = 25;
+const BUTTON_LABEL_LIMIT = 80;
 const CHOICE_TEXT_LIMIT = 100;
 
 type Acknowledgement =
@@ -91,7 +92,7 @@ const SENT_AS_IS = {
  * Marks data already in the API's own form to be sent as it is. discord.js runs plain objects in a payload through
  * its jsonTransformer (toSnakeCase: lodash's snakeCase on every key, all the way down) but sends a JSONEncodable's
  * toJSON() unchanged; in bench:commands' profile that re-keying of our embeds was a large part of each reply's cost,
- * as was validating builders' buttons, which ButtonSpec has already bounded.
+ * as was building and validating buttons with discord.js's builders.
  */
 export function sentAsIs<T extends object>(data: T): T & JSONEncodable<T> {
   return Object.assign(Object.create(SENT_AS_IS) as JSONEncodable<T>, data);
@@ -107,7 +108,7 @@ export function buttonRows(buttons: ButtonSpec[] | undefined): ButtonRow[] {
       (spec): APIButtonComponentWithCustomId => ({
         type: ComponentType.Button,
         custom_id: spec.customId,
-        label: spec.label,
+        label: clip(spec.label, BUTTON_LABEL_LIMIT),
         style: spec.style === 'primary' ? ButtonStyle.Primary : ButtonStyle.Secondary,
         disabled: spec.disabled ?? false,
       }),
