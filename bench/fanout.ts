@@ -250,6 +250,16 @@ try {
   log(
     `429s: ${stats.global429} global (target 0), ${stats.bucket429} per-route; busiest second accepted ${stats.maxAcceptedPerSecond} requests`,
   );
+  // Where a global 429 came from: what else the bot sent in that second, and where the second fell in the fan-out.
+  for (const second of stats.perSecond.filter((entry) => entry.global429 > 0).slice(0, 5)) {
+    const inSecond = discord.requests.filter((request) => Math.floor(request.at / 1000) === second.second && request.countedGlobally);
+    const routes = new Map<string, number>();
+    for (const request of inSecond) routes.set(request.route ?? request.path, (routes.get(request.route ?? request.path) ?? 0) + 1);
+    log(
+      `  ${second.global429} global 429s ${((second.second * 1000 - firstAt) / 1000).toFixed(0)} s into the fan-out, beside ${second.accepted} accepted: ` +
+        [...routes].map(([route, count]) => `${count}× ${route}`).join(', '),
+    );
+  }
   log(
     `bot process: peak RSS ${atEnd.peakRssMb.toFixed(0)} MB (target ≤ 300), ${atEnd.rssMb.toFixed(0)} MB at the end; ` +
       `CPU ${seconds(atEnd.cpuMs - atReady.cpuMs)} s from connecting to the last post = ${cpuMsPerPost.toFixed(2)} ms per post`,
