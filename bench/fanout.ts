@@ -1,133 +1,290 @@
 /**
- * npm run bench:fanout — 10,000 channels due at the same minute, posted through discord.js's REST manager to the
- * local Discord-compatible server (50 requests/s global limit, per-channel message buckets), with subscriptions and
- * delivery records in a real SQLite store. Prints posts/s, seconds, 429s and peak RSS, then one `bench fanout:` line.
+ * npm run bench:fanout [-- --channels 10000 --global-limit 50 --concurrency 20]
  *
- * Options (environment): FANOUT_CHANNELS (10000), DELIVERY_CONCURRENCY (20).
+ * The daily fan-out as it runs in production: `wotd-bot start` (what `npm start` runs) in a process of its own,
+ * against the local Discord-compatible server, with its global limit set to --global-limit requests/s and
+ * per-channel message buckets, and our own Word-of-the-Day service. Every channel is subscribed, in a temporary SQLite
+ * store built beforehand (through SubscriptionStore.putMany), for a minute that has just passed, so the bot's first
+ * tick after connecting owes every channel its post. The bot is told the same limit (DISCORD_GLOBAL_RATE_LIMIT), from
+ * which it paces its posts at 94%.
+ *
+ * Measured from outside the bot, so the harness's own work is not counted:
+ * - start-up: from spawning the process to its "connected to Discord" log line, and to its answer to a /wotd sent
+ *   right then (while its first tick lists every subscription);
+ * - the fan-out: posts per second as the server saw them (from the first post to the last), their ratio to the
+ *   limit, the 429s the server answered, the bot's peak RSS (VmHWM) and its CPU time (user + system) from connecting
+ *   to the last post, per post;
+ * - exactly once: every channel has one message, and the store records every post as sent.
+ *
+ * Options may also be given as FANOUT_CHANNELS, FANOUT_GLOBAL_LIMIT and DELIVERY_CONCURRENCY. FANOUT_NODE_FLAGS adds
+ * flags to the bot's node, with absolute paths (it runs in a temporary folder), e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" (see bench/cpuprofile-top.ts) or "--trace-gc". Reads /proc (Linux).
+ * Ends with one `bench fanout: …` line.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createChannelPoster } from '../src/discord/channel-poster.ts';
-import { entryEmbed } from '../src/discord/embeds.ts';
-import { createLogger } from '../src/logger.ts';
-import { DailyScheduler } from '../src/schedule/scheduler.ts';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { commands } from '../commands/index.ts';
+import { postsPerSecondFor } from '../src/discord/channel-poster.ts';
+import { runDeployCommands } from '../src/discord/deploy-commands.ts';
 import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
-import type { Entry } from '../src/wotd/entry.ts';
-import type { Lookup } from '../src/wotd/lookup.ts';
-import { restFor, startDiscordServer } from '../test/support/discord/index.ts';
+import { startWotdService } from '../src/service/server.ts';
+import { utcDateOf } from '../src/wotd/dates.ts';
+import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
 
-const CHANNELS = Number(process.env.FANOUT_CHANNELS ?? 10_000);
-const CONCURRENCY = Number(process.env.DELIVERY_CONCURRENCY ?? 20);
+const { values: flags } = parseArgs({
+  options: {
+    channels: { type: 'string', default: process.env.FANOUT_CHANNELS ?? '10000' },
+    'global-limit': { type: 'string', default: process.env.FANOUT_GLOBAL_LIMIT ?? '50' },
+    concurrency: { type: 'string', default: process.env.DELIVERY_CONCURRENCY },
+  },
+});
+
+function wholeNumber(name: string, raw: string | undefined, fallback?: number): number {
+  if (raw === undefined && fallback !== undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    process.stderr.write(`bench fanout: --${name} ${JSON.stringify(raw)}: expected a whole number of at least 1\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const CHANNELS = wholeNumber('channels', flags.channels);
+const GLOBAL_LIMIT = wholeNumber('global-limit', flags['global-limit']);
+/** Enough posts in flight to keep the pace when each takes up to ~200 ms (its turn, store writes, the round trip). */
+const CONCURRENCY = wholeNumber('concurrency', flags.concurrency, Math.max(20, Math.ceil(postsPerSecondFor(GLOBAL_LIMIT) / 5)));
+/** Discord allows 500 channels in a server. */
 const CHANNELS_PER_GUILD = 500;
-const DUE_AT = new Date('2026-06-15T09:00:00Z');
-const DAY = '2026-06-15';
+const BIN = resolve(import.meta.dirname, '../bin/wotd-bot.js');
+const WORDS_DB = resolve(import.meta.dirname, '../data/words.sqlite');
+const CLOCK_TICKS_PER_SECOND = 100;
 
-const entry: Entry = {
-  date: DAY,
-  word: 'petrichor',
-  pos: 'noun',
-  ipa: '/ˈpɛt.ɹɪ.kɔː/',
-  definition: 'The pleasant smell that accompanies the first rain after a dry spell.',
-};
+const log = (text: string) => process.stdout.write(`bench fanout: ${text}\n`);
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
-let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
-}, 100);
+/** The bot process's resident memory now and at its peak, and its CPU time so far, from /proc. */
+function processFigures(pid: number): { rssMb: number; peakRssMb: number; cpuMs: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  // Fields after the command name (which may hold spaces, so it is skipped by its closing parenthesis).
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024, cpuMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND };
+}
 
-const log = (text: string) => process.stdout.write(`${text}\n`);
+/** Resolves with the time (performance.now()) of the first line of the bot's log matching `pattern`. */
+function watchLog(child: ChildProcess, pattern: RegExp): Promise<number> {
+  return new Promise((done, fail) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen = (seen + chunk.toString('utf8')).slice(-8_000);
+      if (!pattern.test(seen)) return;
+      child.stderr?.off('data', onData);
+      done(performance.now());
+    };
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => fail(new Error(`the bot exited with ${code} before logging ${pattern.source}`)));
+  });
+}
+
+async function until(done: () => boolean, what: string, timeoutMs: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the bot exited (${child.exitCode ?? child.signalCode}) before ${what}`);
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await sleep(100);
+  }
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'wotd-bench-fanout-'));
-const discord = await startDiscordServer({ globalLimitPerSecond: 50 });
-const store = await SubscriptionStore.open(`sqlite://${join(dir, 'store.sqlite')}`);
+const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
+const discord = await startDiscordServer({ globalLimitPerSecond: GLOBAL_LIMIT });
+const service = await startWotdService({ dbPath: WORDS_DB, variant: 'A', rateLimitPerMinute: 10 });
+let bot: ChildProcess | undefined;
+let keepDir = false;
+let exitCode = 0;
+
 try {
-  log(`bench fanout: setting up ${CHANNELS} channels in ${Math.ceil(CHANNELS / CHANNELS_PER_GUILD)} servers…`);
-  const subscriptions: Subscription[] = [];
-  for (let start = 0; start < CHANNELS; start += CHANNELS_PER_GUILD) {
-    const count = Math.min(CHANNELS_PER_GUILD, CHANNELS - start);
-    const guild = discord.addGuild({
-      name: `Bench ${start / CHANNELS_PER_GUILD}`,
-      channels: Array.from({ length: count }, (_, i) => ({ name: `words-${start + i}` })),
-    });
-    for (const channel of guild.channels) {
-      if (channel.type !== 0) continue;
-      subscriptions.push({
+  // Due a minute ago (UTC), so the first tick finds every channel owed today's post.
+  const now = new Date();
+  const dueTime = new Date(now.getTime() - 60_000).toISOString().slice(11, 16);
+  const day = utcDateOf(now);
+  if (dueTime > now.toISOString().slice(11, 16)) throw new Error('started in the first minute of a UTC day; run again in a minute');
+
+  const built = performance.now();
+  const guilds: GuildInfo[] = discord.addGuilds(Math.ceil(CHANNELS / CHANNELS_PER_GUILD), (index) => ({
+    name: `Bench ${index}`,
+    channels: Array.from({ length: Math.min(CHANNELS_PER_GUILD, CHANNELS - index * CHANNELS_PER_GUILD) }, (_, i) => ({ name: `words-${i}` })),
+  }));
+  // Where the start-up probe asks /wotd: a channel of its own, so its answer is not mistaken for a daily post.
+  const probeChannel = discord.addGuild({ name: 'Probe', channels: [{ name: 'commands' }] }).channelId('commands');
+  const subscriptions: Subscription[] = guilds.flatMap((guild) =>
+    guild.channels
+      .filter((channel) => channel.type === 0)
+      .map((channel) => ({
         guildId: guild.id,
         channelId: channel.id,
         channelName: channel.name,
-        time: '09:00',
+        time: dueTime,
         timeZone: 'UTC',
         roleId: null,
         createdBy: 'bench',
-        createdAt: '2026-06-01T00:00:00.000Z',
-        enabledAt: '2026-06-01T00:00:00.000Z',
-        status: { state: 'active' },
-      });
+        createdAt: '2026-01-01T00:00:00.000Z',
+        enabledAt: '2026-01-01T00:00:00.000Z',
+        status: { state: 'active' as const },
+      })),
+  );
+  const stored = performance.now();
+  const store = await SubscriptionStore.open(storeUrl);
+  try {
+    for (let start = 0; start < subscriptions.length; start += 5 * CHANNELS_PER_GUILD) {
+      await store.putMany(subscriptions.slice(start, start + 5 * CHANNELS_PER_GUILD));
     }
-  }
-  const setupStarted = performance.now();
-  for (let start = 0; start < subscriptions.length; start += 200) {
-    await Promise.all(
-      subscriptions.slice(start, start + 200).map((subscription) =>
-        store.upsert(subscription.guildId, subscription.channelId, CHANNELS, () => subscription),
-      ),
-    );
-  }
-  log(`bench fanout: ${subscriptions.length} subscriptions stored in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
-
-  const logger = createLogger({ level: 'info' });
-  const rest = restFor(discord);
-  let rateLimited = 0;
-  rest.on('rateLimited', () => {
-    rateLimited += 1;
-  });
-  let lookups = 0;
-  const scheduler = new DailyScheduler({
-    store,
-    lookup: {
-      async getEntry(): Promise<Lookup<Entry>> {
-        lookups += 1;
-        return { value: entry, stale: false, fromCache: false };
-      },
-    },
-    poster: createChannelPoster(rest),
-    render: (value) => entryEmbed(value, { siteUrl: 'https://wotd.site' }),
-    logger,
-    concurrency: CONCURRENCY,
-    progressEvery: 1000,
-  });
-
-  const started = performance.now();
-  const report = await scheduler.tick(DUE_AT);
-  const seconds = (performance.now() - started) / 1000;
-  const again = await scheduler.tick(new Date(DUE_AT.getTime() + 60_000));
-
-  const stats = discord.stats();
-  const serverErrors = discord.requests.filter((request) => request.status >= 500).length;
-  const messages = discord.allMessages();
-  const channelsWithPost = new Set(messages.map((message) => message.channelId));
-  const postsPerSecond = report.sent / seconds;
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  const peakRssMb = peakRss / 1024 / 1024;
-
-  log(`bench fanout: sent ${report.sent}, failed ${report.failed}, retrying ${report.retrying} of ${report.total} due (entry fetched ${lookups}×)`);
-  log(`bench fanout: ${messages.length} messages in ${channelsWithPost.size} channels; a second tick found ${again.total} due`);
-  log(`bench fanout: ${postsPerSecond.toFixed(1)} posts/s (target ≥ 45) over ${seconds.toFixed(1)} s`);
-  log(`bench fanout: 429s received: ${stats.global429} global (target 0), ${stats.bucket429} per-route; discord.js waited out ${rateLimited} limits`);
-  log(`bench fanout: busiest second accepted ${stats.maxAcceptedPerSecond} requests; ${serverErrors} answered 5xx; peak RSS ${peakRssMb.toFixed(0)} MB`);
-  if (messages.length !== report.sent || channelsWithPost.size !== messages.length) {
-    log('bench fanout: WARNING: messages and recorded posts disagree');
-    process.exitCode = 1;
+  } finally {
+    await store.close();
   }
   log(
-    `bench fanout: channels=${subscriptions.length} posts=${messages.length} posts_per_s=${postsPerSecond.toFixed(1)} ` +
-      `seconds=${seconds.toFixed(1)} global_429=${stats.global429} route_429=${stats.bucket429} peak_rss_mb=${peakRssMb.toFixed(0)}`,
+    `${subscriptions.length} channels in ${guilds.length} servers built in ${seconds(stored - built)} s; ` +
+      `subscribed in the store in ${seconds(performance.now() - stored)} s`,
   );
+  const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
+  if ((await runDeployCommands([], { env, stdout: discard, stderr: process.stderr, commands })) !== 0) throw new Error('deploy-commands failed');
+
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|DISCORD_|REDIS_|STORE_URL|LOG_LEVEL|DELIVERY_)/.test(key)) childEnv[key] = value;
+  Object.assign(childEnv, {
+    ...env,
+    DISCORD_GLOBAL_RATE_LIMIT: String(GLOBAL_LIMIT),
+    DELIVERY_CONCURRENCY: String(CONCURRENCY),
+    STORE_URL: storeUrl,
+    WOTD_API_URL: service.url,
+    WOTD_API_VARIANT: 'A',
+    LOG_LEVEL: 'info',
+  });
+
+  // 1. Start-up: spawn to "connected", and to the answer of a /wotd sent at once.
+  const spawnedAt = performance.now();
+  const nodeFlags = (process.env.FANOUT_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  // What the flags make the bot print stays readable afterwards.
+  if (nodeFlags.length > 0) keepDir = true;
+  const child = spawn(process.execPath, [...nodeFlags, BIN, 'start'], { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  bot = child;
+  const logFile = createWriteStream(join(dir, 'bot.log'));
+  child.stdout?.pipe(logFile);
+  child.stderr?.pipe(logFile);
+  const fanOutStarted = watchLog(child, /"msg":"daily fan-out started"/);
+  fanOutStarted.catch(() => undefined);
+  const readyAt = await watchLog(child, /connected to Discord as/);
+  const atReady = processFigures(child.pid ?? 0);
+  const probe = discord.invokeCommand({ name: 'wotd', channelId: probeChannel });
+  const answer = await probe.waitForCallback(10_000);
+  const answeredAt = performance.now();
+  const startupMs = readyAt - spawnedAt;
+  const answerMs = answeredAt - spawnedAt;
+  log(
+    `start-up: connected ${startupMs.toFixed(0)} ms after the spawn (target ≤ 5000) with ${subscriptions.length} subscriptions stored; ` +
+      `a /wotd sent then was acknowledged ${answer.latencyMs} ms later (${answerMs.toFixed(0)} ms after the spawn); rss ${atReady.rssMb.toFixed(0)} MB`,
+  );
+
+  // 2. The fan-out. How busy the harness (this process: the fake Discord) was tells whether it held the bot back.
+  const harnessLoop = performance.eventLoopUtilization();
+  const posted = () => discord.stats().perSecond.reduce((sum, second) => sum + second.posts, 0);
+  const progress = setInterval(() => {
+    const figures = processFigures(child.pid ?? 0);
+    log(`… ${posted()} of ${subscriptions.length} posted; bot rss ${figures.rssMb.toFixed(0)} MB`);
+  }, 30_000);
+  try {
+    await until(() => posted() >= subscriptions.length, 'every channel posted', Math.max(120_000, (subscriptions.length / GLOBAL_LIMIT) * 3_000), child);
+  } finally {
+    clearInterval(progress);
+  }
+  const atEnd = processFigures(child.pid ?? 0);
+  const harnessBusy = performance.eventLoopUtilization(harnessLoop).utilization;
+  const listedMs = (await fanOutStarted) - readyAt;
+
+  const posts = discord.posts();
+  const firstAt = posts[0]?.at ?? 0;
+  const lastAt = posts.at(-1)?.at ?? firstAt;
+  const postsPerSecond = (posts.length - 1) / Math.max(0.001, (lastAt - firstAt) / 1000);
+  const ratio = postsPerSecond / GLOBAL_LIMIT;
+  const stats = discord.stats();
+  const cpuMsPerPost = (atEnd.cpuMs - atReady.cpuMs) / posts.length;
+  const postingSeconds = stats.perSecond.filter((second) => second.posts > 0).map((second) => second.posts);
+  const fullSeconds = postingSeconds.slice(1, -1).sort((a, b) => a - b);
+
+  // 3. Exactly once: one message per channel, and every post recorded as sent once the bot has stopped.
+  await sleep(2_000);
+  child.kill('SIGTERM');
+  const exited = await Promise.race([new Promise((done) => child.once('exit', done)).then(() => true), sleep(15_000).then(() => false)]);
+  if (!exited) throw new Error('the bot did not stop within 15 s of SIGTERM');
+  const perChannel = new Map<string, number>();
+  for (const message of discord.allMessages()) if (message.channelId !== probeChannel) perChannel.set(message.channelId, (perChannel.get(message.channelId) ?? 0) + 1);
+  const duplicates = [...perChannel.values()].reduce((sum, count) => sum + count - 1, 0);
+  const missing = subscriptions.filter((subscription) => !perChannel.has(subscription.channelId)).length;
+  const check = await SubscriptionStore.open(storeUrl);
+  let recordedSent = 0;
+  try {
+    const records = await check.getDeliveries(subscriptions.map((subscription) => subscription.channelId), day);
+    recordedSent = records.filter((record) => record?.state === 'sent').length;
+  } finally {
+    await check.close();
+  }
+
+  log(
+    `fan-out: ${posts.length} posts in ${seconds(lastAt - firstAt)} s, ${postsPerSecond.toFixed(1)} posts/s = ${ratio.toFixed(3)} of the ${GLOBAL_LIMIT}/s limit ` +
+      `(target ≥ 0.9; posts paced at ${postsPerSecondFor(GLOBAL_LIMIT)}/s, ${CONCURRENCY} in flight); ` +
+      `full seconds carried ${fullSeconds[0] ?? 0} to ${fullSeconds.at(-1) ?? 0} posts, median ${fullSeconds[Math.floor(fullSeconds.length / 2)] ?? 0}`,
+  );
+  log(
+    `fan-out: the first tick listed the subscriptions and started posting ${listedMs.toFixed(0)} ms after connecting; ` +
+      `the harness's event loop was busy ${(harnessBusy * 100).toFixed(0)}% of the fan-out`,
+  );
+  log(
+    `429s: ${stats.global429} global (target 0), ${stats.bucket429} per-route; busiest second accepted ${stats.maxAcceptedPerSecond} requests`,
+  );
+  // Where a global 429 came from: what else the bot sent in that second, and where the second fell in the fan-out.
+  for (const second of stats.perSecond.filter((entry) => entry.global429 > 0).slice(0, 5)) {
+    const inSecond = discord.requests.filter((request) => Math.floor(request.at / 1000) === second.second && request.countedGlobally);
+    const routes = new Map<string, number>();
+    for (const request of inSecond) routes.set(request.route ?? request.path, (routes.get(request.route ?? request.path) ?? 0) + 1);
+    log(
+      `  ${second.global429} global 429s ${((second.second * 1000 - firstAt) / 1000).toFixed(0)} s into the fan-out, beside ${second.accepted} accepted: ` +
+        [...routes].map(([route, count]) => `${count}× ${route}`).join(', '),
+    );
+  }
+  log(
+    `bot process: peak RSS ${atEnd.peakRssMb.toFixed(0)} MB (target ≤ 300), ${atEnd.rssMb.toFixed(0)} MB at the end; ` +
+      `CPU ${seconds(atEnd.cpuMs - atReady.cpuMs)} s from connecting to the last post = ${cpuMsPerPost.toFixed(2)} ms per post`,
+  );
+  log(`exactly once: ${perChannel.size} channels with a message, ${duplicates} duplicates, ${missing} missing; ${recordedSent} recorded as sent`);
+  if (duplicates > 0 || missing > 0 || recordedSent !== subscriptions.length || stats.global429 > 0) exitCode = 1;
+  process.stdout.write(
+    `bench fanout: channels=${subscriptions.length} global_limit=${GLOBAL_LIMIT} concurrency=${CONCURRENCY} posts=${posts.length} ` +
+      `posts_per_s=${postsPerSecond.toFixed(1)} limit_ratio=${ratio.toFixed(3)} seconds=${seconds(lastAt - firstAt)} ` +
+      `global_429=${stats.global429} route_429=${stats.bucket429} duplicates=${duplicates} missing=${missing} ` +
+      `ready_rss_mb=${atReady.rssMb.toFixed(0)} peak_rss_mb=${atEnd.peakRssMb.toFixed(0)} cpu_ms_per_post=${cpuMsPerPost.toFixed(2)} ` +
+      `startup_ms=${startupMs.toFixed(0)} startup_answer_ms=${answerMs.toFixed(0)}\n`,
+  );
+} catch (error) {
+  exitCode = 1;
+  keepDir = true;
+  log(`failed: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
-  clearInterval(sampler);
-  await store.close();
+  if (bot && bot.exitCode === null && bot.signalCode === null) {
+    bot.kill('SIGKILL');
+    await new Promise((done) => bot?.once('exit', done));
+  }
+  await service.close();
   await discord.close();
-  rmSync(dir, { recursive: true, force: true });
+  if (keepDir) log(`the bot's log is in ${join(dir, 'bot.log')}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
+process.exit(exitCode);

@@ -14,6 +14,7 @@ import { dailyPostEmbed } from './discord/daily-embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
 import { openCluster, type Cluster } from './cluster/cluster.ts';
+import { postsPerSecondFor } from './discord/channel-poster.ts';
 import { parseArgs } from 'node:util';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
@@ -96,6 +97,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
         keyPrefix: config.REDIS_KEY_PREFIX,
         rateLimit: config.WOTD_RATE_LIMIT,
         rateLimitScope: config.WOTD_RATE_LIMIT_SCOPE,
+        postsPerSecond: postsPerSecondFor(config.DISCORD_GLOBAL_RATE_LIMIT),
         logger,
       });
       logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
@@ -121,6 +123,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
       lookup: adapter,
       siteUrl: config.WOTD_SITE_URL,
       logger,
+      postsPerSecond: postsPerSecondFor(config.DISCORD_GLOBAL_RATE_LIMIT),
       ...(cluster ? { cluster } : {}),
     });
     const received = await signal.promise;

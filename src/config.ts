@@ -113,6 +113,7 @@ const envSchema = z.object({
     .trim()
     .regex(/^\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*$/, { message: 'expected shard ids such as 0-3 or 0,2,4' })
     .optional(),
+  DISCORD_GLOBAL_RATE_LIMIT: positiveInt('a whole number of requests per second, at least 1').default(50),
   SUBSCRIPTION_LIMIT: positiveInt('a whole number of subscriptions per server, at least 1').default(5),
   DELIVERY_CONCURRENCY: positiveInt('a whole number of parallel posts, at least 1').default(20),
   METRICS_PORT: nonNegativeInt(PORT)

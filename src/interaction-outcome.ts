@@ -13,6 +13,7 @@ export type InteractionOutcome = 'ok' | 'user_error' | 'upstream_error' | 'inter
 export type InteractionKind = 'command' | 'button' | 'autocomplete';
 
 export interface InteractionDone {
+  interactionId: string;
   kind: InteractionKind;
   /** The command's name (a button: its custom-id prefix); 'unknown' for one the bot does not handle. */
   name: string;
@@ -21,6 +22,8 @@ export interface InteractionDone {
   receivedAt: number;
   /** performance.now() when the first acknowledgement (reply, deferral, update, choices) was accepted; null if none. */
   firstResponseAt: number | null;
+  /** performance.now() when the first acknowledgement was handed to discord.js to send (the bot's own time ends here); null if none. */
+  firstSentAt: number | null;
   /** performance.now() when the handler had finished and everything it sent was accepted. */
   doneAt: number;
 }

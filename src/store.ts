@@ -5,6 +5,7 @@ import KeyvSqlite from '@keyv/sqlite';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl, withoutPassword, type Config } from './config.ts';
 import { watchSqliteFile } from './store-file.ts';
+import { queueStatements } from './sqlite-queue.ts';
 
 /** Where the bot keeps its data: a store URL, and the prefix of every key it writes when that store is Redis. */
 export interface StoreLocation {
@@ -120,6 +121,7 @@ async function openSqlite(storeUrl: string): Promise<KeyvSqlite> {
   if (path === '') throw new Error('STORE_URL "sqlite://" names no file; expected e.g. sqlite://data/store.sqlite');
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
+  queueStatements(adapter);
   if (path === ':memory:') return adapter;
   try {
     // WAL lets readers (the cache) and writers (subscriptions) share the file without blocking each other.

@@ -65,6 +65,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DELIVERY_RETENTION_DAYS: 'a month' })).toThrow(/^Invalid DELIVERY_RETENTION_DAYS="a month": expected a whole number of days, at least 3$/);
   });
 
+  it('reads DISCORD_GLOBAL_RATE_LIMIT, default 50 a second, refusing what is not a positive whole number', () => {
+    expect(loadConfig({}).DISCORD_GLOBAL_RATE_LIMIT).toBe(50);
+    expect(loadConfig({ DISCORD_GLOBAL_RATE_LIMIT: ' 500 ' }).DISCORD_GLOBAL_RATE_LIMIT).toBe(500);
+    expect(() => loadConfig({ DISCORD_GLOBAL_RATE_LIMIT: '0' })).toThrow(/^Invalid DISCORD_GLOBAL_RATE_LIMIT="0": expected a whole number of requests per second/);
+    expect(() => loadConfig({ DISCORD_GLOBAL_RATE_LIMIT: '50/s' })).toThrow(/^Invalid DISCORD_GLOBAL_RATE_LIMIT="50\/s"/);
+  });
+
   it('never shows the Discord token in an error', () => {
     expect(() => loadConfig({ DISCORD_TOKEN: 'secret', DISCORD_APPLICATION_ID: 'abc' })).toThrow(/DISCORD_APPLICATION_ID/);
   });

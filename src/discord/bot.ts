@@ -9,7 +9,7 @@ import { createInteractionRouter } from './router.ts';
 import { describeShardPlan, type ShardPlan } from './shards.ts';
 
 export interface StartDiscordBotOptions {
-  config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL' | 'DISCORD_APPLICATION_ID'>;
+  config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL' | 'DISCORD_APPLICATION_ID'> & Partial<Pick<Config, 'DISCORD_GLOBAL_RATE_LIMIT'>>;
   commands: readonly SlashCommand[];
   services: BotServices;
   logger: Logger;
@@ -39,7 +39,11 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   const token = config.DISCORD_TOKEN;
   if (!token) throw new Error('DISCORD_TOKEN is not set; the Discord bot cannot log in without it.');
   const log = logger.child({ component: 'discord' });
-  const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL, ...(options.shards ? { shards: options.shards } : {}) });
+  const client = createDiscordClient({
+    apiUrl: config.DISCORD_API_URL,
+    ...(options.shards ? { shards: options.shards } : {}),
+    ...(config.DISCORD_GLOBAL_RATE_LIMIT ? { globalRequestsPerSecond: config.DISCORD_GLOBAL_RATE_LIMIT } : {}),
+  });
   const route = createInteractionRouter({
     commands: options.commands,
     services: options.services,

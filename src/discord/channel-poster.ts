@@ -19,10 +19,10 @@ import type { Logger } from '../logger.ts';
 
 export interface ChannelPosterOptions {
   /**
-   * Most daily posts started in any one second (default 47; 0 turns pacing off). discord.js keeps to the global
-   * 50 requests/s in its own one-second windows, which do not line up with Discord's, so a fan-out at full speed
-   * draws a 429 now and then at a window edge. Posts capped below the ceiling over every sliding second never touch
-   * it, and leave room for command replies.
+   * Most daily posts started in any one second (default 47, see postsPerSecondFor; 0 turns pacing off). discord.js
+   * keeps to the global limit in its own one-second windows, which do not line up with Discord's, so a fan-out at
+   * full speed draws a 429 now and then at a window edge. Posts capped below the ceiling over every sliding second
+   * never touch it, and leave room for command replies.
    */
   postsPerSecond?: number;
   /**
@@ -36,35 +36,58 @@ export interface ChannelPosterOptions {
   logger?: Logger;
 }
 
-export const DEFAULT_POSTS_PER_SECOND = 47;
+/** The share of Discord's global limit the daily posts take; the rest is left for everything else the bot sends. */
+const SHARE_OF_GLOBAL_LIMIT = 0.94;
+
+/** Daily posts per second under a global limit of `globalLimit` requests per second: 47 at Discord's 50, 470 at 500. */
+export function postsPerSecondFor(globalLimit: number): number {
+  return Math.max(1, Math.floor(globalLimit * SHARE_OF_GLOBAL_LIMIT));
+}
+
+export const DEFAULT_POSTS_PER_SECOND = postsPerSecondFor(50);
 /** Looking for an earlier attempt's post reads at most this many pages of 100 messages from just before it began. */
 export const EARLIER_POST_PAGES = 10;
 const HISTORY_PAGE_SIZE = 100;
 /** Clocks differ by a little, and a post may wait in discord.js's queue: start looking a while before the attempt. */
 const LOOK_BACK_MS = 5 * 60_000;
-/** Posts are at least this far apart, so a burst after a stall catches up gently. */
-const MIN_SPACING_MS = 1000 / 60;
 const WINDOW_MS = 1000;
+/**
+ * Posts that fell behind their schedule (a busy event loop, a timer that fired late) go out at once while they are
+ * at most this far behind, so late timers do not add up to a slower pace; further behind, the schedule starts
+ * again from now, so a burst after a stall stays small.
+ */
+const CATCH_UP_MS = 50;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Lets posts start one at a time: at least MIN_SPACING_MS apart and never more than `perSecond` in any second. */
+/**
+ * Lets posts start one at a time, on a schedule of `perSecond` evenly spaced turns, and never more than
+ * `perSecond` in any sliding second.
+ */
 function pacer(perSecond: number): () => Promise<void> {
   if (perSecond <= 0) return () => Promise.resolve();
-  const started: number[] = [];
+  const spacing = WINDOW_MS / perSecond;
+  /** Start times of the last `perSecond` posts, oldest at `oldest`. */
+  const started = new Float64Array(perSecond).fill(Number.NEGATIVE_INFINITY);
+  let oldest = 0;
+  let nextAt = Number.NEGATIVE_INFINITY;
   let queue: Promise<void> = Promise.resolve();
   const take = async (): Promise<void> => {
-    const last = started.at(-1);
-    if (last !== undefined) {
-      const gap = performance.now() - last;
-      if (gap < MIN_SPACING_MS) await sleep(MIN_SPACING_MS - gap);
+    let now = performance.now();
+    if (nextAt < now - CATCH_UP_MS) nextAt = now;
+    // Timers fire a millisecond late at best: a turn due within one goes now.
+    if (nextAt - now >= 1) {
+      await sleep(nextAt - now);
+      now = performance.now();
     }
-    if (started.length >= perSecond) {
-      const age = performance.now() - (started[started.length - perSecond] ?? 0);
-      if (age < WINDOW_MS) await sleep(WINDOW_MS - age);
+    const age = now - (started[oldest] ?? Number.NEGATIVE_INFINITY);
+    if (age < WINDOW_MS) {
+      await sleep(WINDOW_MS - age);
+      now = performance.now();
     }
-    started.push(performance.now());
-    if (started.length > perSecond) started.shift();
+    started[oldest] = now;
+    oldest = (oldest + 1) % perSecond;
+    nextAt += spacing;
   };
   return () => {
     const turn = queue.then(take);

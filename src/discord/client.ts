@@ -18,7 +18,11 @@ export interface DiscordClientOptions {
   apiUrl: string;
   /** Which gateway shards this process runs (default: one unsharded connection). */
   shards?: ShardPlan;
+  /** Discord's global limit for this bot (DISCORD_GLOBAL_RATE_LIMIT), which discord.js's REST queue keeps to (default 50). */
+  globalRequestsPerSecond?: number;
 }
+
+const HANDLER_SWEEP_INTERVAL_MS = 30_000;
 
 /**
  * The bot's discord.js client. It needs only the Guilds intent: slash commands, buttons and autocomplete arrive as
@@ -29,7 +33,14 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
     ...shardClientOptions(options.shards ?? { kind: 'single' }),
-    rest: { api: restApiBase(options.apiUrl) },
+    rest: {
+      api: restApiBase(options.apiUrl),
+      globalRequestsPerSecond: options.globalRequestsPerSecond ?? 50,
+      // discord.js keeps a queue per channel it posted to, swept when idle only once an hour by default: after a daily
+      // fan-out to 100,000 channels that is 100,000 queues held for an hour (bench:fanout's peak RSS). Idle ones go
+      // after 30 s instead; a channel's next post simply starts a new one.
+      handlerSweepInterval: HANDLER_SWEEP_INTERVAL_MS,
+    },
     allowedMentions: { parse: [] },
     // The bot reads no messages, so there is nothing worth caching beyond what interactions carry. Every interaction
     // would otherwise add its user and member for good: those caches keep only a few (and always the bot itself).

@@ -1,18 +1,21 @@
 import {
-  ActionRowBuilder,
   AttachmentBuilder,
-  ButtonBuilder,
   ButtonStyle,
   ChannelType,
+  ComponentType,
   InteractionContextType,
   MessageFlags,
   PermissionFlagsBits,
+  type APIActionRowComponent,
+  type APIButtonComponentWithCustomId,
+  type APIEmbed,
   type AutocompleteInteraction,
   type BaseInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type InteractionEditReplyOptions,
   type InteractionReplyOptions,
+  type JSONEncodable,
 } from 'discord.js';
 import type {
   AutocompleteChoice,
@@ -52,6 +55,7 @@ export interface TrackedResponses {
 const BUTTONS_PER_ROW = 5;
 const MAX_ROWS = 5;
 const MAX_CHOICES = 25;
+const BUTTON_LABEL_LIMIT = 80;
 const CHOICE_TEXT_LIMIT = 100;
 
 type Acknowledgement =
@@ -90,23 +94,45 @@ export function invokerOf(interaction: BaseInteraction): Invoker {
   };
 }
 
-export function buttonRows(buttons: ButtonSpec[] | undefined): ActionRowBuilder<ButtonBuilder>[] {
-  const rows: ActionRowBuilder<ButtonBuilder>[] = [];
+/** A method, not an own property: the data stays what it was to look at (and to compare in tests). */
+const SENT_AS_IS = {
+  toJSON(this: object) {
+    return { ...this };
+  },
+};
+
+/**
+ * Marks data already in the API's own form to be sent as it is. discord.js runs plain objects in a payload through
+ * its jsonTransformer (toSnakeCase: lodash's snakeCase on every key, all the way down) but sends a JSONEncodable's
+ * toJSON() unchanged; in bench:commands' profile that re-keying of our embeds was a large part of each reply's cost,
+ * as was building and validating buttons with discord.js's builders.
+ */
+export function sentAsIs<T extends object>(data: T): T & JSONEncodable<T> {
+  return Object.assign(Object.create(SENT_AS_IS) as JSONEncodable<T>, data);
+}
+
+export type ButtonRow = APIActionRowComponent<APIButtonComponentWithCustomId> & JSONEncodable<APIActionRowComponent<APIButtonComponentWithCustomId>>;
+
+export function buttonRows(buttons: ButtonSpec[] | undefined): ButtonRow[] {
+  const rows: ButtonRow[] = [];
   const specs = (buttons ?? []).slice(0, BUTTONS_PER_ROW * MAX_ROWS);
   for (let start = 0; start < specs.length; start += BUTTONS_PER_ROW) {
-    const row = new ActionRowBuilder<ButtonBuilder>();
-    for (const spec of specs.slice(start, start + BUTTONS_PER_ROW)) {
-      row.addComponents(
-        new ButtonBuilder()
-          .setCustomId(spec.customId)
-          .setLabel(spec.label)
-          .setStyle(spec.style === 'primary' ? ButtonStyle.Primary : spec.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary)
-          .setDisabled(spec.disabled ?? false),
-      );
-    }
-    rows.push(row);
+    const components = specs.slice(start, start + BUTTONS_PER_ROW).map(
+      (spec): APIButtonComponentWithCustomId => ({
+        type: ComponentType.Button,
+        custom_id: spec.customId,
+        label: clip(spec.label, BUTTON_LABEL_LIMIT),
+        style: spec.style === 'primary' ? ButtonStyle.Primary : spec.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary,
+        disabled: spec.disabled ?? false,
+      }),
+    );
+    rows.push(sentAsIs({ type: ComponentType.ActionRow, components }));
   }
   return rows;
+}
+
+function embedsAsIs(embeds: APIEmbed[]): Array<APIEmbed & JSONEncodable<APIEmbed>> {
+  return embeds.map(sentAsIs);
 }
 
 function allowedMentionsOf(message: OutgoingMessage): { parse: []; roles: string[] } {
@@ -117,7 +143,7 @@ function allowedMentionsOf(message: OutgoingMessage): { parse: []; roles: string
 export function newMessagePayload(message: OutgoingMessage): InteractionReplyOptions {
   const payload: InteractionReplyOptions = { allowedMentions: allowedMentionsOf(message) };
   if (message.content !== undefined) payload.content = message.content;
-  if (message.embeds !== undefined) payload.embeds = message.embeds;
+  if (message.embeds !== undefined) payload.embeds = embedsAsIs(message.embeds);
   if (message.buttons !== undefined && message.buttons.length > 0) payload.components = buttonRows(message.buttons);
   if (message.files !== undefined && message.files.length > 0) payload.files = attachmentsOf(message.files);
   if (message.ephemeral) payload.flags = MessageFlags.Ephemeral;
@@ -132,7 +158,7 @@ function attachmentsOf(files: OutgoingFile[]): AttachmentBuilder[] {
 export function replacementPayload(message: OutgoingMessage): InteractionEditReplyOptions {
   const payload: InteractionEditReplyOptions = {
     content: message.content ?? '',
-    embeds: message.embeds ?? [],
+    embeds: embedsAsIs(message.embeds ?? []),
     components: buttonRows(message.buttons),
     allowedMentions: allowedMentionsOf(message),
   };
@@ -275,7 +301,7 @@ export function createButtonContext(interaction: ButtonInteraction): ButtonConte
     async update(message: OutgoingMessage) {
       switch (responder.ack.kind) {
         case 'none':
-          await interaction.update(replacementPayload(message));
+              await interaction.update(replacementPayload(message));
           responder.ack = { kind: 'component' };
           responder.answered = true;
           return;
@@ -293,7 +319,9 @@ export function createButtonContext(interaction: ButtonInteraction): ButtonConte
   });
 }
 
-export function createAutocompleteContext(interaction: AutocompleteInteraction): AutocompleteContext {
+export function createAutocompleteContext(
+  interaction: AutocompleteInteraction,
+): AutocompleteContext {
   const focused = interaction.options.getFocused(true);
   let responded = false;
   return {

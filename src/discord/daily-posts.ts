@@ -21,6 +21,8 @@ export function startDiscordDailyPosts(
     cluster?: Pick<Cluster, 'claims' | 'waitForPostTurn'>;
     /** The clock of removals and erasures (tests); the scheduler has its own from openDailyPosts. */
     now?: () => Date;
+    /** Daily posts started per second in this process (default 47); cluster mode paces in Redis instead. */
+    postsPerSecond?: number;
   },
 ): () => void {
   const log = options.logger.child({ component: 'daily-posts' });
@@ -33,7 +35,14 @@ export function startDiscordDailyPosts(
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   sweeper.unref();
   daily.start({
-    poster: createChannelPoster(client.rest, { logger: log, ...(options.cluster ? { waitForTurn: options.cluster.waitForPostTurn } : {}) }),
+    poster: createChannelPoster(client.rest, {
+      logger: log,
+      ...(options.cluster
+        ? { waitForTurn: options.cluster.waitForPostTurn }
+        : options.postsPerSecond
+          ? { postsPerSecond: options.postsPerSecond }
+          : {}),
+    }),
     lookup: options.lookup,
     render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: options.siteUrl }),
     ...(options.cluster ? { claims: options.cluster.claims } : {}),

@@ -30,6 +30,11 @@ function escapeInline(text: string): string {
   return text.replace(/[\\*_`~|[]/g, '\\$&');
 }
 
+/** Escaped texts remembered (up to so many, of up to so many characters); the same entries are rendered over and over. */
+const ESCAPED_REMEMBERED = 5_000;
+const ESCAPED_REMEMBERED_LENGTH = 1_024;
+const escaped = new Map<string, string>();
+
 /**
  * The most characters of one text that are escaped and shown: as long as an embed's description, the longest
  * place any text goes: a service that sends a huge field must not get to make the bot work through all of it.
@@ -45,7 +50,9 @@ export const ESCAPE_INPUT_LIMIT = DESCRIPTION_LIMIT;
  * links, otherwise untouched. At most ESCAPE_INPUT_LIMIT characters are kept; the rest could not be shown anyway.
  */
 export function escapeText(text: string): string {
-  return clip(text, ESCAPE_INPUT_LIMIT)
+  const known = escaped.get(text);
+  if (known !== undefined) return known;
+  const result = clip(text, ESCAPE_INPUT_LIMIT)
     .split(RAW_LINK)
     .map((part, index) => (index % 2 === 1 ? part : escapeInline(part)))
     .join('')
@@ -54,6 +61,12 @@ export function escapeText(text: string): string {
     // A marker at the very end is escaped too: the text may be followed by a space where it is used.
     .replace(/^([^\S\n]*)(#|>|[-+](?![^#\s]))/gm, '$1\\$2')
     .replace(/^([^\S\n]*\d+)\.(?!\S)/gm, '$1\\.');
+  // The same entries are rendered over and over (bench:commands' profile), so short texts' results are remembered.
+  if (text.length <= ESCAPED_REMEMBERED_LENGTH) {
+    if (escaped.size >= ESCAPED_REMEMBERED) escaped.clear();
+    escaped.set(text, result);
+  }
+  return result;
 }
 
 /** Splits a leading "(label)" such as "(historical)" from the definition text. */

@@ -12,8 +12,17 @@ export class InteractionWatch {
   name = 'unknown';
   private outcome: InteractionOutcome = 'ok';
   private firstResponseAt: number | null = null;
+  private firstSentAt: number | null = null;
 
-  constructor(private readonly receivedAt: number) {}
+  constructor(
+    private readonly interactionId: string,
+    private readonly receivedAt: number,
+  ) {}
+
+  /** Something is about to be handed to discord.js to send. */
+  sending(): void {
+    this.firstSentAt ??= performance.now();
+  }
 
   /** Counts the interaction as `outcome` unless something worse already happened. */
   record(outcome: InteractionOutcome): void {
@@ -38,6 +47,7 @@ export class InteractionWatch {
         const message = args[0];
         const marked = typeof message === 'object' && message !== null ? outcomeOf(message) : undefined;
         if (marked) this.record(marked);
+        this.sending();
         const result: unknown = await (send as (...a: unknown[]) => Promise<unknown>).apply(context, args);
         this.responded();
         return result;
@@ -49,11 +59,13 @@ export class InteractionWatch {
   done(): InteractionDone {
     const doneAt = performance.now();
     return {
+      interactionId: this.interactionId,
       kind: this.kind,
       name: this.name,
       outcome: this.outcome,
       receivedAt: this.receivedAt,
       firstResponseAt: this.firstResponseAt,
+      firstSentAt: this.firstSentAt,
       doneAt,
     };
   }

@@ -156,6 +156,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     // Discord shows "loading options failed" to a member left without an answer; an empty list is kinder.
     if (!interaction.responded) {
       try {
+        watch?.sending();
         await interaction.respond([]);
         watch?.responded();
       } catch (error) {
@@ -166,7 +167,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
 
   const observer = options.onInteractionDone;
   return async (interaction) => {
-    const watch = observer ? new InteractionWatch(performance.now()) : undefined;
+    const watch = observer ? new InteractionWatch(interaction.id, performance.now()) : undefined;
     try {
       if (interaction.isChatInputCommand()) await handleCommand(interaction, watch);
       else if (interaction.isButton()) await handleButton(interaction, watch);

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { commands as botCommands } from '../../commands/index.ts';
 import { startDiscordBot, type DiscordBot } from '../../src/discord/bot.ts';
+import type { InteractionObserver } from '../../src/interaction-outcome.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import type { SlashCommand } from '../../src/interactions.ts';
 import type { WotdAdapterOptions } from '../../src/wotd/adapter.ts';
@@ -29,6 +30,7 @@ export interface BotWorldOptions {
   extraCommands?: SlashCommand[];
   /** Commands registered with Discord that the bot does not handle (a stale registration). */
   registeredOnly?: SlashCommand[];
+  onInteractionDone?: InteractionObserver;
 }
 
 export const quiet = (): Writable => new Writable({ write: (_chunk, _encoding, callback) => callback() });
@@ -52,6 +54,7 @@ export async function startBotWorld(options: BotWorldOptions = {}): Promise<BotW
     commands: handled,
     services: { lookup: wotd.adapter, siteUrl: SITE_URL, logger: logs.logger },
     logger: logs.logger,
+    ...(options.onInteractionDone ? { onInteractionDone: options.onInteractionDone } : {}),
   });
   return {
     discord,

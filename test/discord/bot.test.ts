@@ -1,5 +1,6 @@
 import { PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { InteractionDone } from '../../src/interaction-outcome.ts';
 import { SOMETHING_WENT_WRONG, UNKNOWN_BUTTON, UNKNOWN_COMMAND } from '../../src/discord/router.ts';
 import type { SlashCommand } from '../../src/interactions.ts';
 import { BASE, NO_PINGS, sentFor, startBotWorld, waitForSent, type BotWorld } from './bot-world.ts';
@@ -108,9 +109,10 @@ const retired: SlashCommand = {
 };
 
 let world: BotWorld;
+const timings: InteractionDone[] = [];
 
 beforeAll(async () => {
-  world = await startBotWorld({ extraCommands: testCommands, registeredOnly: [retired] });
+  world = await startBotWorld({ extraCommands: testCommands, registeredOnly: [retired], onInteractionDone: (timing) => timings.push(timing) });
 });
 
 afterAll(async () => {
@@ -386,6 +388,34 @@ describe('the router', () => {
     const legacy = await invoke('legacy').waitForResponse();
     expect(await waitForSent(world.discord, press('gone:1', legacy.id), 1)).toEqual([ephemeralReply(UNKNOWN_BUTTON)]);
     expect(await waitForSent(world.discord, press('boom:1', legacy.id), 1)).toEqual([ephemeralReply(SOMETHING_WENT_WRONG)]);
+  });
+
+  it('tells the timing observer how each interaction went, with its first callback between receipt and done', async () => {
+    const legacy = await invoke('legacy').waitForResponse();
+    const handles = {
+      answered: invoke('wotd', { date: TODAY }),
+      failed: invoke('boom'),
+      unknown: invoke('retired'),
+      button: press('gone:1', legacy.id),
+      autocomplete: world.discord.startAutocomplete({ name: 'wotd-find', options: { word: 'ser' }, focused: 'word', channelId: world.channelId }),
+    };
+    const timingOf = (id: string) => vi.waitFor(() => {
+      const found = timings.find((timing) => timing.interactionId === id);
+      if (!found) throw new Error(`no timing for ${id} yet`);
+      return found;
+    });
+    expect(await timingOf(handles.answered.id)).toMatchObject({ kind: 'command', name: 'wotd', outcome: 'ok' });
+    expect(await timingOf(handles.failed.id)).toMatchObject({ kind: 'command', name: 'boom', outcome: 'internal_error' });
+    expect(await timingOf(handles.unknown.id)).toMatchObject({ kind: 'command', name: 'unknown', outcome: 'internal_error' });
+    expect(await timingOf(handles.button.id)).toMatchObject({ kind: 'button', name: 'unknown', outcome: 'user_error' });
+    expect(await timingOf(handles.autocomplete.id)).toMatchObject({ kind: 'autocomplete', name: 'wotd-find', outcome: 'ok' });
+    for (const handle of Object.values(handles)) {
+      const timing = await timingOf(handle.id);
+      // Handed to discord.js, then accepted by Discord, then done.
+      expect(timing.firstSentAt).toBeGreaterThanOrEqual(timing.receivedAt);
+      expect(timing.firstResponseAt).toBeGreaterThanOrEqual(timing.firstSentAt ?? Number.POSITIVE_INFINITY);
+      expect(timing.doneAt).toBeGreaterThanOrEqual(timing.firstResponseAt ?? Number.POSITIVE_INFINITY);
+    }
   });
 
   it('gives commands the invoker, permissions and typed options', async () => {

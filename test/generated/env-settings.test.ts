@@ -41,6 +41,7 @@ const SANE: Record<Setting, (value: unknown) => boolean> = {
   DISCORD_SHARD_IDS: (value) => typeof value === 'string',
   SUBSCRIPTION_LIMIT: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
   DELIVERY_CONCURRENCY: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
+  DISCORD_GLOBAL_RATE_LIMIT: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
   DELIVERY_RETENTION_DAYS: (value) => Number.isSafeInteger(value) && (value as number) >= 3,
   METRICS_PORT: (value) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 65_535,
   METRICS_HOST: (value) => typeof value === 'string' && /^[A-Za-z0-9.:-]+$/.test(value),

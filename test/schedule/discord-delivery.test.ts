@@ -1,6 +1,6 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChannelPoster } from '../../src/discord/channel-poster.ts';
+import { createChannelPoster, postsPerSecondFor } from '../../src/discord/channel-poster.ts';
 import { entryEmbed } from '../../src/discord/embeds.ts';
 import { deliveryNonce, isDeliveryError } from '../../src/schedule/poster.ts';
 import { DailyScheduler, type SchedulerOptions } from '../../src/schedule/scheduler.ts';
@@ -277,6 +277,22 @@ describe('daily posts through the local Discord-compatible server', () => {
 
     expect(await scheduler.tick(nine)).toMatchObject({ sent: 8, failed: 0, retrying: 0 });
     expect(discord.stats().global429).toBeGreaterThan(0);
+    for (const id of channels) expect(discord.messagesIn(id)).toHaveLength(1);
+  });
+
+  it('under a raised global limit, posts paced from it (94%) never draw a global 429', async () => {
+    const limit = 200;
+    expect(postsPerSecondFor(50)).toBe(47);
+    expect(postsPerSecondFor(limit)).toBe(188);
+    const { discord, guild, store } = await world({ globalLimitPerSecond: limit });
+    const channels = Array.from({ length: 250 }, (_, i) => discord.addChannel(guild.id, { name: `many-${i}` }).id);
+    await store.putMany(channels.map((channelId) => makeSubscription({ guildId: guild.id, channelId })));
+    const rest = restFor(discord, { globalRequestsPerSecond: limit });
+    const poster = createChannelPoster(rest, { postsPerSecond: postsPerSecondFor(limit) });
+    const { scheduler } = schedulerFor(discord, store, { poster, concurrency: 50 });
+
+    expect(await scheduler.tick(nine)).toMatchObject({ sent: 250, failed: 0, retrying: 0 });
+    expect(discord.stats()).toMatchObject({ global429: 0, bucket429: 0 });
     for (const id of channels) expect(discord.messagesIn(id)).toHaveLength(1);
   });
 

@@ -75,6 +75,21 @@ describe('SubscriptionStore on a SQLite file', () => {
     expect(await store.get('g0c0')).toMatchObject({ channelName: 'renamed', roleId: 'r1', time: '10:00' });
   });
 
+  it('puts many subscriptions at once, listed like upserted ones, beside them and twice without doubles', async () => {
+    const store = await open(fresh());
+    await store.upsert('g1', 'g1c0', 5, () => makeSubscription({ guildId: 'g1', channelId: 'g1c0' }));
+    const many = Array.from({ length: 300 }, (_, i) => makeSubscription({ guildId: `g${i % 3}`, channelId: `g${i % 3}c${Math.floor(i / 3)}`, time: '07:00' }));
+    await store.putMany(many);
+    await store.putMany(many.slice(0, 10));
+    const all = await store.listAll();
+    expect(all).toHaveLength(300);
+    expect(new Set(all.map((s) => s.channelId)).size).toBe(300);
+    expect(await store.get('g1c0')).toMatchObject({ time: '07:00' });
+    for (const guild of ['g0', 'g1', 'g2']) expect(await store.listGuild(guild)).toHaveLength(100);
+    expect(await store.remove('g2', 'g2c5')).toMatchObject({ channelId: 'g2c5' });
+    expect(await store.listAll()).toHaveLength(299);
+  });
+
   it('removes a subscription from every index, and disables a whole server at once', async () => {
     const store = await open(fresh());
     await store.upsert('g1', 'c1', 5, () => makeSubscription());
