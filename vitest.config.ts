@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     globalSetup: ['./test/support/redis-setup.ts'],
+    setupFiles: ['./test/support/process-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ['default', './test/support/summary-reporter.ts', './test/faults/fault-reporter.ts'],

@@ -51,6 +51,18 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       ReactionManager: 0,
       UserManager: { maxSize: USERS_CACHED, keepOverLimit: (user) => user.id === user.client.user.id },
       GuildMemberManager: { maxSize: MEMBERS_CACHED_PER_SERVER, keepOverLimit: (member) => member.id === member.client.user.id },
+      ...CHANNELS_NOT_CACHED,
     }),
   });
 }
+
+/**
+ * No channel objects are kept. The bot posts by channel id, reads a channel (GET /channels/:id) only when an admin
+ * subscribes it, and learns of deleted channels from the raw CHANNEL_DELETE dispatch (subscription-events.ts); a
+ * cached channel is about 1 KB of heap, so a bot in servers with 100,000 channels would hold 100 MB it never reads.
+ * discord.js calls overriding these caches unsupported because its own getters (`interaction.channel`,
+ * `guild.channels.cache`, the ChannelDelete event) then come back empty; nothing here uses them. Its warning saying so
+ * at every start is left out (process-warnings.ts).
+ * Permission overwrites stay cached: a fetched channel needs them for permissionsFor.
+ */
+const CHANNELS_NOT_CACHED = { ChannelManager: 0, GuildChannelManager: 0 } as const;

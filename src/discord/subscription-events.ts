@@ -1,4 +1,4 @@
-import { Events, type Client, type DMChannel, type Guild, type GuildChannel } from 'discord.js';
+import { Events, GatewayDispatchEvents, type Client, type Guild } from 'discord.js';
 import type { Logger } from '../logger.ts';
 import { SERVER_DATA_RETENTION_DAYS } from '../schedule/privacy.ts';
 import type { Subscription } from '../schedule/subscription.ts';
@@ -22,8 +22,10 @@ export function watchSubscriptionTargets(
         ? null
         : { ...current, status: { state: 'disabled', reason, at: now().toISOString(), ...(channelGone ? { channelGone } : {}) } };
 
-  const onChannelDelete = (channel: DMChannel | GuildChannel): void => {
-    if (channel.isDMBased()) return;
+  // Read from the raw dispatch: the client caches no channels (see client.ts), so discord.js emits no ChannelDelete.
+  const onChannelDelete = (data: unknown): void => {
+    const channel = deletedGuildChannel(data);
+    if (!channel) return;
     store
       .update(channel.id, disable('the channel was deleted', true))
       .then((changed) => {
@@ -56,12 +58,19 @@ export function watchSubscriptionTargets(
       .catch((error: unknown) => logger.error({ err: error, guildId: guild.id }, "could not cancel the erasure of a server's data"));
   };
 
-  client.on(Events.ChannelDelete, onChannelDelete);
+  client.ws.on(GatewayDispatchEvents.ChannelDelete, onChannelDelete);
   client.on(Events.GuildDelete, onGuildDelete);
   client.on(Events.GuildCreate, onGuildCreate);
   return () => {
-    client.off(Events.ChannelDelete, onChannelDelete);
+    client.ws.off(GatewayDispatchEvents.ChannelDelete, onChannelDelete);
     client.off(Events.GuildDelete, onGuildDelete);
     client.off(Events.GuildCreate, onGuildCreate);
   };
+}
+
+/** The id and server of a CHANNEL_DELETE's channel; null for a DM or anything that is not a channel. */
+function deletedGuildChannel(data: unknown): { id: string; guildId: string } | null {
+  if (typeof data !== 'object' || data === null || !('id' in data) || !('guild_id' in data)) return null;
+  const { id, guild_id: guildId } = data;
+  return typeof id === 'string' && typeof guildId === 'string' ? { id, guildId } : null;
 }

@@ -27,6 +27,8 @@ it('keeps only a few of the members and users that interactions bring, and alway
   expect(guild?.members.cache.size).toBeLessThanOrEqual(20);
   expect(guild?.members.me?.id).toBe(world.bot.client.user.id);
   expect(world.bot.client.users.cache.has(world.bot.client.user.id)).toBe(true);
-  // The permission check before subscribing still finds the bot's own member.
+  // No channel objects are kept; the permission check before subscribing reads the channel and finds the bot's member.
+  expect(world.bot.client.channels.cache.size).toBe(0);
+  expect(guild?.channels.cache.size).toBe(0);
   expect(await botPermissionsIn(guild ?? null, world.channelId)).toEqual(new Set(['ViewChannel', 'SendMessages', 'EmbedLinks', 'ReadMessageHistory']));
 });

@@ -1,7 +1,9 @@
+import { Events, type Client } from 'discord.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createDiscordClient } from '../../src/discord/client.ts';
 import { watchSubscriptionTargets } from '../../src/discord/subscription-events.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import { loginClient, startDiscordServer } from '../support/discord/index.ts';
+import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 import { captureLogger, makeSubscription, tempStore } from './helpers.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -27,8 +29,10 @@ describe('gateway events disable subscriptions', () => {
     ] as const) {
       await store.upsert(guildId, channelId, 5, () => makeSubscription({ guildId, channelId }));
     }
-    const client = await loginClient(discord);
+    // The bot's own client, which caches no channels: the deletion must be seen all the same.
+    const client = await loginBotClient(discord);
     cleanups.push(() => client.destroy());
+    expect(client.channels.cache.size).toBe(0);
     const stop = watchSubscriptionTargets(client, store, captureLogger().logger, () => new Date('2026-06-15T10:00:00Z'));
     cleanups.push(stop);
 
@@ -53,3 +57,10 @@ describe('gateway events disable subscriptions', () => {
     expect(await store.listAll()).toHaveLength(4);
   });
 });
+
+async function loginBotClient(discord: DiscordServer): Promise<Client<true>> {
+  const client = createDiscordClient({ apiUrl: discord.apiUrl });
+  const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
+  await client.login(discord.token);
+  return ready;
+}
