@@ -21,7 +21,8 @@ import type { SubscriptionStore } from './subscription-store.ts';
 export type DeliveryOutcome = 'sent' | 'forbidden' | 'gone' | 'transient' | 'skipped';
 
 export interface DeliveryJob {
-  subscription: Subscription;
+  /** What the list said when the job was made; the subscription itself is read again before posting. */
+  subscription: Pick<Subscription, 'channelId' | 'enabledAt'>;
   slot: Slot;
   embed: APIEmbed;
   /** What the last run left for this channel and day, if anything. */

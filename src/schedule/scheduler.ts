@@ -11,7 +11,7 @@ import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
-import { postStyleOf, type PostStyle } from './subscription.ts';
+import { postStyleOf, type PostStyle, type Subscription } from './subscription.ts';
 
 export interface SchedulerOptions {
   store: SubscriptionStore;
@@ -133,24 +133,51 @@ export class DailyScheduler {
 
   private async runTick(now: Date, clock: () => Date): Promise<TickReport> {
     const { store } = this.options;
+    const { jobs, waitingForEntry } = await this.owedJobs(now);
+    this.forgetOldDays(now);
+
+    const { observer } = this.options;
+    if (jobs.length > 0) observer?.fanOutStarted?.(jobs.length);
+    const hooks: DeliveryHooks | undefined = observer?.postDone
+      ? { ...this.options.hooks, afterJob: (outcome) => observer.postDone?.(outcome) }
+      : this.options.hooks;
+    const report = await fanOut(jobs, {
+      store,
+      poster: this.options.poster,
+      concurrency: this.options.concurrency,
+      logger: this.options.logger,
+      now: clock,
+      hooks,
+      progressEvery: this.options.progressEvery,
+      stopping: () => this.stopping,
+      ...(this.options.claims ? { claims: this.options.claims } : {}),
+    });
+    await this.pruneOnceADay(now);
+    return { ...report, waitingForEntry };
+  }
+
+  /**
+   * The posts owed now, grouped by service day. A job keeps only the channel id and enabledAt of its subscription
+   * (delivery reads the subscription again before posting), so a fan-out to 100,000 channels does not hold 100,000
+   * parsed subscriptions for as long as it runs.
+   */
+  private async owedJobs(now: Date): Promise<{ jobs: DeliveryJob[]; waitingForEntry: number }> {
+    const { store } = this.options;
     // Many subscriptions share a zone and a time; work each pair's slot out once per tick.
     const slots = new Map<string, Slot>();
-    const candidates = (await store.listAll()).flatMap((subscription) => {
-      if (subscription.status.state === 'disabled') return [];
+    const byDay = new Map<IsoDate, Array<{ subscription: Subscription; slot: Slot }>>();
+    for (const subscription of await store.listAll()) {
+      if (subscription.status.state === 'disabled') continue;
       const key = `${subscription.timeZone}|${subscription.time}`;
       let slot = slots.get(key);
       if (!slot) {
         slot = currentSlot(subscription, now);
         slots.set(key, slot);
       }
-      return slot.postAt.getTime() <= now.getTime() ? [{ subscription, slot }] : [];
-    });
-
-    const byDay = new Map<IsoDate, typeof candidates>();
-    for (const candidate of candidates) {
-      const group = byDay.get(candidate.slot.serviceDay) ?? [];
-      group.push(candidate);
-      byDay.set(candidate.slot.serviceDay, group);
+      if (slot.postAt.getTime() > now.getTime()) continue;
+      const group = byDay.get(slot.serviceDay) ?? [];
+      group.push({ subscription, slot });
+      byDay.set(slot.serviceDay, group);
     }
 
     const jobs: DeliveryJob[] = [];
@@ -172,36 +199,17 @@ export class DailyScheduler {
       }
       // Each style's embed is rendered once per day, however many channels use it.
       const embeds = new Map<PostStyle, APIEmbed>();
-      for (const candidate of owed) {
-        const style = postStyleOf(candidate.subscription);
+      for (const { subscription, slot, record } of owed) {
+        const style = postStyleOf(subscription);
         let embed = embeds.get(style);
         if (!embed) {
           embed = this.options.render(entry, style);
           embeds.set(style, embed);
         }
-        jobs.push({ ...candidate, embed });
+        jobs.push({ subscription: { channelId: subscription.channelId, enabledAt: subscription.enabledAt }, slot, embed, record });
       }
     }
-    this.forgetOldDays(now);
-
-    const { observer } = this.options;
-    if (jobs.length > 0) observer?.fanOutStarted?.(jobs.length);
-    const hooks: DeliveryHooks | undefined = observer?.postDone
-      ? { ...this.options.hooks, afterJob: (outcome) => observer.postDone?.(outcome) }
-      : this.options.hooks;
-    const report = await fanOut(jobs, {
-      store,
-      poster: this.options.poster,
-      concurrency: this.options.concurrency,
-      logger: this.options.logger,
-      now: clock,
-      hooks,
-      progressEvery: this.options.progressEvery,
-      stopping: () => this.stopping,
-      ...(this.options.claims ? { claims: this.options.claims } : {}),
-    });
-    await this.pruneOnceADay(now);
-    return { ...report, waitingForEntry };
+    return { jobs, waitingForEntry };
   }
 
   /** What the scheduler holds in memory: the entries and retry waits of the last few service days. */
