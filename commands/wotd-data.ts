@@ -32,7 +32,11 @@ function plural(count: number, one: string, many = `${one}s`): string {
 function exportSummary(exported: DataExport, serverNote: string): string {
   const { member, server } = exported;
   const parts = [
-    member.dmSubscription ? `your DM subscription with ${plural(member.dmDeliveries.length, 'delivery record')}` : 'no DM subscription',
+    member.dmSubscription
+      ? `your DM subscription with ${plural(member.dmDeliveries.length, 'delivery record')}`
+      : member.dmDeliveries.length > 0
+        ? `no DM subscription, but ${plural(member.dmDeliveries.length, 'delivery record')} of an earlier one (kept until they are pruned)`
+        : 'no DM subscription',
     `your id on ${plural(member.serverSubscriptionsCreated.length, 'server subscription')} you created`,
   ];
   const yours = `Everything I store about you is in ${EXPORT_FILE}: ${parts.join(', and ')}.`;
@@ -112,7 +116,11 @@ async function handleButton(context: ButtonContext, services: BotServices): Prom
   const member = await services.privacy.forgetMember(request.userId);
   const servers = request.scope === 'server' && request.guildId ? await services.privacy.forgetServer(request.guildId) : null;
   const parts = [
-    member.dmSubscription ? 'your DM subscription and its records' : 'no DM subscription (there was none)',
+    member.dmSubscription
+      ? 'your DM subscription and its records'
+      : member.dmDeliveries > 0
+        ? `the ${plural(member.dmDeliveries, 'delivery record')} of your earlier DM subscription`
+        : 'no DM subscription (there was none)',
     `your id on ${plural(member.serverSubscriptionsAnonymised, 'server subscription')}`,
     ...(servers === null ? [] : [`this server's ${plural(servers, 'subscription')} and their records`]),
   ];

@@ -48,35 +48,19 @@ export interface DataExport {
  */
 export const ANOTHER_MEMBER = 'another member';
 
-/** Service days a subscription may have delivery records for: from the day before it was created to tomorrow. */
-function daysOf(subscriptions: Subscription[], now: Date): IsoDate[] {
-  if (subscriptions.length === 0) return [];
+/**
+ * Service days that may still have delivery records: from the day after the last pruned one (never more than
+ * MAX_HISTORY_DAYS back) to tomorrow. Not bounded by a subscription's creation: a channel or member that
+ * unsubscribed and subscribed again, or unsubscribed for good, keeps the earlier records until they are pruned.
+ */
+async function daysWithRecords(store: SubscriptionStore, now: Date): Promise<IsoDate[]> {
   const last = addDays(utcDateOf(now), 1);
-  const earliest = subscriptions.map((item) => item.createdAt.slice(0, 10)).sort()[0] ?? last;
   const floor = addDays(last, -MAX_HISTORY_DAYS);
-  let day = addDays(earliest < floor ? floor : (earliest as IsoDate), -1);
+  const pruned = await store.deliveryPruneMark();
+  const first = pruned !== null && pruned >= floor ? addDays(pruned, 1) : floor;
   const days: IsoDate[] = [];
-  while (day <= last) {
-    days.push(day);
-    day = addDays(day, 1);
-  }
+  for (let day = first; day <= last; day = addDays(day, 1)) days.push(day);
   return days;
-}
-
-async function deliveriesOf(store: SubscriptionStore, subscriptions: Subscription[], now: Date): Promise<DeliveryRecord[]> {
-  const channelIds = subscriptions.map((item) => item.channelId);
-  const found: DeliveryRecord[] = [];
-  for (const day of daysOf(subscriptions, now)) {
-    for (const record of await store.getDeliveries(channelIds, day)) if (record) found.push(record);
-  }
-  return found;
-}
-
-async function eraseDeliveries(store: SubscriptionStore, subscriptions: Subscription[], now: Date): Promise<void> {
-  await store.deleteDeliveriesOn(
-    subscriptions.map((item) => item.channelId),
-    daysOf(subscriptions, now),
-  );
 }
 
 export class PrivacyService {
@@ -88,7 +72,9 @@ export class PrivacyService {
   /** Everything stored about the member, and about the server when given (the caller checked they may see it). */
   async exportData(userId: string, guildId: string | null): Promise<DataExport> {
     const now = this.now();
-    const dm = await this.store.get(dmTarget(userId).channelId);
+    const days = await daysWithRecords(this.store, now);
+    const dmChannel = dmTarget(userId).channelId;
+    const dm = await this.store.get(dmChannel);
     const created = (await this.store.listAll()).filter((item) => item.createdBy === userId && !item.channelId.startsWith('dm:'));
     const data: DataExport = {
       exportedAt: now.toISOString(),
@@ -99,7 +85,8 @@ export class PrivacyService {
       member: {
         id: userId,
         dmSubscription: dm,
-        dmDeliveries: dm ? await deliveriesOf(this.store, [dm], now) : [],
+        // Looked for even without a subscription: /wotd-unsubscribe-me leaves the records until they are pruned.
+        dmDeliveries: await this.store.getDeliveriesOn([dmChannel], days),
         serverSubscriptionsCreated: created.map(({ guildId: server, channelId, channelName, createdAt }) => ({ guildId: server, channelId, channelName, createdAt })),
       },
     };
@@ -110,7 +97,7 @@ export class PrivacyService {
         subscriptions: subscriptions.map((item) =>
           item.createdBy === userId || item.createdBy === '' ? item : { ...item, createdBy: ANOTHER_MEMBER },
         ),
-        deliveries: await deliveriesOf(this.store, subscriptions, now),
+        deliveries: await this.store.getDeliveriesOn(subscriptions.map((item) => item.channelId), days),
         removedAt: await this.store.guildRemovedAt(guildId),
       };
     }
@@ -118,26 +105,29 @@ export class PrivacyService {
   }
 
   /**
-   * Erases the member's data: their DM subscription and its delivery records, and their id from the server
-   * subscriptions they created (which belong to the servers and stay). Returns what changed.
+   * Erases the member's data: their DM subscription and its delivery records (those of an earlier one too), and
+   * their id from the server subscriptions they created (which belong to the servers and stay). Returns what changed.
    */
-  async forgetMember(userId: string): Promise<{ dmSubscription: boolean; serverSubscriptionsAnonymised: number }> {
-    const now = this.now();
-    const dm = await this.store.eraseGuild(dmTarget(userId).guildId);
-    await eraseDeliveries(this.store, dm, now);
+  async forgetMember(userId: string): Promise<{ dmSubscription: boolean; dmDeliveries: number; serverSubscriptionsAnonymised: number }> {
+    const days = await daysWithRecords(this.store, this.now());
+    const { guildId, channelId } = dmTarget(userId);
+    const dm = await this.store.eraseGuild(guildId);
+    const dmDeliveries = await this.store.deleteDeliveriesOn([channelId], days);
+    // The `retired:` lists name the member's DM channel (so their id) until its records are pruned; they are gone now.
+    await this.store.unretire(channelId, days);
     let anonymised = 0;
     for (const item of await this.store.listAll()) {
       if (item.createdBy !== userId) continue;
       const changed = await this.store.update(item.channelId, (current) => (current.createdBy === userId ? { ...current, createdBy: '' } : null));
       if (changed?.createdBy === '') anonymised += 1;
     }
-    return { dmSubscription: dm.length > 0, serverSubscriptionsAnonymised: anonymised };
+    return { dmSubscription: dm.length > 0, dmDeliveries, serverSubscriptionsAnonymised: anonymised };
   }
 
   /** Erases a server's data: its subscriptions and their delivery records. Returns how many subscriptions went. */
   async forgetServer(guildId: string): Promise<number> {
     const removed = await this.store.eraseGuild(guildId);
-    await eraseDeliveries(this.store, removed, this.now());
+    await this.store.deleteDeliveriesOn(removed.map((item) => item.channelId), await daysWithRecords(this.store, this.now()));
     return removed.length;
   }
 
@@ -153,7 +143,7 @@ export class PrivacyService {
       if (at >= cutoff) continue;
       const removed = await this.store.eraseRemovedGuild(guildId, cutoff);
       if (removed === null) continue;
-      await eraseDeliveries(this.store, removed, now);
+      await this.store.deleteDeliveriesOn(removed.map((item) => item.channelId), await daysWithRecords(this.store, now));
       erased += 1;
       logger?.info({ guildId, removedAt: at, subscriptions: removed.length }, 'erased the data of a server the bot left');
     }

@@ -41,6 +41,10 @@ function shardOf(channelId: string): number {
   return (hash >>> 0) % INDEX_SHARDS;
 }
 
+function deliveryKeysOf(channelIds: string[], days: IsoDate[]): string[] {
+  return channelIds.flatMap((channelId) => days.map((day) => `${channelId}:${day}`));
+}
+
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
@@ -329,6 +333,20 @@ export class SubscriptionStore {
     });
   }
 
+  /** Takes a channel off the `retired:<day>` lists of `days` (its records were erased, so pruning need not look for them). */
+  async unretire(channelId: string, days: IsoDate[]): Promise<void> {
+    const lists = await this.retiredOn(days);
+    for (const [i, day] of days.entries()) {
+      if (!lists[i]?.includes(channelId)) continue;
+      const key = `retired:${day}`;
+      await this.lock.withLock(key, async () => {
+        const rest = (await this.readIds(key)).filter((id) => id !== channelId);
+        if (rest.length > 0) await this.subscriptions.set(key, rest);
+        else await this.subscriptions.delete(key);
+      });
+    }
+  }
+
   /** The channels retired on each of `days`, in the same order. */
   async retiredOn(days: IsoDate[]): Promise<string[][]> {
     if (days.length === 0) return [];
@@ -387,10 +405,24 @@ export class SubscriptionStore {
     return this.lock.withLock(`guild:${guildId}`, () => this.eraseGuildLocked(guildId));
   }
 
-  /** Deletes the delivery records of these channels on these days. */
-  async deleteDeliveriesOn(channelIds: string[], days: IsoDate[]): Promise<void> {
-    const keys = channelIds.flatMap((channelId) => days.map((day) => `${channelId}:${day}`));
-    for (let start = 0; start < keys.length; start += READ_BATCH) await this.deliveries.deleteMany(keys.slice(start, start + READ_BATCH));
+  /** The delivery records these channels have on these days, channel by channel, oldest day first. */
+  async getDeliveriesOn(channelIds: string[], days: IsoDate[]): Promise<DeliveryRecord[]> {
+    const keys = deliveryKeysOf(channelIds, days);
+    const found: DeliveryRecord[] = [];
+    for (let start = 0; start < keys.length; start += READ_BATCH) {
+      const batch = keys.slice(start, start + READ_BATCH);
+      const values = await this.deliveries.getMany(batch);
+      values.forEach((value, i) => {
+        const record = this.parseDelivery(batch[i] ?? '', value);
+        if (record) found.push(record);
+      });
+    }
+    return found;
+  }
+
+  /** Deletes the delivery records of these channels on these days; returns how many there were. */
+  async deleteDeliveriesOn(channelIds: string[], days: IsoDate[]): Promise<number> {
+    return this.deleteDeliveryKeys(deliveryKeysOf(channelIds, days));
   }
 
   /** Notes when the bot was removed from a server that has subscriptions here (the first removal counts); false when it has none. */

@@ -27,9 +27,9 @@ afterAll(async () => {
 });
 
 describe('user install', () => {
-  it('registers the lookup commands for both installations and every context, the admin commands for servers only', () => {
+  it('registers the lookup and personal commands for both installations and every context, the admin commands for servers only', () => {
     const registered = new Map(world.discord.commands().map((command) => [command.name, command]));
-    for (const name of ['wotd', 'wotd-history', 'wotd-find']) {
+    for (const name of ['wotd', 'wotd-history', 'wotd-find', 'wotd-subscribe-me', 'wotd-unsubscribe-me', 'wotd-data']) {
       expect(registered.get(name)).toMatchObject({ integration_types: [0, 1], contexts: [0, 1, 2] });
     }
     for (const name of ['wotd-subscribe', 'wotd-unsubscribe', 'wotd-subscriptions']) {

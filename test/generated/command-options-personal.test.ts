@@ -391,7 +391,7 @@ describe('generated options of the personal commands', () => {
     const reasons = new RegExp(
       [
         '^Nothing was erased\\.$',
-        '^Erased (your DM subscription and its records|no DM subscription \\(there was none\\)), your id on \\d+ server subscriptions?',
+        '^Erased (your DM subscription and its records|the \\d+ delivery records? of your earlier DM subscription|no DM subscription \\(there was none\\)), your id on \\d+ server subscriptions?',
         '^This button no longer works',
         '^This button belongs to someone else',
         "^You no longer have \\*\\*Manage Server\\*\\* here, so this server's data was not erased",
@@ -422,6 +422,7 @@ describe('generated options of the personal commands', () => {
           .filter((item) => item.channelId !== `dm:${invoker.userId}` && item.guildId !== erasedServer)
           .map((item) => (item.createdBy === invoker.userId ? { ...item, createdBy: '' } : item));
         expect(after, where).toEqual(expected);
+        expect(await store.getDelivery(`dm:${invoker.userId}`, TODAY), `${where}: the presser's own delivery record`).toBeNull();
         for (const other of MEMBERS.filter((member) => member !== invoker.userId)) {
           expect(await store.getDelivery(`dm:${other}`, TODAY), `${where}: another member's delivery record`).not.toBeNull();
         }

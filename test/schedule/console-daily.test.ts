@@ -46,9 +46,15 @@ describe('daily posts in the console transport', () => {
     expect(await store.listAll()).toEqual([]);
 
     output.length = 0;
-    await session.handleLine('/wotd-subscribe channel:#words time:09:30 timezone:europe/london role:@readers style:compact');
+    // Console channels are text channels: nothing to publish to.
+    await session.handleLine('/wotd-subscribe channel:#words publish:true');
+    expect(output.join('')).toContain('Only announcement channels can publish posts to other servers, and #words is not one.');
+    expect(await store.listAll()).toEqual([]);
+
+    output.length = 0;
+    await session.handleLine('/wotd-subscribe channel:#words time:09:30 timezone:europe/london role:@readers style:compact thread:true');
     expect(output.join('')).toContain(
-      'Subscribed #words: the word of the day every day at 09:30 (Europe/London), compact (word, IPA and a one-line definition), mentioning @readers.',
+      'Subscribed #words: the word of the day every day at 09:30 (Europe/London), compact (word, IPA and a one-line definition), mentioning @readers, with a thread on each post.',
     );
 
     const scheduler = new DailyScheduler({
@@ -71,12 +77,13 @@ describe('daily posts in the console transport', () => {
     // The compact style: the IPA and the definition on one line, no part of speech.
     expect(posted).toContain('│ /wɜːd/ — The word for 2026-06-15.');
     expect(posted).not.toContain('noun');
+    expect(posted).toContain('(a thread “');
     expect((await scheduler.tick(new Date('2026-06-15T08:31:00Z'))).total).toBe(0);
 
     output.length = 0;
     await session.handleLine('/wotd-subscriptions');
     const listed = output.join('');
-    expect(listed).toContain('#words — 09:30 Europe/London, compact style, mentions @readers');
+    expect(listed).toContain('#words — 09:30 Europe/London, compact style, mentions @readers, thread on each post');
     expect(listed).toContain('active; next post');
 
     output.length = 0;

@@ -81,6 +81,29 @@ describe('DM subscriptions, end to end', () => {
     expect(await daily.store.get(`dm:${user}`)).toBeNull();
   });
 
+  it('keeps to the daylight-saving rules of channels: a missing time posts after the gap, a repeated one once', async () => {
+    const { discord, guild, tick } = await world();
+    const user = discord.defaultUser.id;
+    const subscribeMe = (time: string) =>
+      discord.invokeCommand({ name: 'wotd-subscribe-me', options: { time, timezone: 'America/New_York' }, channelId: guild.channelId('general') }).waitForResponse();
+    await tick('2026-03-07T12:00:00Z');
+    await subscribeMe('02:30');
+    // 2026-03-08: New York springs forward at 02:00 EST (07:00 UTC) to 03:00 EDT, so 02:30 never happens.
+    expect(await tick('2026-03-08T07:29:00Z')).toMatchObject({ total: 0 });
+    expect(await tick('2026-03-08T07:30:00Z')).toMatchObject({ sent: 1 });
+    expect(await tick('2026-03-08T12:00:00Z')).toMatchObject({ total: 0 });
+
+    // The bot down from March: only the current day is caught up, once, and moving the time does not post it again.
+    expect(await tick('2026-10-31T12:00:00Z')).toMatchObject({ total: 1, sent: 1 });
+    await subscribeMe('01:30');
+    expect(await tick('2026-10-31T12:01:00Z')).toMatchObject({ total: 0 });
+    // 2026-11-01: 01:30 happens at 05:30 UTC (EDT) and again at 06:30 UTC (EST); only the first posts.
+    expect(await tick('2026-11-01T05:29:00Z')).toMatchObject({ total: 0 });
+    expect(await tick('2026-11-01T05:30:00Z')).toMatchObject({ sent: 1 });
+    expect(await tick('2026-11-01T06:30:00Z')).toMatchObject({ total: 0 });
+    expect(discord.messagesIn(discord.dmChannelOf(user))).toHaveLength(3);
+  });
+
   it('past the nonce window, a DM post left unrecorded by a crash is found in the DM and not sent again', async () => {
     const { discord, guild, daily, tick } = await world({ nonceWindowMs: 20 });
     const user = discord.defaultUser.id;

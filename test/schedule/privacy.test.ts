@@ -128,6 +128,29 @@ describe('/wotd-data, end to end', () => {
     expect(await daily.store.getDelivery(daily1, '2026-06-15')).toBeNull();
   });
 
+  it('after /wotd-unsubscribe-me, export still shows the DM records kept until pruning, and forget erases them', async () => {
+    const { discord, daily, invoke, general } = await world();
+    expect((await invoke('wotd-unsubscribe-me', ADMIN).waitForResponse()).content).toContain('Unsubscribed');
+    expect(await daily.store.getDelivery(`dm:${ADMIN}`, '2026-06-15')).not.toBeNull();
+    expect((await daily.store.retiredOn(['2026-06-15']))[0]).toContain(`dm:${ADMIN}`);
+
+    const shown = await invoke('wotd-data', ADMIN, {}, 'export').waitForResponse();
+    expect(exported(shown.files[0]?.text).member).toMatchObject({
+      dmSubscription: null,
+      dmDeliveries: [{ channelId: `dm:${ADMIN}`, day: '2026-06-15', state: 'sent' }],
+    });
+    expect(shown.content).toContain('no DM subscription, but 1 delivery record of an earlier one');
+
+    const ask = await invoke('wotd-data', ADMIN, {}, 'forget').waitForResponse();
+    const erase = discord.pressButton({ customId: `data:forget:me:${ADMIN}:-`, channelId: general, user: ADMIN, messageId: ask.id });
+    expect((await erase.waitForResponse()).content).toBe('Erased the 1 delivery record of your earlier DM subscription, your id on 1 server subscription.');
+    expect(await daily.store.getDelivery(`dm:${ADMIN}`, '2026-06-15')).toBeNull();
+    // Nothing names the member's DM channel any more, not even the list pruning would have read.
+    expect((await daily.store.retiredOn(['2026-06-15']))[0]).not.toContain(`dm:${ADMIN}`);
+    const after = await invoke('wotd-data', ADMIN, {}, 'export').waitForResponse();
+    expect(exported(after.files[0]?.text).member).toMatchObject({ dmSubscription: null, dmDeliveries: [] });
+  });
+
   it(`erases a server's data ${SERVER_DATA_RETENTION_DAYS} days after the bot is removed (not on an outage), unless it is added back; the wait survives a restart`, async () => {
     const { discord, guild, spec, daily, clock, temp } = await world();
     const channel = guild.channelId('daily');

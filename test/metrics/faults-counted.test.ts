@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { commands } from '../../commands/index.ts';
+import { startDiscordBot } from '../../src/discord/bot.ts';
+import { createChannelPoster } from '../../src/discord/channel-poster.ts';
+import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
+import { entryEmbed } from '../../src/discord/embeds.ts';
+import { discordMetricsView } from '../../src/discord/metrics-view.ts';
+import { openMetricsEndpoint } from '../../src/metrics/endpoint.ts';
+import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
+import { DailyScheduler } from '../../src/schedule/scheduler.ts';
+import { quiet } from '../discord/bot-world.ts';
+import { capturingLogger, SITE_URL, startWotdWorld } from '../discord/world.ts';
+import { tempStore } from '../schedule/helpers.ts';
+import { startDiscordServer } from '../support/discord/index.ts';
+import { Scrape } from './prom-text.ts';
+
+/**
+ * The metrics endpoint.test.ts sees only at zero or not at all: heartbeat latency, 429s from Discord and from the
+ * service, failed and retrying posts, and subscriptions failing or disabled. Real bot, local Discord server, real
+ * HTTP scrapes.
+ */
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function scrape(url: string): Promise<Scrape> {
+  const response = await fetch(`${url}/metrics`);
+  expect(response.status).toBe(200);
+  return Scrape.of(await response.text());
+}
+
+describe('metrics of what went wrong, over HTTP', () => {
+  it('shows heartbeat latency per shard, counts 429s by service, posts by outcome and subscriptions by state', async () => {
+    const discord = await startDiscordServer({ heartbeatIntervalMs: 200 });
+    cleanups.push(() => discord.close());
+    const channels = ['limited', 'locked', 'flaky', 'gone'];
+    const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'general' }, ...channels.map((name) => ({ name }))] });
+    const { logger } = capturingLogger([discord.token]);
+    const endpoint = await openMetricsEndpoint({ METRICS_PORT: 0, METRICS_HOST: '127.0.0.1' }, logger, {
+      mode: 'discord',
+      subscriptionsCacheMs: 0,
+      defaultMetrics: false,
+    });
+    if (!endpoint) throw new Error('METRICS_PORT was set, yet no endpoint');
+    cleanups.push(() => endpoint.close());
+    const { metrics, server } = endpoint;
+
+    const wotd = await startWotdWorld({ onRequest: metrics.upstreamRequest, pauseAfter429Ms: 50 });
+    cleanups.push(() => wotd.close());
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 1, logger, now: wotd.now });
+    cleanups.push(() => daily.close());
+    metrics.watchAdapter(wotd.adapter);
+    metrics.watchStore(daily.store);
+
+    const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
+    expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
+    const bot = await startDiscordBot({
+      config: { ...env, DISCORD_APPLICATION_ID: undefined },
+      commands,
+      services: { lookup: wotd.adapter, siteUrl: SITE_URL, logger, subscriptions: daily.subscriptions },
+      logger,
+      onInteractionDone: metrics.interactionDone,
+    });
+    cleanups.push(() => bot.stop());
+    metrics.watchDiscord(discordMetricsView(bot.client));
+
+    // Absent until the first heartbeat is acknowledged, then the round trip in seconds.
+    const latency = await vi.waitFor(
+      async () => {
+        const value = (await scrape(server.url)).get('wotd_bot_gateway_latency_seconds', { shard: '0' });
+        expect(value).toBeDefined();
+        return value ?? -1;
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+    expect(latency).toBeGreaterThanOrEqual(0);
+    expect(latency).toBeLessThan(1);
+
+    for (const name of channels) {
+      await daily.subscriptions.subscribe({
+        guildId: guild.id,
+        channelId: guild.channelId(name),
+        channelName: name,
+        time: '09:00',
+        timeZone: 'UTC',
+        roleId: null,
+        userId: discord.defaultUser.id,
+      });
+    }
+    const post = (name: string) => ({ route: 'POST /channels/:id/messages', channelId: guild.channelId(name) });
+    const limited = discord.injectFault({ ...post('limited'), status: 429, rateLimit: { global: false, retryAfterMs: 100 }, times: 1 });
+    discord.injectFault({ ...post('locked'), status: 403, code: 50001 });
+    // discord.js retries a 5xx three times; four outlast it.
+    discord.injectFault({ ...post('flaky'), status: 500, times: 4 });
+    const goneId = guild.channelId('gone');
+    discord.deleteChannel(goneId);
+
+    const before = await scrape(server.url);
+    const scheduler = new DailyScheduler({
+      store: daily.store,
+      lookup: wotd.adapter,
+      poster: createChannelPoster(bot.client.rest),
+      render: (entry) => entryEmbed(entry, { siteUrl: SITE_URL }),
+      logger,
+      concurrency: 1,
+      observer: metrics.scheduler,
+    });
+    expect(await scheduler.tick(wotd.now())).toMatchObject({ total: 4, sent: 1, failed: 2, retrying: 1 });
+    expect(limited.hits).toBe(1);
+    expect(discord.messagesIn(guild.channelId('limited'))).toHaveLength(1);
+
+    const after = await scrape(server.url);
+    const moved = (name: string, labels: Record<string, string>) => (after.get(name, labels) ?? 0) - (before.get(name, labels) ?? 0);
+    expect(moved('wotd_bot_daily_posts_total', { outcome: 'sent' })).toBe(1);
+    expect(moved('wotd_bot_daily_posts_total', { outcome: 'failed' })).toBe(2);
+    expect(moved('wotd_bot_daily_posts_total', { outcome: 'retrying' })).toBe(1);
+    expect(moved('wotd_bot_429_responses_total', { service: 'discord' })).toBe(1);
+    expect(moved('wotd_bot_429_responses_total', { service: 'wotd' })).toBe(0);
+    expect(after.get('wotd_bot_fanout_size')).toBe(4);
+    expect(after.get('wotd_bot_fanout_done')).toBe(4);
+    expect(after.get('wotd_bot_subscriptions', { state: 'active' })).toBe(2);
+    expect(after.get('wotd_bot_subscriptions', { state: 'failing' })).toBe(1);
+    expect(after.get('wotd_bot_subscriptions', { state: 'disabled' })).toBe(1);
+
+    // The service's own 429s: each counted under wotd and as its request's outcome (a member's lookup waits out the
+    // pause and asks again, so there may be more than one).
+    wotd.proxy.rateLimited = true;
+    const logged = wotd.proxy.log.length;
+    const busy = await discord.invokeCommand({ name: 'wotd', options: { date: '2025-01-05' }, channelId: guild.channelId('general') }).waitForResponse();
+    expect(busy.ephemeral).toBe(true);
+    const last = await vi.waitFor(async () => {
+      const current = await scrape(server.url);
+      expect(current.get('wotd_bot_interactions_total', { kind: 'command', name: 'wotd', outcome: 'upstream_error' })).toBe(1);
+      return current;
+    });
+    const answered429 = wotd.proxy.log.slice(logged).filter((entry) => entry.status === 429).length;
+    expect(answered429).toBeGreaterThanOrEqual(1);
+    expect((last.get('wotd_bot_429_responses_total', { service: 'wotd' }) ?? 0) - (after.get('wotd_bot_429_responses_total', { service: 'wotd' }) ?? 0)).toBe(answered429);
+    expect(last.get('wotd_bot_upstream_requests_total', { endpoint: '/query_previous', outcome: 'rate_limited' })).toBe(answered429);
+    expect(last.get('wotd_bot_429_responses_total', { service: 'discord' })).toBe(after.get('wotd_bot_429_responses_total', { service: 'discord' }));
+  });
+});
