@@ -211,12 +211,15 @@ async function postExtras(rest: REST, message: DailyMessage, created: APIMessage
   }
 }
 
+/** DM channels remembered by a poster: members who unsubscribe or come and go must not grow it for good. */
+export const DM_CHANNELS_REMEMBERED = 10_000;
+
 /**
  * The Discord channel of a subscription's channel id: itself, or for a DM subscription (`dm:<user id>`) the bot's DM
  * channel with that user, opened (POST /users/@me/channels) on its first post and remembered. Discord keeps one DM
  * channel per user, so the nonce of a retry lands in the same channel as the first attempt.
  */
-export function dmChannels(rest: REST): (channelId: string) => Promise<string> {
+export function dmChannels(rest: REST, remember = DM_CHANNELS_REMEMBERED): (channelId: string) => Promise<string> {
   const opened = new Map<string, string>();
   return async (channelId) => {
     const userId = dmUserOf(channelId);
@@ -225,6 +228,8 @@ export function dmChannels(rest: REST): (channelId: string) => Promise<string> {
     if (known) return known;
     const channel = (await rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as APIChannel;
     opened.set(userId, channel.id);
+    // Opening again gives the same channel, so forgetting the oldest costs one request at its owner's next post.
+    if (opened.size > remember) opened.delete(opened.keys().next().value ?? userId);
     return channel.id;
   };
 }

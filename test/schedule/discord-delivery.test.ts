@@ -1,6 +1,6 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChannelPoster, postsPerSecondFor } from '../../src/discord/channel-poster.ts';
+import { createChannelPoster, dmChannels, postsPerSecondFor } from '../../src/discord/channel-poster.ts';
 import { entryEmbed } from '../../src/discord/embeds.ts';
 import { deliveryNonce, isDeliveryError } from '../../src/schedule/poster.ts';
 import { DailyScheduler, type SchedulerOptions } from '../../src/schedule/scheduler.ts';
@@ -191,6 +191,24 @@ describe('daily posts through the local Discord-compatible server', () => {
       expect(discord.messagesIn(channel)).toHaveLength(1);
       expect(lines.some((l) => l.msg === "could not look for an earlier attempt's post; posting with the same nonce")).toBe(true);
     });
+  });
+
+  it('remembers a bounded number of DM channels: the oldest is forgotten, and opening it again gives the same channel', async () => {
+    const { discord, guild } = await world();
+    const users = ['700000000000000001', '700000000000000002', '700000000000000003'];
+    for (const [index, id] of users.entries()) discord.addMember(guild.id, { id, username: `member-${index}` });
+    const opens = () => discord.requests.filter((request) => request.route === 'POST /users/@me/channels').length;
+    const channelOf = dmChannels(restFor(discord), 2);
+
+    const first = await channelOf(`dm:${users[0]}`);
+    await channelOf(`dm:${users[1]}`);
+    expect(await channelOf(`dm:${users[0]}`)).toBe(first);
+    expect(opens()).toBe(2);
+    await channelOf(`dm:${users[2]}`);
+    expect(await channelOf(`dm:${users[0]}`)).toBe(first);
+    expect(opens()).toBe(4);
+    expect(await channelOf(guild.channelId('daily'))).toBe(guild.channelId('daily'));
+    expect(opens()).toBe(4);
   });
 
   it('403: missing access or permissions marks the subscription failing with the reason', async () => {
