@@ -142,7 +142,11 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
           throw await postFailure(rest, message.channelId, error);
         }
         const found = batch.find((candidate) => isDailyPostOf(candidate, message, author));
-        if (found) return { messageId: found.id };
+        if (found) {
+          // The attempt that made it may have died before opening its thread or publishing it; done ones are noted only.
+          await postExtras(rest, message, found, options.logger);
+          return { messageId: found.id };
+        }
         if (batch.length < HISTORY_PAGE_SIZE) return null;
         after = batch.reduce((newest, m) => (BigInt(m.id) > BigInt(newest) ? m.id : newest), after);
       }

@@ -131,6 +131,24 @@ describe('daily posts through the local Discord-compatible server', () => {
       expect(lines.some((l) => l.msg === 'an earlier attempt had posted; recorded it instead of posting again')).toBe(true);
     });
 
+    it('a post found after a crash between Discord creating it and publishing it is published then, and not posted again', async () => {
+      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
+      const news = guild.channelId('news');
+      await store.upsert(guild.id, news, 50, () => makeSubscription({ guildId: guild.id, channelId: news, publish: true }));
+      await store.putDelivery({ channelId: news, day: '2026-06-15', state: 'sending', nonce: deliveryNonce(news, '2026-06-15'), attempts: 1, attemptStartedAt: new Date().toISOString(), updatedAt: nine.toISOString() });
+      await restFor(discord).post(`/channels/${news}/messages`, { body: { embeds: [render(entryFor('2026-06-15'))] } });
+      expect((discord.messagesIn(news)[0]?.flags ?? 0) & 1).toBe(0);
+      await pastTheWindow();
+
+      const { scheduler } = schedulerFor(discord, store);
+      expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
+      const posts = discord.messagesIn(news);
+      expect(posts).toHaveLength(1);
+      // Flag 1: crossposted (published).
+      expect((posts[0]?.flags ?? 0) & 1).toBe(1);
+      expect(await store.getDelivery(news, '2026-06-15')).toMatchObject({ state: 'sent', messageId: posts[0]?.id });
+    });
+
     it('a crash before the post reached Discord posts once; the /wotd-like reply already there does not count', async () => {
       const { discord, guild, store } = await world({ nonceWindowMs: 20 });
       const daily = guild.channelId('daily');
