@@ -182,7 +182,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         });
         const lock = await holdWriteLock(storePath);
         locked = true;
-        const channelId = await Promise.race([createdWhileLocked, sleep(5_000).then(() => null)]);
+        let giveUp: NodeJS.Timeout | undefined;
+        const channelId = await Promise.race([createdWhileLocked, new Promise<null>((done) => (giveUp = setTimeout(() => done(null), 5_000)))]);
+        clearTimeout(giveUp);
         discord.onMessageCreated = null;
         if (channelId !== null) {
           const posts = `/channels/${channelId}/messages`;
