@@ -142,7 +142,11 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
           throw await postFailure(rest, message.channelId, error);
         }
         const found = batch.find((candidate) => isDailyPostOf(candidate, message, author));
-        if (found) return { messageId: found.id };
+        if (found) {
+          // The attempt that made it may have died before opening its thread or publishing it; done ones are noted only.
+          await postExtras(rest, message, found, options.logger);
+          return { messageId: found.id };
+        }
         if (batch.length < HISTORY_PAGE_SIZE) return null;
         after = batch.reduce((newest, m) => (BigInt(m.id) > BigInt(newest) ? m.id : newest), after);
       }
@@ -211,12 +215,15 @@ async function postExtras(rest: REST, message: DailyMessage, created: APIMessage
   }
 }
 
+/** DM channels remembered by a poster: members who unsubscribe or come and go must not grow it for good. */
+export const DM_CHANNELS_REMEMBERED = 10_000;
+
 /**
  * The Discord channel of a subscription's channel id: itself, or for a DM subscription (`dm:<user id>`) the bot's DM
  * channel with that user, opened (POST /users/@me/channels) on its first post and remembered. Discord keeps one DM
  * channel per user, so the nonce of a retry lands in the same channel as the first attempt.
  */
-export function dmChannels(rest: REST): (channelId: string) => Promise<string> {
+export function dmChannels(rest: REST, remember = DM_CHANNELS_REMEMBERED): (channelId: string) => Promise<string> {
   const opened = new Map<string, string>();
   return async (channelId) => {
     const userId = dmUserOf(channelId);
@@ -225,6 +232,8 @@ export function dmChannels(rest: REST): (channelId: string) => Promise<string> {
     if (known) return known;
     const channel = (await rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as APIChannel;
     opened.set(userId, channel.id);
+    // Opening again gives the same channel, so forgetting the oldest costs one request at its owner's next post.
+    if (opened.size > remember) opened.delete(opened.keys().next().value ?? userId);
     return channel.id;
   };
 }

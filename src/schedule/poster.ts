@@ -28,7 +28,8 @@ export interface ChannelPoster {
   /**
    * The bot's own post of this message (same day's embed) in its channel, made at or after `since`, or null.
    * Asked before posting again after an attempt whose outcome is unknown: Discord drops a repeated nonce only for a
-   * few minutes, so a retry later than that must see for itself whether the first attempt got through.
+   * few minutes, so a retry later than that must see for itself whether the first attempt got through. A post found
+   * gets the thread and publication its message asks for, if the attempt that made it did not live to add them.
    */
   findEarlierPost(message: DailyMessage, since: Date): Promise<{ messageId: string } | null>;
 }

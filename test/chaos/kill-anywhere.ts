@@ -7,8 +7,10 @@
  * Kills come in three kinds, in turn:
  * - at-post: inside Discord's handling of a post, after the message exists and before the bot hears of it
  *   (between post and record);
- * - after-post: a moment after a post was answered, while the bot is writing its delivery record (inside a store
- *   write, most of the time);
+ * - in-store-write: inside the store write that records a post. The server holds one post back for a moment while
+ *   the harness takes the store's write lock from a connection of its own; the bot's write of that post's `sent`
+ *   record then waits inside SQLite, and the bot is killed there. A record still saying `sending` afterwards shows
+ *   the write was cut off (counted in `storeWritesCut`);
  * - random: wherever the bot happens to be.
  * Every other restart waits out the server's nonce window first, so the nonce cannot be what saves it.
  */
@@ -25,7 +27,9 @@ import { startDiscordServer } from '../support/discord/index.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
 const WORDS = resolve(import.meta.dirname, '../../data/words.sqlite');
-const KINDS = ['at-post', 'after-post', 'random'] as const;
+const KINDS = ['at-post', 'in-store-write', 'random'] as const;
+/** How long the server holds back the post of an in-store-write kill: time enough to take the store's write lock. */
+const HOLD_POST_MS = 400;
 type KillKind = (typeof KINDS)[number];
 
 export interface ChaosOptions {
@@ -45,6 +49,8 @@ export interface ChaosReport {
   restartsAfterWindow: number;
   /** Kills after which the store held a `sending` record for a channel that had its post: the case the nonce cannot cover past its window. */
   leftPostedButUnrecorded: number;
+  /** In-store-write kills whose cut-off write is seen afterwards: the post exists, its record still says `sending`. */
+  storeWritesCut: number;
   missing: number;
   duplicates: number;
   /** Channels whose delivery record does not say `sent` with the id of the message in the channel. */
@@ -149,9 +155,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const posted = () => new Set(postsOfDay().map((m) => m.channelId)).size;
 
     await startBot();
-    const killsByKind: Record<KillKind, number> = { 'at-post': 0, 'after-post': 0, random: 0 };
+    const killsByKind: Record<KillKind, number> = { 'at-post': 0, 'in-store-write': 0, random: 0 };
     let restartsAfterWindow = 0;
     let leftPostedButUnrecorded = 0;
+    let storeWritesCut = 0;
     // Kill points spread over the fan-out, each at a random place in its own stretch of it.
     const stretch = (0.9 * channelIds.length) / options.kills;
     for (let kill = 0; kill < options.kills; kill += 1) {
@@ -162,12 +169,37 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (kind === 'random') {
         await sleep(Math.random() * 200);
         await killNow();
+      } else if (kind === 'in-store-write') {
+        const held = discord.injectFault({ route: 'POST /channels/:id/messages', delayMs: HOLD_POST_MS, times: 1 });
+        await until(() => held.hits > 0, `a post to hold (kill ${kill + 1})`, 60_000);
+        let locked = false;
+        const createdWhileLocked = new Promise<string>((done) => {
+          discord.onMessageCreated = (message) => {
+            if (!locked) return;
+            discord.onMessageCreated = null;
+            done(message.channelId);
+          };
+        });
+        const lock = await holdWriteLock(storePath);
+        locked = true;
+        let giveUp: NodeJS.Timeout | undefined;
+        const channelId = await Promise.race([createdWhileLocked, new Promise<null>((done) => (giveUp = setTimeout(() => done(null), 5_000)))]);
+        clearTimeout(giveUp);
+        discord.onMessageCreated = null;
+        if (channelId !== null) {
+          const posts = `/channels/${channelId}/messages`;
+          await until(() => discord.requests.some((request) => request.method === 'POST' && request.path === posts && request.status === 200), 'the held post answered', 5_000);
+        }
+        // Long enough for the bot to read the answer and start writing its record, which now waits on the lock.
+        await sleep(150);
+        await killNow();
+        await lock.release();
+        if (channelId !== null && (await deliveryState(storePath, channelId, day)) === 'sending') storeWritesCut += 1;
       } else {
         await new Promise<void>((done) => {
           discord.onMessageCreated = () => {
             discord.onMessageCreated = null;
-            if (kind === 'at-post') victim?.kill('SIGKILL');
-            else setTimeout(() => victim?.kill('SIGKILL'), Math.random() * 3);
+            victim?.kill('SIGKILL');
             done();
           };
         });
@@ -221,6 +253,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       killsByKind,
       restartsAfterWindow,
       leftPostedButUnrecorded,
+      storeWritesCut,
       missing,
       duplicates,
       wrongRecords,
@@ -281,6 +314,33 @@ async function subscribeAll(storeUrl: string, channels: Array<{ guildId: string;
   } finally {
     await store.close();
   }
+}
+
+/** The store's write lock (BEGIN IMMEDIATE), held from a connection of this process until released. */
+function holdWriteLock(path: string): Promise<{ release(): Promise<void> }> {
+  return new Promise((done, fail) => {
+    const db = new sqlite3.Database(path, (openError) => {
+      if (openError) return fail(openError);
+      db.configure('busyTimeout', 10_000);
+      db.run('BEGIN IMMEDIATE', (error) => {
+        if (error) {
+          db.close();
+          fail(error);
+          return;
+        }
+        done({ release: () => new Promise<void>((released) => db.run('ROLLBACK', () => db.close(() => released()))) });
+      });
+    });
+  });
+}
+
+/** The state of one channel's delivery record for `day`, or null when there is none. */
+async function deliveryState(storePath: string, channelId: string, day: string): Promise<string | null> {
+  const rows = await sqliteAll(storePath, `SELECT value FROM keyv WHERE key = 'deliveries:${channelId}:${day}'`);
+  const value = rows[0]?.value;
+  if (typeof value !== 'string') return null;
+  const state = /"state":"(\w+)"/.exec(value)?.[1];
+  return state ?? null;
 }
 
 /** Channels whose post exists while the store still says `sending`: what a kill between post and record leaves. */

@@ -24,11 +24,14 @@ const report = await runChaos({
 });
 const kinds = Object.entries(report.killsByKind).map(([kind, count]) => `${kind}=${count}`).join(' ');
 process.stdout.write(
-  `chaos: ${kinds} restarts_after_nonce_window=${report.restartsAfterWindow} posted_but_unrecorded_at_kill=${report.leftPostedButUnrecorded} ` +
+  `chaos: ${kinds} restarts_after_nonce_window=${report.restartsAfterWindow} posted_but_unrecorded_at_kill=${report.leftPostedButUnrecorded} store_writes_cut=${report.storeWritesCut} ` +
     `wrong_records=${report.wrongRecords} subscriptions_lost=${report.subscriptionsLost} integrity=${report.integrity} seconds=${report.seconds.toFixed(0)}` +
     (report.logDir ? ` logs=${report.logDir}` : '') +
     '\n',
 );
 process.stdout.write(`chaos: kills=${report.kills} channels=${report.channels} missing=${report.missing} duplicates=${report.duplicates}\n`);
-const clean = report.missing + report.duplicates + report.wrongRecords + report.subscriptionsLost === 0 && report.integrity === 'ok';
+const clean =
+  report.missing + report.duplicates + report.wrongRecords + report.subscriptionsLost === 0 &&
+  report.integrity === 'ok' &&
+  report.storeWritesCut === report.killsByKind['in-store-write'];
 process.exitCode = clean ? 0 : 1;

@@ -24,7 +24,7 @@ import { canonicalTimeZone } from '../../src/schedule/zoned-time.ts';
 import { startCommandWorld, TODAY, type CommandWorld } from '../commands/world.ts';
 import { tempStore } from '../schedule/helpers.ts';
 import { expectAnswer } from './discord-checks.ts';
-import { nastyText, PROPERTY_TIMEOUT_MS, RUNS, settings, trackUnhandled, withinBound, WORLD_RATE_LIMIT } from './generated.ts';
+import { nastyText, optionCounts, PROPERTY_TIMEOUT_MS, RUNS, RUNS_WITH_OPTIONAL, settings, trackUnhandled, withinBound, WORLD_RATE_LIMIT } from './generated.ts';
 
 /**
  * Generated option values, places and button ids for the commands about a member's own things: /wotd-subscribe-me,
@@ -241,8 +241,10 @@ describe('generated options of the personal commands', () => {
   it('/wotd-subscribe-me time, timezone and style, anywhere', async () => {
     let saved = 0;
     const reasons = /^(Subscribed|Updated|Updated and re-enabled): I'll DM you the word of the day every day at \d\d:\d\d \(|is not a time of day|is not a time zone I know/;
+    const given = optionCounts(['time', 'timezone', 'style']);
     await fc.assert(
       fc.asyncProperty(invokerArb, mostlyGood(goodTimes, timeOption), mostlyGood(goodZones, zoneOption), styleOption, async (invoker, time, timezone, style) => {
+        given.see({ time, timezone, style });
         const before = await snapshot();
         const { answer } = await run(wotdSubscribeMeCommand, invoker, { strings: strings({ time, timezone, style }) });
         const where = `/wotd-subscribe-me ${JSON.stringify({ time, timezone, style }).slice(0, 300)}`;
@@ -261,8 +263,9 @@ describe('generated options of the personal commands', () => {
           expect(after, where).toEqual(before);
         }
       }),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
     // The generators reach the subscription itself, not only the refusals.
     expect(saved).toBeGreaterThan(RUNS / 10);
   }, PROPERTY_TIMEOUT_MS);
@@ -271,8 +274,10 @@ describe('generated options of the personal commands', () => {
     const autocomplete = wotdSubscribeMeCommand.autocomplete;
     if (!autocomplete) throw new Error('/wotd-subscribe-me has no autocomplete');
     const focusedName = fc.oneof({ weight: 4, arbitrary: fc.constant('timezone') }, { weight: 1, arbitrary: fc.constantFrom('time', 'style', '') });
+    const given = optionCounts(['timezone']);
     await fc.assert(
       fc.asyncProperty(invokerArb, focusedName, zoneOption, async (invoker, name, typed) => {
+        given.see({ timezone: typed });
         let answered: AutocompleteChoice[][] = [];
         await withinBound(
           `autocomplete ${JSON.stringify((typed ?? '').slice(0, 100))}`,
@@ -289,8 +294,9 @@ describe('generated options of the personal commands', () => {
           expect(choice.value.length).toBeLessThanOrEqual(100);
         }
       }),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
   }, PROPERTY_TIMEOUT_MS);
 
   it('/wotd-unsubscribe-me, with and without a subscription, anywhere', async () => {
@@ -328,8 +334,10 @@ describe('generated options of the personal commands', () => {
         '^Choose `/wotd-data export` or `/wotd-data forget`',
       ].join('|'),
     );
+    const given = optionCounts(['subcommand', 'server']);
     await fc.assert(
       fc.asyncProperty(invokerArb, subcommand, server, async (invoker, sub, wantsServer) => {
+        given.see({ subcommand: sub, server: wantsServer });
         const before = await snapshot();
         const { answer, recorded } = await run(wotdDataCommand, invoker, { subcommand: sub, booleans: wantsServer === undefined ? {} : { server: wantsServer } });
         const where = `/wotd-data ${JSON.stringify({ invoker, sub, wantsServer })}`;
@@ -370,8 +378,9 @@ describe('generated options of the personal commands', () => {
           for (const button of answer.buttons ?? []) expect(button.customId.length).toBeLessThanOrEqual(100);
         }
       }),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
     expect(serverExports).toBeGreaterThan(RUNS / 50);
   }, PROPERTY_TIMEOUT_MS);
 
@@ -467,11 +476,13 @@ describe('generated options of the personal commands', () => {
       ].join('|'),
     );
     let previews = 0;
+    const given = optionCounts(['channel', 'time', 'timezone', 'role', 'style', 'thread', 'publish']);
     await fc.assert(
       fc.asyncProperty(
         adminArb,
         fc.tuple(channel, mostlyGood(goodTimes, timeOption), mostlyGood(goodZones, zoneOption), role, extras, permissions),
         async (invoker, [chosen, time, timezone, mentioned, { style, thread, publish }, held]) => {
+          given.see({ channel: chosen, time, timezone, role: mentioned, style, thread, publish });
           const before = await snapshot();
           const options: Options = {
             channel: chosen,
@@ -492,8 +503,9 @@ describe('generated options of the personal commands', () => {
           expect(await snapshot(), `${where}: the preview saved something`).toEqual(before);
         },
       ),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
     expect(previews).toBeGreaterThan(RUNS / 20);
   }, PROPERTY_TIMEOUT_MS);
 });

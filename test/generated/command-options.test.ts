@@ -27,8 +27,10 @@ import {
   DATES,
   nastyText,
   NUMBERS,
+  optionCounts,
   PROPERTY_TIMEOUT_MS,
   RUNS,
+  RUNS_WITH_OPTIONAL,
   settings,
   trackUnhandled,
   withinBound,
@@ -192,18 +194,23 @@ const WOTD_REASONS = /is not a date I can read|is not a real calendar day|has no
 
 describe('generated slash-command options', () => {
   it('/wotd date', async () => {
+    const given = optionCounts(['date']);
     await fc.assert(
       fc.asyncProperty(dateOption, async (date) => {
+        given.see({ date });
         const answer = await execute(wotdCommand, { strings: date === undefined ? {} : { date } });
         expectAnswer(answer, `/wotd date:${JSON.stringify(date)}`, date ?? '', new RegExp(`${WOTD_REASONS.source}|${SERVICE_TROUBLE.source}`));
       }),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
   }, PROPERTY_TIMEOUT_MS);
 
   it('/wotd-history date and limit', async () => {
+    const given = optionCounts(['date', 'limit']);
     await fc.assert(
       fc.asyncProperty(dateOption, limitOption, async (date, limit) => {
+        given.see({ date, limit });
         const answer = await execute(wotdHistoryCommand, {
           strings: date === undefined ? {} : { date },
           integers: limit === undefined ? {} : { limit },
@@ -212,8 +219,9 @@ describe('generated slash-command options', () => {
         expectAnswer(answer, `/wotd-history date:${JSON.stringify(date)} limit:${String(limit)}`, `${date ?? ''} ${String(limit)}`, reasons);
         for (const button of answer.buttons ?? []) expect(button.customId.length).toBeLessThanOrEqual(100);
       }),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
   }, PROPERTY_TIMEOUT_MS);
 
   it('/wotd-find word', async () => {
@@ -306,8 +314,10 @@ describe('generated slash-command options', () => {
       { weight: 2, arbitrary: fc.subarray(ALL) },
       { weight: 1, arbitrary: fc.constant(null) },
     );
+    const given = optionCounts(['channel', 'time', 'timezone', 'role', 'style', 'thread', 'publish']);
     await fc.assert(
       fc.asyncProperty(options, permissions, async ([channel, time, timeZone, role, guild, manage, { style, thread, publish }], held) => {
+        given.see({ channel, time, timezone: timeZone, role, style, thread, publish });
         const invocation: Invocation = {
           channel,
           role,
@@ -326,13 +336,16 @@ describe('generated slash-command options', () => {
         const where = `/wotd-subscribe ${JSON.stringify(invocation).slice(0, 400)}`;
         expectAnswer(answer, where, `${time ?? ''} ${timeZone ?? ''} ${channel?.name ?? ''} ${role?.name ?? ''}`, reasons, ownTags);
       }),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
   }, PROPERTY_TIMEOUT_MS);
 
   it('/wotd-subscribe timezone autocomplete', async () => {
+    const given = optionCounts(['timezone']);
     await fc.assert(
       fc.asyncProperty(zoneOption, async (typed) => {
+        given.see({ timezone: typed });
         let answered: AutocompleteChoice[][] = [];
         const autocomplete = wotdSubscribeCommand.autocomplete;
         if (!autocomplete) throw new Error('/wotd-subscribe has no autocomplete');
@@ -353,19 +366,23 @@ describe('generated slash-command options', () => {
           expect(choice.name.length).toBeLessThanOrEqual(100);
         }
       }),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
   }, PROPERTY_TIMEOUT_MS);
 
   it('/wotd-unsubscribe channel', async () => {
+    const given = optionCounts(['channel']);
     await fc.assert(
       fc.asyncProperty(channelOption, fc.constantFrom<string | null>(GUILD, '100000000000000002', null), async (channel, guild) => {
+        given.see({ channel });
         const answer = await execute(wotdUnsubscribeCommand, { channel, guildId: guild });
         const reasons = /^Unsubscribed <#\d+>|has no daily-post subscription|Choose the channel|in a server channel/;
         expectAnswer(answer, `/wotd-unsubscribe ${JSON.stringify(channel)}`, channel?.name ?? '', reasons, channel ? [`<#${channel.id}>`] : []);
       }),
-      settings(SEED, RUNS),
+      settings(SEED, RUNS_WITH_OPTIONAL),
     );
+    given.expectEachAtLeast();
   }, PROPERTY_TIMEOUT_MS);
 
   it('/wotd-subscriptions lists whatever the generated runs subscribed, specifically and within Discord’s limits', async () => {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { expect } from 'vitest';
 
 /**
  * What the generated-input tests share: the run settings, the pieces bad input is made of, and the checks every
@@ -11,6 +12,31 @@ import fc from 'fast-check';
 
 /** At least this many generated values per option, line, argument set, query and setting (the issue's floor). */
 export const RUNS = 1000;
+
+/**
+ * Runs of a property whose options a member may leave out: fc.option leaves one run in six without the option, so
+ * RUNS runs would give each such option only about 830 values. This many give each about 1,125, and the property
+ * checks with `optionCounts` that every option got at least RUNS.
+ */
+export const RUNS_WITH_OPTIONAL = Math.ceil(RUNS * 1.35);
+
+/** Counts, per option, the runs that gave it a value (neither left out nor null). */
+export function optionCounts(names: readonly string[]): { see(options: Record<string, unknown>): void; expectEachAtLeast(floor?: number): void } {
+  const counts = new Map<string, number>(names.map((name) => [name, 0]));
+  return {
+    see(options) {
+      for (const [name, value] of Object.entries(options)) {
+        const count = counts.get(name);
+        if (count === undefined) throw new Error(`option ${name} is not counted`);
+        if (value !== undefined && value !== null) counts.set(name, count + 1);
+      }
+    },
+    expectEachAtLeast(floor = RUNS) {
+      const short = [...counts].filter(([, count]) => count < floor);
+      expect(short, `options given fewer than ${floor} generated values`).toEqual([]);
+    },
+  };
+}
 
 /** The file's own seed, unless FC_SEED asks for another. */
 export function seedOf(seed: number): number {

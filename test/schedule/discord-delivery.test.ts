@@ -1,6 +1,6 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChannelPoster, postsPerSecondFor } from '../../src/discord/channel-poster.ts';
+import { createChannelPoster, dmChannels, postsPerSecondFor } from '../../src/discord/channel-poster.ts';
 import { entryEmbed } from '../../src/discord/embeds.ts';
 import { deliveryNonce, isDeliveryError } from '../../src/schedule/poster.ts';
 import { DailyScheduler, type SchedulerOptions } from '../../src/schedule/scheduler.ts';
@@ -131,6 +131,24 @@ describe('daily posts through the local Discord-compatible server', () => {
       expect(lines.some((l) => l.msg === 'an earlier attempt had posted; recorded it instead of posting again')).toBe(true);
     });
 
+    it('a post found after a crash between Discord creating it and publishing it is published then, and not posted again', async () => {
+      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
+      const news = guild.channelId('news');
+      await store.upsert(guild.id, news, 50, () => makeSubscription({ guildId: guild.id, channelId: news, publish: true }));
+      await store.putDelivery({ channelId: news, day: '2026-06-15', state: 'sending', nonce: deliveryNonce(news, '2026-06-15'), attempts: 1, attemptStartedAt: new Date().toISOString(), updatedAt: nine.toISOString() });
+      await restFor(discord).post(`/channels/${news}/messages`, { body: { embeds: [render(entryFor('2026-06-15'))] } });
+      expect((discord.messagesIn(news)[0]?.flags ?? 0) & 1).toBe(0);
+      await pastTheWindow();
+
+      const { scheduler } = schedulerFor(discord, store);
+      expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
+      const posts = discord.messagesIn(news);
+      expect(posts).toHaveLength(1);
+      // Flag 1: crossposted (published).
+      expect((posts[0]?.flags ?? 0) & 1).toBe(1);
+      expect(await store.getDelivery(news, '2026-06-15')).toMatchObject({ state: 'sent', messageId: posts[0]?.id });
+    });
+
     it('a crash before the post reached Discord posts once; the /wotd-like reply already there does not count', async () => {
       const { discord, guild, store } = await world({ nonceWindowMs: 20 });
       const daily = guild.channelId('daily');
@@ -191,6 +209,24 @@ describe('daily posts through the local Discord-compatible server', () => {
       expect(discord.messagesIn(channel)).toHaveLength(1);
       expect(lines.some((l) => l.msg === "could not look for an earlier attempt's post; posting with the same nonce")).toBe(true);
     });
+  });
+
+  it('remembers a bounded number of DM channels: the oldest is forgotten, and opening it again gives the same channel', async () => {
+    const { discord, guild } = await world();
+    const users = ['700000000000000001', '700000000000000002', '700000000000000003'];
+    for (const [index, id] of users.entries()) discord.addMember(guild.id, { id, username: `member-${index}` });
+    const opens = () => discord.requests.filter((request) => request.route === 'POST /users/@me/channels').length;
+    const channelOf = dmChannels(restFor(discord), 2);
+
+    const first = await channelOf(`dm:${users[0]}`);
+    await channelOf(`dm:${users[1]}`);
+    expect(await channelOf(`dm:${users[0]}`)).toBe(first);
+    expect(opens()).toBe(2);
+    await channelOf(`dm:${users[2]}`);
+    expect(await channelOf(`dm:${users[0]}`)).toBe(first);
+    expect(opens()).toBe(4);
+    expect(await channelOf(guild.channelId('daily'))).toBe(guild.channelId('daily'));
+    expect(opens()).toBe(4);
   });
 
   it('403: missing access or permissions marks the subscription failing with the reason', async () => {
