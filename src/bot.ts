@@ -18,6 +18,7 @@ import { postsPerSecondFor } from './discord/channel-poster.ts';
 import { parseArgs } from 'node:util';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
 
 const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
 
@@ -81,6 +82,7 @@ export async function runBot(args: string[]): Promise<number> {
 }
 
 async function runDiscord(config: Config, token: string, shards: ShardPlan): Promise<number> {
+  limitHeapGrowth();
   const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token] });
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
