@@ -1,17 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { commands } from '../../commands/index.ts';
-import { startDiscordBot } from '../../src/discord/bot.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import { entryEmbed } from '../../src/discord/embeds.ts';
-import { discordMetricsView } from '../../src/discord/metrics-view.ts';
 import { openMetricsEndpoint } from '../../src/metrics/endpoint.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import { quiet } from '../discord/bot-world.ts';
 import { capturingLogger, SITE_URL, startWotdWorld } from '../discord/world.ts';
 import { tempStore } from '../schedule/helpers.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
+import { startMeteredBot } from './metered-bot.ts';
 import { Scrape } from './prom-text.ts';
 
 /**
@@ -56,17 +52,8 @@ describe('metrics of what went wrong, over HTTP', () => {
     metrics.watchAdapter(wotd.adapter);
     metrics.watchStore(daily.store);
 
-    const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
-    expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
-    const bot = await startDiscordBot({
-      config: { ...env, DISCORD_APPLICATION_ID: undefined },
-      commands,
-      services: { lookup: wotd.adapter, siteUrl: SITE_URL, logger, subscriptions: daily.subscriptions },
-      logger,
-      onInteractionDone: metrics.interactionDone,
-    });
+    const bot = await startMeteredBot({ discord, wotd, daily, metrics, logger });
     cleanups.push(() => bot.stop());
-    metrics.watchDiscord(discordMetricsView(bot.client));
 
     // Absent until the first heartbeat is acknowledged, then the round trip in seconds.
     const latency = await vi.waitFor(
