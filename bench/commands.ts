@@ -25,9 +25,10 @@
  * bot's thread writes a V8 CPU profile of each of its runs there, warm-up included, e.g. ours-round1.cpuprofile;
  * `npx tsx bench/cpuprofile-top.ts FILE` lists where the time went).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Events, type APIEmbed, type Client, type Interaction } from 'discord.js';
@@ -51,6 +52,13 @@ const DEFERRED_UPDATE = 6;
 
 type BotKind = 'ours' | 'baseline';
 
+/** Garbage collections on the bot's thread while connected: how many, their total and their longest pause. */
+interface GcTally {
+  count: number;
+  totalMs: number;
+  maxMs: number;
+}
+
 interface BotData {
   apiUrl: string;
   token: string;
@@ -62,7 +70,7 @@ type FromBot =
   | { kind: 'ready' }
   | { kind: 'connected' }
   /** Our bot's own time per interaction (receipt to first callback accepted), by interaction id. */
-  | { kind: 'disconnected'; internal: Array<[string, number]>; busyMs: number }
+  | { kind: 'disconnected'; internal: Array<[string, number]>; busyMs: number; cpuMs: number; runQueueMs: number; gc: GcTally }
   | { kind: 'closed'; upstreamRequests: number };
 
 function positiveSetting(name: string, fallback: number): number {
@@ -76,6 +84,19 @@ function positiveSetting(name: string, fallback: number): number {
 const entries = sampleEntries().filter((entry) => entry.date.startsWith('2025-'));
 const dates = entries.map((entry) => entry.date);
 const words = [...new Set(entries.map((entry) => entry.word))];
+
+/**
+ * This thread's CPU time and its time spent runnable but waiting for a core, in ms, from Linux's schedstat (NaN
+ * elsewhere). Unlike event-loop busy time, CPU time does not grow when the machine's other work takes the core away.
+ */
+function threadSchedstat(): { cpuMs: number; runQueueMs: number } {
+  try {
+    const [run, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').trim().split(/\s+/).map(Number);
+    return { cpuMs: (run ?? Number.NaN) / 1e6, runQueueMs: (wait ?? Number.NaN) / 1e6 };
+  } catch {
+    return { cpuMs: Number.NaN, runQueueMs: Number.NaN };
+  }
+}
 
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -157,6 +178,15 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
   let internal: Array<[string, number]> = [];
   let connected: { stop(): Promise<void> } | null = null;
   let loopAtConnect = performance.eventLoopUtilization();
+  let schedAtConnect = threadSchedstat();
+  let gc: GcTally = { count: 0, totalMs: 0, maxMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count += 1;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
   const profiler = threadProfiler();
   const send = (message: FromBot) => port.postMessage(message);
 
@@ -177,14 +207,19 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
         } else connected = await connectBaseline(data);
         await profiler.start(message.profileAs);
         loopAtConnect = performance.eventLoopUtilization();
+        schedAtConnect = threadSchedstat();
+        gc = { count: 0, totalMs: 0, maxMs: 0 };
         send({ kind: 'connected' });
       } else if (message.cmd === 'disconnect') {
         // The thread's event loop was busy this long (not waiting for I/O) while connected: its cost, less queueing.
         const busyMs = performance.eventLoopUtilization(loopAtConnect).active;
+        const sched = threadSchedstat();
+        const cpuMs = sched.cpuMs - schedAtConnect.cpuMs;
+        const runQueueMs = sched.runQueueMs - schedAtConnect.runQueueMs;
         await profiler.stop();
         await connected?.stop();
         connected = null;
-        send({ kind: 'disconnected', internal, busyMs });
+        send({ kind: 'disconnected', internal, busyMs, cpuMs, runQueueMs, gc });
         internal = [];
       } else {
         const upstreamRequests = (wotd?.proxy.requests ?? 0) - warmRequests;
@@ -248,6 +283,9 @@ interface RunResult {
   levels: Map<number, { load: LoadResult; internal: number[] }>;
   /** Event-loop busy time of the bot's thread per interaction, warm-up included. */
   busyMsPerInteraction: number;
+  /** CPU time of the bot's thread per interaction, and its time waiting for a core per interaction. */
+  cpuMsPerInteraction: number;
+  runQueueMsPerInteraction: number;
 }
 
 /** Builds the interaction mix and drives it at a given concurrency. */
@@ -343,8 +381,11 @@ async function main(): Promise<void> {
         await load(WARM_UP, WARM_UP_CONCURRENCY);
         const loads = new Map<number, LoadResult>();
         for (const concurrency of LEVELS) loads.set(concurrency, await load(INTERACTIONS, concurrency));
-        const { internal, busyMs } = await bot.ask({ cmd: 'disconnect' }, 'disconnected');
-        const busyMsPerInteraction = busyMs / (WARM_UP + LEVELS.length * INTERACTIONS);
+        const { internal, busyMs, cpuMs, runQueueMs, gc } = await bot.ask({ cmd: 'disconnect' }, 'disconnected');
+        const sent = WARM_UP + LEVELS.length * INTERACTIONS;
+        const busyMsPerInteraction = busyMs / sent;
+        const cpuMsPerInteraction = cpuMs / sent;
+        const runQueueMsPerInteraction = runQueueMs / sent;
         const byId = new Map(internal);
         const levels = new Map<number, { load: LoadResult; internal: number[] }>();
         for (const [concurrency, result] of loads) {
@@ -354,7 +395,7 @@ async function main(): Promise<void> {
           });
           levels.set(concurrency, { load: result, internal: own.sort((a, b) => a - b) });
         }
-        runs.push({ bot: bot.kind, round, levels, busyMsPerInteraction });
+        runs.push({ bot: bot.kind, round, levels, busyMsPerInteraction, cpuMsPerInteraction, runQueueMsPerInteraction });
         log(
           `round ${round + 1} ${bot.kind.padEnd(8)} ` +
             LEVELS.map((concurrency) => {
@@ -362,7 +403,9 @@ async function main(): Promise<void> {
               if (!l) return '';
               return `c${concurrency}: p50 ${quantile(l.latencies, 0.5)} ms p99 ${quantile(l.latencies, 0.99)} ms ` +
                 `${Math.round((INTERACTIONS / l.elapsedMs) * 1000)}/s late ${l.late} deferred ${l.deferred} requests/interaction ${l.requestsPerInteraction.toFixed(2)}`;
-            }).join(' | ') + ` | busy ${busyMsPerInteraction.toFixed(2)} ms/interaction`,
+            }).join(' | ') +
+            ` | busy ${busyMsPerInteraction.toFixed(2)} cpu ${cpuMsPerInteraction.toFixed(3)} run-queue ${runQueueMsPerInteraction.toFixed(3)} ms/interaction` +
+            ` | gc ${gc.count} pauses ${gc.totalMs.toFixed(0)} ms max ${gc.maxMs.toFixed(1)} ms`,
         );
       }
     }
@@ -390,16 +433,20 @@ async function main(): Promise<void> {
       fields.push(`${c}_p50_ms=${p50}`, `${c}_p99_ms=${p99}`, `${c}_baseline_p50_ms=${baseP50}`, `${c}_baseline_p99_ms=${baseP99}`, `${c}_overhead_ratio=${ratio.toFixed(2)}`);
       internalFields.push(`${c}_internal_p50_ms=${ownP50.toFixed(1)}`, `${c}_internal_p99_ms=${ownP99.toFixed(1)}`);
     }
-    const busyOf = (bot: BotKind) => median(runs.filter((r) => r.bot === bot).map((r) => r.busyMsPerInteraction));
-    const [busy, baseBusy] = [busyOf('ours'), busyOf('baseline')];
+    const medianOf = (bot: BotKind, of: (run: RunResult) => number) => median(runs.filter((r) => r.bot === bot).map(of));
+    const [busy, baseBusy] = [medianOf('ours', (r) => r.busyMsPerInteraction), medianOf('baseline', (r) => r.busyMsPerInteraction)];
+    const [cpu, baseCpu] = [medianOf('ours', (r) => r.cpuMsPerInteraction), medianOf('baseline', (r) => r.cpuMsPerInteraction)];
     fields.push(
       ...internalFields,
       `busy_ms_per_interaction=${busy.toFixed(2)}`,
       `baseline_busy_ms_per_interaction=${baseBusy.toFixed(2)}`,
+      `cpu_ms_per_interaction=${cpu.toFixed(3)}`,
+      `baseline_cpu_ms_per_interaction=${baseCpu.toFixed(3)}`,
       `late=${lateOf('ours')}`,
       `baseline_late=${lateOf('baseline')}`,
     );
     summary.push(`event-loop busy time per interaction: ours ${busy.toFixed(2)} ms, baseline ${baseBusy.toFixed(2)} ms (ratio ${(busy / baseBusy).toFixed(2)})`);
+    summary.push(`bot thread's CPU time per interaction: ours ${cpu.toFixed(3)} ms, baseline ${baseCpu.toFixed(3)} ms (ratio ${(cpu / baseCpu).toFixed(2)})`);
     log(`medians over ${ROUNDS} round(s) of ${INTERACTIONS} interactions at each concurrency (server-measured INTERACTION_CREATE → callback):`);
     for (const line of summary) log(`  ${line}`);
     log(`not acknowledged within ${DEADLINE_MS} ms: ours ${lateOf('ours')} (target 0), baseline ${lateOf('baseline')}`);

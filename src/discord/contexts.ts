@@ -22,6 +22,7 @@ import type {
   AutocompleteContext,
   ButtonContext,
   ButtonSpec,
+  ChannelPermission,
   ChannelRef,
   CommandContext,
   CommandOptions,
@@ -29,9 +30,31 @@ import type {
   Invoker,
   OutgoingFile,
   OutgoingMessage,
+  Respondable,
 } from '../interactions.ts';
 import { botPermissionsIn } from './bot-permissions.ts';
 import { clip } from './embeds.ts';
+
+/**
+ * Told of everything a context sends, whichever method sends it, without the handler knowing (the router's
+ * InteractionWatch). Given to the context when it is made: wrapping a made context's methods in place, as this once
+ * did, kept each interaction's objects alive through young-generation collections (bench:commands' GC pauses).
+ */
+export interface SendingHooks {
+  /** Something is about to be handed to discord.js: `message` is what the handler asked to send, if anything. */
+  sending(message?: object): void;
+  /** discord.js accepted it. */
+  responded(): void;
+}
+
+/** Runs `send`, telling `hooks` (if any) before and after. */
+async function watched<T>(hooks: SendingHooks | undefined, message: object | undefined, send: () => Promise<T>): Promise<T> {
+  if (!hooks) return send();
+  hooks.sending(message);
+  const result = await send();
+  hooks.responded();
+  return result;
+}
 
 /** What the router needs beyond the commands' view, to report a failure without destroying a good answer. */
 export interface TrackedResponses {
@@ -236,77 +259,134 @@ class Responder {
   }
 }
 
+/*
+ * The options and contexts below are made once per interaction, so their functions are methods, not arrow-function
+ * properties: run through tsx (as `npm start` runs the bot), esbuild's keepNames names every arrow function stored
+ * under a property at run time (Object.defineProperty), about half a microsecond each.
+ */
 function commandOptions(interaction: ChatInputCommandInteraction): CommandOptions {
   const options = interaction.options;
   return {
-    getString: (name) => options.getString(name),
-    getInteger: (name) => options.getInteger(name),
-    getBoolean: (name) => options.getBoolean(name),
-    getSubcommand: () => options.getSubcommand(false),
-    getChannel: (name) => {
+    getString(name) {
+      return options.getString(name);
+    },
+    getInteger(name) {
+      return options.getInteger(name);
+    },
+    getBoolean(name) {
+      return options.getBoolean(name);
+    },
+    getSubcommand() {
+      return options.getSubcommand(false);
+    },
+    getChannel(name) {
       const channel = options.getChannel(name);
       if (!channel) return null;
       return { id: channel.id, name: channel.name ?? channel.id, kind: channelKind(channel.type) };
     },
-    getRole: (name) => {
+    getRole(name) {
       const role = options.getRole(name);
       return role ? { id: role.id, name: role.name } : null;
     },
   };
 }
 
-/** What command and button contexts share: who asked, and answers tracked by the responder (read live). */
-function respondableBase(interaction: RepliableInteraction, responder: Responder) {
-  return {
-    invoker: invokerOf(interaction),
-    get acknowledged() {
-      return responder.acknowledged;
-    },
-    get answered() {
-      return responder.answered;
-    },
-    followUp: (message: OutgoingMessage) => responder.followUp(message),
-    respond: (message: OutgoingMessage) => responder.respond(message),
-  };
+/**
+ * What command and button contexts share: who asked, and answers tracked by the responder (read live). Classes, not
+ * object literals: a literal's getter is a new closure per interaction, kept in a map of its own in the old
+ * generation, and that kept every interaction's objects alive through young-generation collections (bench:commands).
+ */
+abstract class RespondableContext implements Respondable, TrackedResponses {
+  readonly invoker: Invoker;
+
+  constructor(
+    interaction: RepliableInteraction,
+    protected readonly responder: Responder,
+    protected readonly hooks: SendingHooks | undefined,
+  ) {
+    this.invoker = invokerOf(interaction);
+  }
+
+  get acknowledged(): boolean {
+    return this.responder.acknowledged;
+  }
+
+  get answered(): boolean {
+    return this.responder.answered;
+  }
+
+  followUp(message: OutgoingMessage): Promise<void> {
+    return watched(this.hooks, message, () => this.responder.followUp(message));
+  }
+
+  respond(message: OutgoingMessage): Promise<void> {
+    return watched(this.hooks, message, () => this.responder.respond(message));
+  }
+
+  abstract defer(options?: { ephemeral?: boolean }): Promise<void>;
 }
 
-export function createCommandContext(interaction: ChatInputCommandInteraction): CommandContext & TrackedResponses {
-  const responder = new Responder(interaction);
-  // Object.assign onto the base keeps its getters live (a spread would copy their current values).
-  return Object.assign(respondableBase(interaction, responder), {
-    commandName: interaction.commandName,
-    options: commandOptions(interaction),
-    botPermissionsIn: (channelId: string) => botPermissionsIn(interaction.guild, channelId),
-    async defer(options?: { ephemeral?: boolean }) {
-      if (responder.acknowledged) return;
-      await responder.deferReply(options?.ephemeral ?? false);
-    },
-  });
+class DiscordCommandContext extends RespondableContext implements CommandContext {
+  readonly commandName: string;
+  readonly options: CommandOptions;
+
+  constructor(
+    private readonly interaction: ChatInputCommandInteraction,
+    hooks: SendingHooks | undefined,
+  ) {
+    super(interaction, new Responder(interaction), hooks);
+    this.commandName = interaction.commandName;
+    this.options = commandOptions(interaction);
+  }
+
+  botPermissionsIn(channelId: string): Promise<ReadonlySet<ChannelPermission>> {
+    return botPermissionsIn(this.interaction.guild, channelId);
+  }
+
+  defer(options?: { ephemeral?: boolean }): Promise<void> {
+    return watched(this.hooks, options, async () => {
+      if (this.responder.acknowledged) return;
+      await this.responder.deferReply(options?.ephemeral ?? false);
+    });
+  }
 }
 
-export function createButtonContext(interaction: ButtonInteraction): ButtonContext & TrackedResponses {
-  const responder = new Responder(interaction);
-  return Object.assign(respondableBase(interaction, responder), {
-    customId: interaction.customId,
-    /** Public: a deferred update of the button's message (the usual case); ephemeral: a private "thinking" reply. */
-    async defer(options?: { ephemeral?: boolean }) {
+class DiscordButtonContext extends RespondableContext implements ButtonContext {
+  readonly customId: string;
+
+  constructor(
+    private readonly interaction: ButtonInteraction,
+    hooks: SendingHooks | undefined,
+  ) {
+    super(interaction, new Responder(interaction), hooks);
+    this.customId = interaction.customId;
+  }
+
+  /** Public: a deferred update of the button's message (the usual case); ephemeral: a private "thinking" reply. */
+  defer(options?: { ephemeral?: boolean }): Promise<void> {
+    return watched(this.hooks, options, async () => {
+      const responder = this.responder;
       if (responder.acknowledged) return;
       if (options?.ephemeral) {
         await responder.deferReply(true);
         return;
       }
-      await interaction.deferUpdate();
+      await this.interaction.deferUpdate();
       responder.ack = { kind: 'component' };
-    },
-    async update(message: OutgoingMessage) {
+    });
+  }
+
+  update(message: OutgoingMessage): Promise<void> {
+    return watched(this.hooks, message, async () => {
+      const responder = this.responder;
       switch (responder.ack.kind) {
         case 'none':
-              await interaction.update(replacementPayload(message));
+          await this.interaction.update(replacementPayload(message));
           responder.ack = { kind: 'component' };
           responder.answered = true;
           return;
         case 'component':
-          await interaction.editReply(replacementPayload(message));
+          await this.interaction.editReply(replacementPayload(message));
           responder.answered = true;
           return;
         // After a private deferral the button's message is out of reach; the answer goes where the member looks.
@@ -315,29 +395,37 @@ export function createButtonContext(interaction: ButtonInteraction): ButtonConte
           await responder.respond(message);
           return;
       }
-    },
-  });
+    });
+  }
 }
 
-export function createAutocompleteContext(
-  interaction: AutocompleteInteraction,
-): AutocompleteContext {
+export function createCommandContext(interaction: ChatInputCommandInteraction, hooks?: SendingHooks): CommandContext & TrackedResponses {
+  return new DiscordCommandContext(interaction, hooks);
+}
+
+export function createButtonContext(interaction: ButtonInteraction, hooks?: SendingHooks): ButtonContext & TrackedResponses {
+  return new DiscordButtonContext(interaction, hooks);
+}
+
+export function createAutocompleteContext(interaction: AutocompleteInteraction, hooks?: SendingHooks): AutocompleteContext {
   const focused = interaction.options.getFocused(true);
   let responded = false;
   return {
     commandName: interaction.commandName,
     invoker: invokerOf(interaction),
     focused: { name: focused.name, value: String(focused.value) },
-    async respond(choices: AutocompleteChoice[]) {
-      if (responded || interaction.responded) return;
-      responded = true;
-      await interaction.respond(
-        choices
-          // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.
-          .filter((choice) => choice.name.length > 0 && choice.value.length > 0 && choice.value.length <= CHOICE_TEXT_LIMIT)
-          .slice(0, MAX_CHOICES)
-          .map((choice) => ({ name: clip(choice.name, CHOICE_TEXT_LIMIT), value: choice.value })),
-      );
+    respond(choices: AutocompleteChoice[]) {
+      return watched(hooks, undefined, async () => {
+        if (responded || interaction.responded) return;
+        responded = true;
+        await interaction.respond(
+          choices
+            // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.
+            .filter((choice) => choice.name.length > 0 && choice.value.length > 0 && choice.value.length <= CHOICE_TEXT_LIMIT)
+            .slice(0, MAX_CHOICES)
+            .map((choice) => ({ name: clip(choice.name, CHOICE_TEXT_LIMIT), value: choice.value })),
+        );
+      });
     },
   };
 }

@@ -1,13 +1,12 @@
 import { outcomeOf, worseOutcome, type InteractionDone, type InteractionKind, type InteractionOutcome } from '../interaction-outcome.ts';
-
-/** The methods through which a context sends something to Discord. */
-const SENDING_METHODS = ['defer', 'respond', 'update', 'followUp'] as const;
+import type { SendingHooks } from './contexts.ts';
 
 /**
  * What happened to one interaction, for the router's observer: when its first acknowledgement was accepted, and
- * the worst outcome among the messages sent (see markOutcome) or recorded by the router.
+ * the worst outcome among the messages sent (see markOutcome) or recorded by the router. The router hands it to the
+ * interaction's context as its SendingHooks, so whatever a handler sends is seen here without the handler knowing.
  */
-export class InteractionWatch {
+export class InteractionWatch implements SendingHooks {
   kind: InteractionKind = 'command';
   name = 'unknown';
   private outcome: InteractionOutcome = 'ok';
@@ -19,8 +18,10 @@ export class InteractionWatch {
     private readonly receivedAt: number,
   ) {}
 
-  /** Something is about to be handed to discord.js to send. */
-  sending(): void {
+  /** Something is about to be handed to discord.js to send: `message`, if given, may carry an outcome. */
+  sending(message?: object): void {
+    const marked = message === undefined ? undefined : outcomeOf(message);
+    if (marked) this.record(marked);
     this.firstSentAt ??= performance.now();
   }
 
@@ -32,28 +33,6 @@ export class InteractionWatch {
   /** Something was just accepted by Discord. */
   responded(): void {
     this.firstResponseAt ??= performance.now();
-  }
-
-  /**
-   * Wraps the context's sending methods in place (contexts are plain objects), so whatever a handler sends is seen
-   * here without the handler knowing.
-   */
-  observe<T extends object>(context: T): T {
-    const methods = context as Record<string, unknown>;
-    for (const name of SENDING_METHODS) {
-      const send = methods[name];
-      if (typeof send !== 'function') continue;
-      methods[name] = async (...args: unknown[]): Promise<unknown> => {
-        const message = args[0];
-        const marked = typeof message === 'object' && message !== null ? outcomeOf(message) : undefined;
-        if (marked) this.record(marked);
-        this.sending();
-        const result: unknown = await (send as (...a: unknown[]) => Promise<unknown>).apply(context, args);
-        this.responded();
-        return result;
-      };
-    }
-    return context;
   }
 
   done(): InteractionDone {

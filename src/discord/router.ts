@@ -67,7 +67,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
 
   async function handleCommand(interaction: ChatInputCommandInteraction, watch?: InteractionWatch): Promise<void> {
     const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId });
-    const context = watch ? watch.observe(createCommandContext(interaction)) : createCommandContext(interaction);
+    const context = createCommandContext(interaction, watch);
     const command = byName.get(interaction.commandName);
     if (watch && command) watch.name = command.data.name;
     if (!command) {
@@ -113,7 +113,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
   async function handleButton(interaction: ButtonInteraction, watch?: InteractionWatch): Promise<void> {
     const prefix = buttonPrefix(interaction.customId);
     const log = lazyChild(logger, { interactionId: interaction.id, button: prefix, guildId: interaction.guildId });
-    const context = watch ? watch.observe(createButtonContext(interaction)) : createButtonContext(interaction);
+    const context = createButtonContext(interaction, watch);
     const command = byPrefix.get(prefix);
     if (watch) watch.kind = 'button';
     if (watch && command?.button) watch.name = command.button.prefix;
@@ -146,7 +146,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     if (watch) watch.kind = 'autocomplete';
     if (watch && command?.autocomplete) watch.name = command.data.name;
     try {
-      const context = watch ? watch.observe(createAutocompleteContext(interaction)) : createAutocompleteContext(interaction);
+      const context = createAutocompleteContext(interaction, watch);
       if (command?.autocomplete) await command.autocomplete(context, services);
       else log().warn('autocomplete for a command without it');
     } catch (error) {
