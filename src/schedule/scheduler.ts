@@ -13,6 +13,12 @@ import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 import { postStyleOf, type PostStyle, type Subscription } from './subscription.ts';
 
+/** A subscription whose post is due this tick, as much of it as its job needs. */
+interface DueChannel extends Pick<Subscription, 'channelId' | 'enabledAt'> {
+  style: PostStyle;
+  slot: Slot;
+}
+
 export interface SchedulerOptions {
   store: SubscriptionStore;
   lookup: Pick<WotdLookup, 'getEntry'>;
@@ -157,39 +163,41 @@ export class DailyScheduler {
   }
 
   /**
-   * The posts owed now, grouped by service day. A job keeps only the channel id and enabledAt of its subscription
-   * (delivery reads the subscription again before posting), so a fan-out to 100,000 channels does not hold 100,000
-   * parsed subscriptions for as long as it runs.
+   * The posts owed now. Subscriptions are read a page at a time and each due one is kept only as what its job needs
+   * (channel id, enabledAt, style, slot); delivery reads the subscription again before posting. So a tick over
+   * 100,000 subscriptions never holds them all parsed at once, nor for as long as its fan-out runs.
    */
   private async owedJobs(now: Date): Promise<{ jobs: DeliveryJob[]; waitingForEntry: number }> {
     const { store } = this.options;
     // Many subscriptions share a zone and a time; work each pair's slot out once per tick.
     const slots = new Map<string, Slot>();
-    const byDay = new Map<IsoDate, Array<{ subscription: Subscription; slot: Slot }>>();
-    for (const subscription of await store.listAll()) {
-      if (subscription.status.state === 'disabled') continue;
-      const key = `${subscription.timeZone}|${subscription.time}`;
-      let slot = slots.get(key);
-      if (!slot) {
-        slot = currentSlot(subscription, now);
-        slots.set(key, slot);
+    const byDay = new Map<IsoDate, DueChannel[]>();
+    for await (const page of store.pages()) {
+      for (const subscription of page) {
+        if (subscription.status.state === 'disabled') continue;
+        const key = `${subscription.timeZone}|${subscription.time}`;
+        let slot = slots.get(key);
+        if (!slot) {
+          slot = currentSlot(subscription, now);
+          slots.set(key, slot);
+        }
+        if (slot.postAt.getTime() > now.getTime()) continue;
+        const group = byDay.get(slot.serviceDay) ?? [];
+        group.push({ channelId: subscription.channelId, enabledAt: subscription.enabledAt, style: postStyleOf(subscription), slot });
+        byDay.set(slot.serviceDay, group);
       }
-      if (slot.postAt.getTime() > now.getTime()) continue;
-      const group = byDay.get(slot.serviceDay) ?? [];
-      group.push({ subscription, slot });
-      byDay.set(slot.serviceDay, group);
     }
 
     const jobs: DeliveryJob[] = [];
     let waitingForEntry = 0;
     for (const [day, group] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
       const records = await store.getDeliveries(
-        group.map(({ subscription }) => subscription.channelId),
+        group.map(({ channelId }) => channelId),
         day,
       );
-      const owed = group.flatMap((candidate, i) => {
+      const owed = group.flatMap((due, i) => {
         const record = records[i] ?? null;
-        return owesPost(candidate.subscription, record, now) ? [{ ...candidate, record }] : [];
+        return owesPost(due, record, now) ? [{ ...due, record }] : [];
       });
       if (owed.length === 0) continue;
       const entry = await this.entryFor(day, now);
@@ -199,14 +207,13 @@ export class DailyScheduler {
       }
       // Each style's embed is rendered once per day, however many channels use it.
       const embeds = new Map<PostStyle, APIEmbed>();
-      for (const { subscription, slot, record } of owed) {
-        const style = postStyleOf(subscription);
+      for (const { channelId, enabledAt, style, slot, record } of owed) {
         let embed = embeds.get(style);
         if (!embed) {
           embed = this.options.render(entry, style);
           embeds.set(style, embed);
         }
-        jobs.push({ subscription: { channelId: subscription.channelId, enabledAt: subscription.enabledAt }, slot, embed, record });
+        jobs.push({ subscription: { channelId, enabledAt }, slot, embed, record });
       }
     }
     return { jobs, waitingForEntry };

@@ -126,6 +126,15 @@ export class SubscriptionStore {
     return this.readMany(await this.indexedChannelIds());
   }
 
+  /** Every subscription, a few hundred at a time: for a pass over all of them that keeps little of each. */
+  async *pages(): AsyncGenerator<Subscription[]> {
+    const ids = await this.indexedChannelIds();
+    for (let start = 0; start < ids.length; start += READ_BATCH) {
+      const page = await this.readMany(ids.slice(start, start + READ_BATCH));
+      if (page.length > 0) yield page;
+    }
+  }
+
   /** Every channel id in the index: each subscription's, damaged ones included. */
   async indexedChannelIds(): Promise<string[]> {
     const shards = await this.subscriptions.getMany(Array.from({ length: INDEX_SHARDS }, (_, n) => `index:${n}`));

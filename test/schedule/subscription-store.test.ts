@@ -90,6 +90,17 @@ describe('SubscriptionStore on a SQLite file', () => {
     expect(await store.listAll()).toHaveLength(299);
   });
 
+  it('pages through every subscription, a few hundred at a time, as listAll lists them', async () => {
+    const store = await open(fresh());
+    await store.putMany(Array.from({ length: 1_200 }, (_, i) => makeSubscription({ guildId: `g${i % 4}`, channelId: `c${i}` })));
+    const pages: string[][] = [];
+    for await (const page of store.pages()) pages.push(page.map((s) => s.channelId));
+    expect(pages.length).toBeGreaterThan(1);
+    for (const page of pages) expect(page.length).toBeLessThanOrEqual(500);
+    expect(pages.flat().sort()).toEqual((await store.listAll()).map((s) => s.channelId).sort());
+    expect(new Set(pages.flat()).size).toBe(1_200);
+  });
+
   it('removes a subscription from every index, and disables a whole server at once', async () => {
     const store = await open(fresh());
     await store.upsert('g1', 'c1', 5, () => makeSubscription());
