@@ -37,8 +37,12 @@ import { startDiscordBot, type DiscordBot } from '../src/discord/bot.ts';
 import { createDiscordClient } from '../src/discord/client.ts';
 import { runDeployCommands } from '../src/discord/deploy-commands.ts';
 import { createLogger } from '../src/logger.ts';
+import { hideChannelCacheWarning } from '../src/process-warnings.ts';
 import { startDiscordServer, type DiscordServer, type InteractionHandle } from '../test/support/discord/index.ts';
 import { sampleEntries, SITE_URL, startWotdWorld, TODAY } from '../test/discord/world.ts';
+
+// Each bot thread makes its client here, as bin/wotd-bot.js's process would.
+hideChannelCacheWarning();
 
 const ROUNDS = positiveSetting('COMMANDS_ROUNDS', 3);
 const INTERACTIONS = positiveSetting('COMMANDS_INTERACTIONS', 2_000);
