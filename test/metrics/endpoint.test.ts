@@ -1,27 +1,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
 import { openMetricsEndpoint } from '../../src/metrics/endpoint.ts';
 import type { HealthReport } from '../../src/metrics/health.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
-import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import { capturingLogger, SITE_URL, startWotdWorld } from '../discord/world.ts';
-import { tempStore } from '../schedule/helpers.ts';
+import { capturingLogger } from '../discord/world.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
-import { startMeteredBot } from './metered-bot.ts';
-import { Scrape } from './prom-text.ts';
+import { meteredScheduler, openMeteredServices, startMeteredBot } from './metered-bot.ts';
+import { scrape, type Scrape } from './prom-text.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-async function scrape(url: string): Promise<Scrape> {
-  const response = await fetch(`${url}/metrics`);
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  return Scrape.of(await response.text());
-}
 
 async function health(url: string): Promise<{ status: number; body: HealthReport }> {
   const response = await fetch(`${url}/healthz`);
@@ -49,14 +37,7 @@ describe('health and metrics over HTTP, with the real bot on the local Discord s
     const { metrics, server } = endpoint;
     const url = server.url;
 
-    const wotd = await startWotdWorld({ onRequest: metrics.upstreamRequest });
-    cleanups.push(() => wotd.close());
-    const temp = tempStore();
-    cleanups.push(temp.cleanup);
-    const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 2, logger, now: wotd.now });
-    cleanups.push(() => daily.close());
-    metrics.watchAdapter(wotd.adapter);
-    metrics.watchStore(daily.store);
+    const { wotd, daily } = await openMeteredServices({ metrics, logger, cleanups, concurrency: 2 });
 
     // Before the bot is connected, the gateway check fails.
     const starting = await health(url);
@@ -65,16 +46,7 @@ describe('health and metrics over HTTP, with the real bot on the local Discord s
 
     const bot = await startMeteredBot({ discord, wotd, daily, metrics, logger });
     cleanups.push(() => bot.stop());
-    // The scheduler without its minute timer, so this test decides when it ticks.
-    const scheduler = new DailyScheduler({
-      store: daily.store,
-      lookup: wotd.adapter,
-      poster: createChannelPoster(bot.client.rest),
-      render: (entry) => entryEmbed(entry, { siteUrl: SITE_URL }),
-      logger,
-      concurrency: 2,
-      observer: metrics.scheduler,
-    });
+    const scheduler = meteredScheduler({ wotd, daily, bot, metrics, logger, concurrency: 2 });
 
     const before = await scrape(url);
     const wotdCommand = async (date: string) =>

@@ -1,14 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
 import { openMetricsEndpoint } from '../../src/metrics/endpoint.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
-import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import { capturingLogger, SITE_URL, startWotdWorld } from '../discord/world.ts';
-import { tempStore } from '../schedule/helpers.ts';
+import { capturingLogger } from '../discord/world.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
-import { startMeteredBot } from './metered-bot.ts';
-import { Scrape } from './prom-text.ts';
+import { meteredScheduler, openMeteredServices, startMeteredBot } from './metered-bot.ts';
+import { scrape } from './prom-text.ts';
 
 /**
  * The metrics endpoint.test.ts sees only at zero or not at all: heartbeat latency, 429s from Discord and from the
@@ -20,12 +15,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-async function scrape(url: string): Promise<Scrape> {
-  const response = await fetch(`${url}/metrics`);
-  expect(response.status).toBe(200);
-  return Scrape.of(await response.text());
-}
 
 describe('metrics of what went wrong, over HTTP', () => {
   it('shows heartbeat latency per shard, counts 429s by service, posts by outcome and subscriptions by state', async () => {
@@ -43,14 +32,7 @@ describe('metrics of what went wrong, over HTTP', () => {
     cleanups.push(() => endpoint.close());
     const { metrics, server } = endpoint;
 
-    const wotd = await startWotdWorld({ onRequest: metrics.upstreamRequest, pauseAfter429Ms: 50 });
-    cleanups.push(() => wotd.close());
-    const temp = tempStore();
-    cleanups.push(temp.cleanup);
-    const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 1, logger, now: wotd.now });
-    cleanups.push(() => daily.close());
-    metrics.watchAdapter(wotd.adapter);
-    metrics.watchStore(daily.store);
+    const { wotd, daily } = await openMeteredServices({ metrics, logger, cleanups, concurrency: 1, adapter: { pauseAfter429Ms: 50 } });
 
     const bot = await startMeteredBot({ discord, wotd, daily, metrics, logger });
     cleanups.push(() => bot.stop());
@@ -87,15 +69,7 @@ describe('metrics of what went wrong, over HTTP', () => {
     discord.deleteChannel(goneId);
 
     const before = await scrape(server.url);
-    const scheduler = new DailyScheduler({
-      store: daily.store,
-      lookup: wotd.adapter,
-      poster: createChannelPoster(bot.client.rest),
-      render: (entry) => entryEmbed(entry, { siteUrl: SITE_URL }),
-      logger,
-      concurrency: 1,
-      observer: metrics.scheduler,
-    });
+    const scheduler = meteredScheduler({ wotd, daily, bot, metrics, logger, concurrency: 1 });
     expect(await scheduler.tick(wotd.now())).toMatchObject({ total: 4, sent: 1, failed: 2, retrying: 1 });
     expect(limited.hits).toBe(1);
     expect(discord.messagesIn(guild.channelId('limited'))).toHaveLength(1);

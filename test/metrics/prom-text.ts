@@ -73,3 +73,11 @@ export class Scrape {
     return this.samples.some((sample) => sample.name === name);
   }
 }
+
+/** GET `url`/metrics, which must answer 200 in the text format, parsed. */
+export async function scrape(url: string): Promise<Scrape> {
+  const response = await fetch(`${url}/metrics`);
+  const type = response.headers.get('content-type') ?? '';
+  if (response.status !== 200 || !/^text\/plain; version=0\.0\.4/.test(type)) throw new Error(`GET /metrics answered ${response.status} (${type})`);
+  return Scrape.of(await response.text());
+}
