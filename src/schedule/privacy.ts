@@ -139,11 +139,13 @@ export class PrivacyService {
     const now = this.now();
     const cutoff = new Date(now.getTime() - SERVER_DATA_RETENTION_DAYS * 86_400_000).toISOString();
     let erased = 0;
+    let days: IsoDate[] | undefined;
     for (const { guildId, at } of await this.store.guildRemovals()) {
       if (at >= cutoff) continue;
       const removed = await this.store.eraseRemovedGuild(guildId, cutoff);
       if (removed === null) continue;
-      await this.store.deleteDeliveriesOn(removed.map((item) => item.channelId), await daysWithRecords(this.store, now));
+      days ??= await daysWithRecords(this.store, now);
+      await this.store.deleteDeliveriesOn(removed.map((item) => item.channelId), days);
       erased += 1;
       logger?.info({ guildId, removedAt: at, subscriptions: removed.length }, 'erased the data of a server the bot left');
     }

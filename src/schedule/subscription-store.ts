@@ -41,8 +41,13 @@ function shardOf(channelId: string): number {
   return (hash >>> 0) % INDEX_SHARDS;
 }
 
+/** The key of a channel's delivery record for a service day. */
+function deliveryKey(channelId: string, day: string): string {
+  return `${channelId}:${day}`;
+}
+
 function deliveryKeysOf(channelIds: string[], days: IsoDate[]): string[] {
-  return channelIds.flatMap((channelId) => days.map((day) => `${channelId}:${day}`));
+  return channelIds.flatMap((channelId) => days.map((day) => deliveryKey(channelId, day)));
 }
 
 function isStringArray(value: unknown): value is string[] {
@@ -257,23 +262,17 @@ export class SubscriptionStore {
   }
 
   async getDelivery(channelId: string, day: IsoDate): Promise<DeliveryRecord | null> {
-    const key = `${channelId}:${day}`;
+    const key = deliveryKey(channelId, day);
     return this.parseDelivery(key, await this.deliveries.get(key));
   }
 
   /** Delivery records for many channels on one day, in the same order (null where there is none). */
   async getDeliveries(channelIds: string[], day: IsoDate): Promise<Array<DeliveryRecord | null>> {
-    const results: Array<DeliveryRecord | null> = [];
-    for (let start = 0; start < channelIds.length; start += READ_BATCH) {
-      const keys = channelIds.slice(start, start + READ_BATCH).map((id) => `${id}:${day}`);
-      const values = await this.deliveries.getMany(keys);
-      values.forEach((value, i) => results.push(this.parseDelivery(keys[i] ?? '', value)));
-    }
-    return results;
+    return this.readDeliveries(deliveryKeysOf(channelIds, [day]));
   }
 
   async putDelivery(record: DeliveryRecord): Promise<void> {
-    await this.deliveries.set(`${record.channelId}:${record.day}`, record);
+    await this.deliveries.set(deliveryKey(record.channelId, record.day), record);
   }
 
   /** Every subscription record, valid or damaged, as [key, value] pages: for copying the store. */
@@ -314,7 +313,7 @@ export class SubscriptionStore {
   async restoreDelivery(key: string, value: unknown): Promise<RestoreOutcome> {
     await this.deliveries.set(key, value);
     const parsed = deliverySchema.safeParse(value);
-    return parsed.success && key === `${parsed.data.channelId}:${parsed.data.day}` ? 'restored' : 'damaged';
+    return parsed.success && key === deliveryKey(parsed.data.channelId, parsed.data.day) ? 'restored' : 'damaged';
   }
 
   // Pruning of delivery records (the policy is in delivery-retention.ts; these only read and write keys).
@@ -381,7 +380,7 @@ export class SubscriptionStore {
 
   /** Deletes the given channels' records of one day; returns how many there were. */
   async deleteDeliveries(channelIds: string[], day: IsoDate): Promise<number> {
-    return this.deleteDeliveryKeys(channelIds.map((id) => `${id}:${day}`));
+    return this.deleteDeliveryKeys(deliveryKeysOf(channelIds, [day]));
   }
 
   /** Deletes delivery records by key, in batches; returns how many existed. */
@@ -416,17 +415,19 @@ export class SubscriptionStore {
 
   /** The delivery records these channels have on these days, channel by channel, oldest day first. */
   async getDeliveriesOn(channelIds: string[], days: IsoDate[]): Promise<DeliveryRecord[]> {
-    const keys = deliveryKeysOf(channelIds, days);
-    const found: DeliveryRecord[] = [];
+    const records = await this.readDeliveries(deliveryKeysOf(channelIds, days));
+    return records.filter((record): record is DeliveryRecord => record !== null);
+  }
+
+  /** The delivery records under `keys`, in batches, in the same order (null where there is none or it is damaged). */
+  private async readDeliveries(keys: string[]): Promise<Array<DeliveryRecord | null>> {
+    const results: Array<DeliveryRecord | null> = [];
     for (let start = 0; start < keys.length; start += READ_BATCH) {
       const batch = keys.slice(start, start + READ_BATCH);
       const values = await this.deliveries.getMany(batch);
-      values.forEach((value, i) => {
-        const record = this.parseDelivery(batch[i] ?? '', value);
-        if (record) found.push(record);
-      });
+      values.forEach((value, i) => results.push(this.parseDelivery(batch[i] ?? '', value)));
     }
-    return found;
+    return results;
   }
 
   /** Deletes the delivery records of these channels on these days; returns how many there were. */
