@@ -298,13 +298,14 @@ function commandOptions(interaction: ChatInputCommandInteraction): CommandOption
  */
 abstract class RespondableContext implements Respondable, TrackedResponses {
   readonly invoker: Invoker;
+  protected readonly responder: Responder;
 
   constructor(
     interaction: RepliableInteraction,
-    protected readonly responder: Responder,
     protected readonly hooks: SendingHooks | undefined,
   ) {
     this.invoker = invokerOf(interaction);
+    this.responder = new Responder(interaction);
   }
 
   get acknowledged(): boolean {
@@ -334,7 +335,7 @@ class DiscordCommandContext extends RespondableContext implements CommandContext
     private readonly interaction: ChatInputCommandInteraction,
     hooks: SendingHooks | undefined,
   ) {
-    super(interaction, new Responder(interaction), hooks);
+    super(interaction, hooks);
     this.commandName = interaction.commandName;
     this.options = commandOptions(interaction);
   }
@@ -358,7 +359,7 @@ class DiscordButtonContext extends RespondableContext implements ButtonContext {
     private readonly interaction: ButtonInteraction,
     hooks: SendingHooks | undefined,
   ) {
-    super(interaction, new Responder(interaction), hooks);
+    super(interaction, hooks);
     this.customId = interaction.customId;
   }
 
