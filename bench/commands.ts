@@ -7,7 +7,8 @@
  * thread; each bot runs on a worker thread of its own, as it would run in a process of its own:
  *
  * - ours: startDiscordBot (the real discord.js Client) with the real adapter in front of our own Word-of-the-Day
- *   service (temp SQLite word list, temp SQLite cache), the cache warmed first;
+ *   service (temp SQLite word list, temp SQLite cache), the cache warmed first, and the subscription service on a
+ *   temp SQLite store (every command asks it whether the member is owed a DM notice, as in production);
  * - baseline: a discord.js Client made by the same createDiscordClient (so the same Guilds intent, cache limits,
  *   allowed mentions and REST settings, which are what shape discord.js's cost) that answers every command and
  *   button with one constant embed and every autocomplete with one constant choice.
@@ -25,7 +26,8 @@
  * bot's thread writes a V8 CPU profile of each of its runs there, warm-up included, e.g. ours-round1.cpuprofile;
  * `npx tsx bench/cpuprofile-top.ts FILE` lists where the time went).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -37,6 +39,8 @@ import { startDiscordBot, type DiscordBot } from '../src/discord/bot.ts';
 import { createDiscordClient } from '../src/discord/client.ts';
 import { runDeployCommands } from '../src/discord/deploy-commands.ts';
 import { createLogger } from '../src/logger.ts';
+import { createSubscriptionService } from '../src/schedule/subscription-service.ts';
+import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import { hideChannelCacheWarning } from '../src/process-warnings.ts';
 import { startDiscordServer, type DiscordServer, type InteractionHandle } from '../test/support/discord/index.ts';
 import { sampleEntries, SITE_URL, startWotdWorld, TODAY } from '../test/discord/world.ts';
@@ -145,11 +149,15 @@ async function connectBaseline(data: BotData): Promise<{ stop(): Promise<void> }
   return { stop: () => client.destroy() };
 }
 
-/** Profiles this thread between start() and stop(), when COMMANDS_CPU_PROFILE names a folder. */
+/**
+ * Profiles this thread between start() and stop(): its CPU time when COMMANDS_CPU_PROFILE names a folder, its
+ * allocations (V8's sampling heap profiler) when COMMANDS_HEAP_PROFILE does.
+ */
 function threadProfiler(): { start(name: string | undefined): Promise<void>; stop(): Promise<void> } {
-  const dir = process.env.COMMANDS_CPU_PROFILE?.trim();
-  if (!dir) return { start: () => Promise.resolve(), stop: () => Promise.resolve() };
-  mkdirSync(dir, { recursive: true });
+  const cpuDir = process.env.COMMANDS_CPU_PROFILE?.trim();
+  const heapDir = process.env.COMMANDS_HEAP_PROFILE?.trim();
+  if (!cpuDir && !heapDir) return { start: () => Promise.resolve(), stop: () => Promise.resolve() };
+  for (const dir of [cpuDir, heapDir]) if (dir) mkdirSync(dir, { recursive: true });
   const session = new Session();
   session.connect();
   let current: string | undefined;
@@ -157,13 +165,26 @@ function threadProfiler(): { start(name: string | undefined): Promise<void>; sto
     async start(name) {
       current = name;
       if (!name) return;
-      await session.post('Profiler.enable');
-      await session.post('Profiler.start');
+      if (cpuDir) {
+        await session.post('Profiler.enable');
+        await session.post('Profiler.start');
+      }
+      if (heapDir) {
+        await session.post('HeapProfiler.enable');
+        // Samples kept even after the object is collected: what was allocated, not what was left.
+        await session.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      }
     },
     async stop() {
       if (!current) return;
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(join(dir, `${current}.cpuprofile`), JSON.stringify(profile));
+      if (cpuDir) {
+        const { profile } = await session.post('Profiler.stop');
+        writeFileSync(join(cpuDir, `${current}.cpuprofile`), JSON.stringify(profile));
+      }
+      if (heapDir) {
+        const { profile } = await session.post('HeapProfiler.stopSampling');
+        writeFileSync(join(heapDir, `${current}.heapprofile`), JSON.stringify(profile));
+      }
       current = undefined;
     },
   };
@@ -173,6 +194,11 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
   // Warnings and errors stay visible: a failing interaction must not pass unnoticed.
   const logger = createLogger({ level: 'warn', destination: process.stderr });
   const wotd = data.kind === 'ours' ? await startWotdWorld() : null;
+  // As in production, every command of ours also asks the subscription store (a SQLite file) whether the member is
+  // owed a notice that their DM subscription was switched off.
+  const storeDir = wotd ? mkdtempSync(join(tmpdir(), 'wotd-bench-commands-')) : null;
+  const store = storeDir ? await SubscriptionStore.open(`sqlite://${join(storeDir, 'subscriptions.sqlite')}`, logger) : null;
+  const subscriptions = store ? createSubscriptionService({ store, limit: 50 }) : undefined;
   if (wotd) {
     for (const date of dates) await wotd.adapter.getEntry(date);
     for (const date of [TODAY, ...dates]) await wotd.adapter.getPrevious(date, 3);
@@ -201,7 +227,7 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
           const bot: DiscordBot = await startDiscordBot({
             config: { DISCORD_TOKEN: data.token, DISCORD_API_URL: data.apiUrl, DISCORD_APPLICATION_ID: undefined },
             commands,
-            services: { lookup: wotd.adapter, siteUrl: SITE_URL, logger },
+            services: { lookup: wotd.adapter, siteUrl: SITE_URL, logger, subscriptions },
             logger,
             onInteractionDone: (timing) => {
               if (timing.firstSentAt !== null) internal.push([timing.interactionId, timing.firstSentAt - timing.receivedAt]);
@@ -228,6 +254,8 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
       } else {
         const upstreamRequests = (wotd?.proxy.requests ?? 0) - warmRequests;
         await wotd?.close();
+        await store?.close();
+        if (storeDir) rmSync(storeDir, { recursive: true, force: true });
         send({ kind: 'closed', upstreamRequests });
       }
     })();

@@ -1,7 +1,7 @@
 import { quoteInput } from '../replies/messages.ts';
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, nextPostTime, slotFor } from './due.ts';
-import { dmTarget, type DeliveryRecord, type PostStyle, type Subscription } from './subscription.ts';
+import { dmTarget, owesDmNotice, type DeliveryRecord, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore, UpsertResult } from './subscription-store.ts';
 import { canonicalTimeZone, formatLocalTime, knownTimeZones, parseLocalTime } from './zoned-time.ts';
 
@@ -57,7 +57,8 @@ export interface SubscriptionService {
   dm(userId: string): Promise<SubscriptionOverview | null>;
   /**
    * The member's DM subscription when it was switched off and they have not been told yet; it is marked as told, so
-   * each switch-off is reported once. Null otherwise (one read of the store in the common case).
+   * each switch-off is reported once. Null otherwise; in the common case without reading the store (see
+   * SubscriptionStore.mayOweDmNotice).
    */
   takeDmNotice(userId: string): Promise<Subscription | null>;
 }
@@ -110,16 +111,14 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
     },
 
     async takeDmNotice(userId) {
-      const { channelId } = dmTarget(userId);
-      const owes = (subscription: Subscription | null): boolean =>
-        subscription?.status.state === 'disabled' && (subscription.disabledNoticeAt ?? '') < subscription.status.at;
-      if (!owes(await store.get(channelId))) return null;
+      if (!(await store.mayOweDmNotice(userId))) return null;
       let told: Subscription | null = null;
-      await store.update(channelId, (current) => {
-        if (!owes(current)) return null;
+      await store.update(dmTarget(userId).channelId, (current) => {
+        if (!owesDmNotice(current)) return null;
         told = current;
         return { ...current, disabledNoticeAt: now().toISOString() };
       });
+      await store.settleDmNotice(userId);
       return told;
     },
   };

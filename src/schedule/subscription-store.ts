@@ -6,7 +6,15 @@ import { isRedisStore, openStore, type StoreLocation } from '../store.ts';
 import { parseIsoDate, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import { RedisLock } from './redis-lock.ts';
 import { InProcessLock, type StoreLock } from './store-lock.ts';
-import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRecord, type Subscription } from './subscription.ts';
+import {
+  countsTowardLimit,
+  deliverySchema,
+  dmUserOf,
+  owesDmNotice,
+  subscriptionSchema,
+  type DeliveryRecord,
+  type Subscription,
+} from './subscription.ts';
 
 /**
  * Subscriptions and delivery records in their own Keyv namespaces.
@@ -18,6 +26,7 @@ import { countsTowardLimit, deliverySchema, subscriptionSchema, type DeliveryRec
  *   retired:<day>      channels whose subscription was removed that (UTC) day, kept until their delivery records
  *                      are pruned, so pruning finds them without scanning (see delivery-retention.ts)
  *   deliveries-pruned  the newest service day whose delivery records have all been pruned
+ *   dm-notices         members whose DM subscription may owe them a "switched off" notice (see mayOweDmNotice)
  *   removed:<guildId>, removals   servers the bot was removed from, waiting to be erased (see "Erasure" below)
  * so listing everything reads the index shards and the subscriptions they name, and nothing else.
  * The `deliveries` namespace holds one record per channel and service day: <channelId>:<day>.
@@ -69,6 +78,9 @@ export interface OpenSubscriptionStoreOptions {
 }
 
 const PRUNE_MARK_KEY = 'deliveries-pruned';
+const DM_NOTICES_KEY = 'dm-notices';
+/** How long a store trusts its copy of `dm-notices` before reading it again (another process may have added to it). */
+export const DM_NOTICES_REFRESH_MS = 10_000;
 
 export class SubscriptionStore {
   private constructor(
@@ -105,6 +117,9 @@ export class SubscriptionStore {
   }
 
   private closed: Promise<void> | null = null;
+  /** This store's copy of `dm-notices` and when it was read (this store's clock, ms); see mayOweDmNotice. */
+  private dmNotices: { users: Set<string>; readAt: number } | null = null;
+  private dmNoticesReading: Promise<Set<string>> | null = null;
 
   close(): Promise<void> {
     this.closed ??= Promise.all([this.subscriptions.disconnect(), this.deliveries.disconnect(), this.lock.close()]).then(() => undefined);
@@ -164,6 +179,7 @@ export class SubscriptionStore {
         if (counted >= limit) return { kind: 'limit_reached', limit, count: counted } as const;
       }
       const subscription = build(existing);
+      await this.noteDmNotices([subscription]);
       await this.subscriptions.set(`sub:${channelId}`, subscription);
       if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
       await this.addToIndex(channelId);
@@ -185,6 +201,7 @@ export class SubscriptionStore {
     }
     for (const [guildId, group] of byGuild) {
       await this.lock.withLock(`guild:${guildId}`, async () => {
+        await this.noteDmNotices(group);
         await this.subscriptions.setMany(group.map((subscription) => ({ key: `sub:${subscription.channelId}`, value: subscription })));
         const ids = new Set(await this.readIds(`guild:${guildId}`));
         const before = ids.size;
@@ -228,6 +245,7 @@ export class SubscriptionStore {
       }
       await this.subscriptions.delete(`sub:${channelId}`);
       await this.removeFromIndex(channelId);
+      await this.forgetDmNotices([channelId]);
       if (existing || ids.includes(channelId)) await this.retire([channelId], utcDateOf(this.now()));
       return existing;
     });
@@ -242,6 +260,7 @@ export class SubscriptionStore {
       if (!current) return null;
       const next = change(current);
       if (!next) return current;
+      await this.noteDmNotices([next]);
       await this.subscriptions.set(`sub:${channelId}`, next);
       return next;
     });
@@ -254,6 +273,7 @@ export class SubscriptionStore {
       for (const current of await this.listGuild(guildId)) {
         const next = change(current);
         if (!next) continue;
+        await this.noteDmNotices([next]);
         await this.subscriptions.set(`sub:${current.channelId}`, next);
         changed.push(next);
       }
@@ -301,6 +321,7 @@ export class SubscriptionStore {
     }
     const { guildId, channelId } = parsed.data;
     await this.lock.withLock(`guild:${guildId}`, async () => {
+      await this.noteDmNotices([parsed.data]);
       await this.subscriptions.set(key, value);
       const ids = await this.readIds(`guild:${guildId}`);
       if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
@@ -498,6 +519,7 @@ export class SubscriptionStore {
       await this.subscriptions.delete(`sub:${channelId}`);
       await this.removeFromIndex(channelId);
     }
+    await this.forgetDmNotices(ids);
     await this.subscriptions.delete(`guild:${guildId}`);
     await this.forgetRemoval(guildId);
     return removed;
@@ -509,6 +531,83 @@ export class SubscriptionStore {
       const listed = await this.readIds('removals');
       if (listed.includes(guildId)) await this.subscriptions.set('removals', listed.filter((id) => id !== guildId));
     });
+  }
+
+  // The `dm-notices` list. Telling a member why their DM subscription was switched off is checked after every command
+  // they run; reading their subscription for that each time cost a store read per command. The list names everyone
+  // who may be owed the notice. A member is added before the record that owes it is written (so a crash between the
+  // two leaves a name too many, never one too few) and is taken off only once their record owes nothing. Each store
+  // reads the list at most every DM_NOTICES_REFRESH_MS, and knows its own additions at once.
+
+  /**
+   * Whether the member may be owed the notice that their DM subscription was switched off: false means they are not
+   * (as of at most DM_NOTICES_REFRESH_MS ago); true means their subscription is to be read to find out.
+   */
+  async mayOweDmNotice(userId: string): Promise<boolean> {
+    const known = this.dmNotices;
+    if (known && this.now().getTime() - known.readAt < DM_NOTICES_REFRESH_MS) return known.users.has(userId);
+    this.dmNoticesReading ??= this.readDmNotices().finally(() => {
+      this.dmNoticesReading = null;
+    });
+    return (await this.dmNoticesReading).has(userId);
+  }
+
+  /** Takes the member off `dm-notices` unless their subscription (read again, under the list's lock) still owes it. */
+  async settleDmNotice(userId: string): Promise<void> {
+    await this.lock.withLock(DM_NOTICES_KEY, async () => {
+      const channelId = `dm:${userId}`;
+      if (owesDmNotice(await this.get(channelId))) return;
+      await this.changeDmNotices((users) => users.delete(userId));
+    });
+  }
+
+  private async readDmNotices(): Promise<Set<string>> {
+    const readAt = this.now().getTime();
+    const listed = await this.subscriptions.get(DM_NOTICES_KEY);
+    // A store written before the list existed gets it built once, from its DM subscriptions.
+    const users = new Set(isStringArray(listed) ? listed : await this.lock.withLock(DM_NOTICES_KEY, () => this.buildDmNotices()));
+    this.dmNotices = { users, readAt };
+    return users;
+  }
+
+  private async buildDmNotices(): Promise<string[]> {
+    const listed = await this.subscriptions.get(DM_NOTICES_KEY);
+    if (isStringArray(listed)) return listed;
+    const dmChannels = (await this.indexedChannelIds()).filter((channelId) => dmUserOf(channelId) !== null);
+    const owed = (await this.readMany(dmChannels)).filter(owesDmNotice).flatMap((subscription) => dmUserOf(subscription.channelId) ?? []);
+    await this.subscriptions.set(DM_NOTICES_KEY, owed);
+    return owed;
+  }
+
+  /** Adds the members these records owe the notice to `dm-notices`; called before the records are written. */
+  private async noteDmNotices(subscriptions: readonly Subscription[]): Promise<void> {
+    const owed = subscriptions.filter(owesDmNotice).flatMap((subscription) => dmUserOf(subscription.channelId) ?? []);
+    if (owed.length === 0) return;
+    await this.lock.withLock(DM_NOTICES_KEY, () =>
+      this.changeDmNotices((users) => {
+        const before = users.size;
+        for (const userId of owed) users.add(userId);
+        return users.size > before;
+      }),
+    );
+  }
+
+  /** Takes the members of these DM channels off `dm-notices` (their subscription was removed). */
+  private async forgetDmNotices(channelIds: readonly string[]): Promise<void> {
+    const gone = channelIds.flatMap((channelId) => dmUserOf(channelId) ?? []);
+    if (gone.length === 0) return;
+    await this.lock.withLock(DM_NOTICES_KEY, () =>
+      this.changeDmNotices((users) => gone.map((userId) => users.delete(userId)).includes(true)),
+    );
+  }
+
+  /** Read-modify-write of `dm-notices` (under its lock); `change` says whether it changed anything. */
+  private async changeDmNotices(change: (users: Set<string>) => boolean): Promise<void> {
+    const readAt = this.now().getTime();
+    const listed = await this.subscriptions.get(DM_NOTICES_KEY);
+    const users = new Set(isStringArray(listed) ? listed : await this.buildDmNotices());
+    if (change(users)) await this.subscriptions.set(DM_NOTICES_KEY, [...users]);
+    this.dmNotices = { users, readAt };
   }
 
   private async addToIndex(channelId: string): Promise<void> {

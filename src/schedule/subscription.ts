@@ -107,6 +107,19 @@ export function dmUserOf(channelId: string): string | null {
   return channelId.startsWith('dm:') ? channelId.slice(3) : null;
 }
 
+/**
+ * Whether a member's DM subscription was switched off and they have not been told yet (they are told, once, after
+ * their next command).
+ */
+export function owesDmNotice(subscription: Subscription | null): boolean {
+  return (
+    subscription !== null &&
+    dmUserOf(subscription.channelId) !== null &&
+    subscription.status.state === 'disabled' &&
+    (subscription.disabledNoticeAt ?? '') < subscription.status.at
+  );
+}
+
 export function postStyleOf(subscription: Pick<Subscription, 'style'>): PostStyle {
   return subscription.style ?? 'full';
 }

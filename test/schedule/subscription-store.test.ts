@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store.ts';
-import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { DM_NOTICES_REFRESH_MS, SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { createSubscriptionService, parseSchedule, suggestTimeZones } from '../../src/schedule/subscription-service.ts';
-import { postStyleOf } from '../../src/schedule/subscription.ts';
+import { postStyleOf, type Subscription } from '../../src/schedule/subscription.ts';
 import { makeSubscription, tempStore } from './helpers.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -136,6 +136,69 @@ describe('records written by earlier versions', () => {
     expect(loaded).toEqual(old);
     expect(loaded && postStyleOf(loaded)).toBe('full');
     expect((await store.listGuild('g1')).map((item) => item.channelId)).toEqual(['c1']);
+  });
+});
+
+describe('the "your DMs were switched off" notice', () => {
+  const dmRequest = (userId: string) => ({ userId, time: '09:00', timeZone: 'UTC' });
+  const switchOff = (at: Date) => (current: Subscription): Subscription => ({
+    ...current,
+    status: { state: 'disabled', reason: 'Discord would not deliver it: your DMs are closed to me', at: at.toISOString() },
+  });
+
+  it('is owed once per switch-off, and a store reads the list of members owed one at most every 10 s, not per command', async () => {
+    const url = fresh();
+    const clock = { now: new Date('2026-06-15T07:00:00Z') };
+    // The bot's store, and another process's (the daily posts of another shard) on the same file.
+    const bot = await SubscriptionStore.open(url, undefined, { now: () => clock.now });
+    const other = await SubscriptionStore.open(url, undefined, { now: () => clock.now });
+    cleanups.push(() => bot.close(), () => other.close());
+    const commands = createSubscriptionService({ store: bot, limit: 5, now: () => clock.now });
+    const posts = createSubscriptionService({ store: other, limit: 5, now: () => clock.now });
+    await posts.subscribeDm(dmRequest('u1'));
+    await posts.subscribeDm(dmRequest('u2'));
+    expect(await commands.takeDmNotice('u1')).toBeNull();
+
+    await other.update('dm:u1', switchOff(clock.now));
+    // The bot's copy of the list is still the one it read: no store read for this command.
+    expect(await commands.takeDmNotice('u1')).toBeNull();
+    clock.now = new Date(clock.now.getTime() + DM_NOTICES_REFRESH_MS);
+    expect(await commands.takeDmNotice('u2')).toBeNull();
+    expect(await commands.takeDmNotice('u1')).toMatchObject({ channelId: 'dm:u1', status: { state: 'disabled' } });
+    expect(await commands.takeDmNotice('u1')).toBeNull();
+    // Told, the member is off the list for every process.
+    clock.now = new Date(clock.now.getTime() + DM_NOTICES_REFRESH_MS);
+    expect(await other.mayOweDmNotice('u1')).toBe(false);
+
+    // A store's own switch-offs count at once, and a later switch-off is owed again.
+    clock.now = new Date('2026-06-16T07:00:00Z');
+    await bot.update('dm:u1', switchOff(clock.now));
+    expect(await bot.mayOweDmNotice('u1')).toBe(true);
+    expect(await commands.takeDmNotice('u1')).toMatchObject({ channelId: 'dm:u1' });
+    expect(await commands.takeDmNotice('u1')).toBeNull();
+  });
+
+  it('builds the list once for a store written before it existed, and drops erased members from it', async () => {
+    const url = fresh();
+    const first = await open(url);
+    const service = createSubscriptionService({ store: first, limit: 5 });
+    await service.subscribeDm(dmRequest('u1'));
+    await service.subscribeDm(dmRequest('u2'));
+    await first.update('dm:u1', switchOff(new Date()));
+    await first.update('dm:u2', switchOff(new Date()));
+    await first.close();
+    const raw = await openStore<unknown>(url, 'subscriptions');
+    cleanups.push(() => raw.disconnect());
+    expect(await raw.get('dm-notices')).toEqual(['u1', 'u2']);
+    await raw.delete('dm-notices');
+
+    const second = await open(url);
+    const again = createSubscriptionService({ store: second, limit: 5 });
+    expect(await again.takeDmNotice('u1')).toMatchObject({ channelId: 'dm:u1' });
+    expect(await raw.get('dm-notices')).toEqual(['u2']);
+    await second.eraseGuild('user:u2');
+    expect(await raw.get('dm-notices')).toEqual([]);
+    expect(await again.takeDmNotice('u2')).toBeNull();
   });
 });
 
