@@ -22,10 +22,6 @@ export interface DeliverOptions {
   deferAfterMs?: number;
 }
 
-type Outcome = { ok: true; message: OutgoingMessage } | { ok: false; error: unknown };
-
-const SLOW = Symbol('slow');
-
 /**
  * Waits for an answer and sends it, acknowledging in time: an answer ready within `deferAfterMs` (a cached one)
  * is sent at once; otherwise the interaction is deferred first and the answer follows. A failure becomes its
@@ -37,25 +33,28 @@ async function deliver(
   send: (message: OutgoingMessage) => Promise<void>,
   options: DeliverOptions,
 ): Promise<void> {
-  const outcome: Promise<Outcome> = answer.then(
-    (message) => ({ ok: true, message }),
-    (error: unknown) => ({ ok: false, error }),
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const slow = new Promise<typeof SLOW>((resolve) => {
-    timer = setTimeout(() => resolve(SLOW), options.deferAfterMs ?? DEFER_AFTER_MS);
-  });
-  const first = await Promise.race([outcome, slow]);
-  clearTimeout(timer);
-  if (first === SLOW && !target.acknowledged) await target.defer();
-  const result = await outcome;
-  if (result.ok) {
-    await send(result.message);
+  // The deferral is started by the timer itself rather than raced against the answer: per interaction that is one
+  // timer and no extra promises, and most answers (cached ones) are ready long before it would fire.
+  let deferral: Promise<void> | undefined;
+  const timer = setTimeout(() => {
+    if (target.acknowledged) return;
+    deferral = target.defer();
+    // Heard below, once the answer is in; not an unhandled rejection meanwhile.
+    deferral.catch(() => undefined);
+  }, options.deferAfterMs ?? DEFER_AFTER_MS);
+  let message: OutgoingMessage;
+  try {
+    message = await answer;
+  } catch (error) {
+    clearTimeout(timer);
+    await deferral;
+    if (!isWotdError(error)) options.logger?.error({ err: error }, 'command failed');
+    await target.respond(failureMessage(error, options.subject));
     return;
   }
-  const message = failureMessage(result.error, options.subject);
-  if (!isWotdError(result.error)) options.logger?.error({ err: result.error }, 'command failed');
-  await target.respond(message);
+  clearTimeout(timer);
+  await deferral;
+  await send(message);
 }
 
 /** Answers a slash command: the answer replies (or edits the deferred reply). */

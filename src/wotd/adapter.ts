@@ -758,22 +758,23 @@ class Adapter implements WotdAdapter {
 
   /** A history page from cached consecutive days, with `has_more` from the day before them or a remembered flag. */
   private async historyFromCache(before: IsoDate, limit: number): Promise<{ page: HistoryPage; fresh: boolean } | null> {
+    // The page's days, newest first, and the day before them (whose entry means there are more).
+    const days = Array.from({ length: limit + 1 }, (_, i) => addDays(before, -(i + 1)));
+    const cached = await this.cache.getEntries(days);
     const entries: Entry[] = [];
     let fresh = true;
-    for (let i = 1; i <= limit; i++) {
-      const day = addDays(before, -i);
-      const cached = await this.cache.getEntry(day);
-      if (!cached) {
-        const anyBefore = await this.cache.getBefore(addDays(day, 1));
+    for (let i = 0; i < limit; i++) {
+      const found = cached[i];
+      if (!found) {
+        const anyBefore = await this.cache.getBefore(addDays(days[i] ?? before, 1));
         if (anyBefore === false) return { page: { entries, hasMore: false }, fresh };
         return null;
       }
-      fresh &&= cached.fresh;
-      entries.push(cached.value);
+      fresh &&= found.fresh;
+      entries.push(found.value);
     }
     const oldest = entries.at(-1)?.date ?? before;
-    const next = await this.cache.getEntry(addDays(oldest, -1));
-    const hasMore = next ? true : await this.cache.getBefore(oldest);
+    const hasMore = cached[limit] ? true : await this.cache.getBefore(oldest);
     if (hasMore === undefined) return null;
     return { page: { entries, hasMore }, fresh };
   }

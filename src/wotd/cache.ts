@@ -184,8 +184,19 @@ export class WotdCache {
     return deleted;
   }
 
-  async getEntry(date: IsoDate): Promise<Cached<Entry> | null> {
+  getEntry(date: IsoDate): Promise<Cached<Entry> | null> {
     return this.read<Entry>(`e:${date}`);
+  }
+
+  /** The cached entries of these days, in order (null for a day without one): a history page or a word's dates. */
+  async getEntries(dates: readonly IsoDate[]): Promise<Array<Cached<Entry> | null>> {
+    // The memory layer answers most of them without a wait each; only the rest go to the store, one by one.
+    const found: Array<Cached<Entry> | null | undefined> = dates.map((date) => {
+      const record = this.recall(`e:${date}`);
+      return record ? this.judge<Entry>(record) : undefined;
+    });
+    for (const [i, date] of dates.entries()) if (found[i] === undefined) found[i] = await this.getEntry(date);
+    return found as Array<Cached<Entry> | null>;
   }
 
   async putEntries(entries: Entry[], today: IsoDate): Promise<void> {
@@ -262,11 +273,11 @@ export class WotdCache {
 
   /** Every cached entry of `word` (any case), newest first. */
   async knownEntries(word: string): Promise<Entry[]> {
-    const dates = (await this.read<IsoDate[]>(`w:${word.toLowerCase()}`))?.value ?? [];
+    const lower = word.toLowerCase();
+    const dates = (await this.read<IsoDate[]>(`w:${lower}`))?.value ?? [];
     const entries: Entry[] = [];
-    for (const date of dates) {
-      const cached = await this.getEntry(date);
-      if (cached && cached.value.word.toLowerCase() === word.toLowerCase()) entries.push(cached.value);
+    for (const cached of await this.getEntries(dates)) {
+      if (cached && cached.value.word.toLowerCase() === lower) entries.push(cached.value);
     }
     return entries.sort((a, b) => (a.date < b.date ? 1 : -1));
   }
@@ -343,9 +354,11 @@ export class WotdCache {
     return null;
   }
 
-  private async read<T>(key: string): Promise<Cached<T> | null> {
-    const record = await this.readRecord(key);
-    return record ? this.judge<T>(record) : null;
+  private read<T>(key: string): Promise<Cached<T> | null> {
+    // Not an async function: a hit in memory (nearly every lookup of a running bot) costs one settled promise.
+    const record = this.recall(key);
+    if (record) return Promise.resolve(this.judge<T>(record));
+    return this.load(key).then((loaded) => (loaded ? this.judge<T>(loaded) : null));
   }
 
   private judge<T>(record: Stored<unknown>): Cached<T> {
@@ -353,17 +366,25 @@ export class WotdCache {
   }
 
   private async readRecord(key: string): Promise<Stored<unknown> | null> {
-    let record = this.memory.get(key);
+    return this.recall(key) ?? this.load(key);
+  }
+
+  /** The record if the memory layer holds it, marked as the most recently used. */
+  private recall(key: string): Stored<unknown> | undefined {
+    const record = this.memory.get(key);
     if (record) {
       this.memory.delete(key);
       this.memory.set(key, record);
-    } else {
-      const stored = await this.guard(() => this.store.get(key), undefined);
-      if (!stored || Array.isArray(stored)) return null;
-      record = stored;
-      this.remember(key, record);
     }
     return record;
+  }
+
+  /** The record from the store, kept in memory from then on. */
+  private async load(key: string): Promise<Stored<unknown> | null> {
+    const stored = await this.guard(() => this.store.get(key), undefined);
+    if (!stored || Array.isArray(stored)) return null;
+    this.remember(key, stored);
+    return stored;
   }
 
   private async write(key: string, record: Stored<unknown>, keyvTtl?: number): Promise<void> {
