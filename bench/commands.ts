@@ -30,7 +30,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Events, type APIEmbed, type Client, type Interaction } from 'discord.js';
@@ -63,6 +63,8 @@ type BotKind = 'ours' | 'baseline';
 /** Garbage collections on the bot's thread while connected: how many, their total and their longest pause. */
 interface GcTally {
   count: number;
+  /** Of them, full (mark-compact) collections: the long pauses, whose length grows with what the heap keeps. */
+  major: number;
   totalMs: number;
   maxMs: number;
 }
@@ -209,10 +211,11 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
   let connected: { stop(): Promise<void> } | null = null;
   let loopAtConnect = performance.eventLoopUtilization();
   let schedAtConnect = threadSchedstat();
-  let gc: GcTally = { count: 0, totalMs: 0, maxMs: 0 };
+  let gc: GcTally = { count: 0, major: 0, totalMs: 0, maxMs: 0 };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       gc.count += 1;
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major += 1;
       gc.totalMs += entry.duration;
       gc.maxMs = Math.max(gc.maxMs, entry.duration);
     }
@@ -238,7 +241,7 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
         await profiler.start(message.profileAs);
         loopAtConnect = performance.eventLoopUtilization();
         schedAtConnect = threadSchedstat();
-        gc = { count: 0, totalMs: 0, maxMs: 0 };
+        gc = { count: 0, major: 0, totalMs: 0, maxMs: 0 };
         send({ kind: 'connected' });
       } else if (message.cmd === 'disconnect') {
         // The thread's event loop was busy this long (not waiting for I/O) while connected: its cost, less queueing.
@@ -437,7 +440,7 @@ async function main(): Promise<void> {
                 `${Math.round((INTERACTIONS / l.elapsedMs) * 1000)}/s late ${l.late} deferred ${l.deferred} requests/interaction ${l.requestsPerInteraction.toFixed(2)}`;
             }).join(' | ') +
             ` | busy ${busyMsPerInteraction.toFixed(2)} cpu ${cpuMsPerInteraction.toFixed(3)} run-queue ${runQueueMsPerInteraction.toFixed(3)} ms/interaction` +
-            ` | gc ${gc.count} pauses ${gc.totalMs.toFixed(0)} ms max ${gc.maxMs.toFixed(1)} ms`,
+            ` | gc ${gc.count} (major ${gc.major}) pauses ${gc.totalMs.toFixed(0)} ms max ${gc.maxMs.toFixed(1)} ms`,
         );
       }
     }

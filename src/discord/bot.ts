@@ -60,7 +60,8 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
 
   client.on(Events.Error, (error) => log.error({ err: error }, 'discord client error'));
   client.on(Events.Warn, (message) => log.warn({ detail: message }, 'discord client warning'));
-  client.on(Events.Debug, (message) => log.trace({ detail: message }, 'discord client debug'));
+  // Only when it would be logged: discord.js's debug messages are frequent, and each would cost a log object.
+  if (log.isLevelEnabled('trace')) client.on(Events.Debug, (message) => log.trace({ detail: message }, 'discord client debug'));
   client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shardId, code: event.code }, 'gateway disconnected'));
   client.on(Events.ShardReconnecting, (shardId) => log.info({ shardId }, 'gateway reconnecting'));
   client.on(Events.ShardResume, (shardId, replayed) => log.info({ shardId, replayed }, 'gateway session resumed'));

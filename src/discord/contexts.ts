@@ -48,12 +48,13 @@ export interface SendingHooks {
 }
 
 /** Runs `send`, telling `hooks` (if any) before and after. */
-async function watched<T>(hooks: SendingHooks | undefined, message: object | undefined, send: () => Promise<T>): Promise<T> {
+function watched<T>(hooks: SendingHooks | undefined, message: object | undefined, send: () => Promise<T>): Promise<T> {
   if (!hooks) return send();
   hooks.sending(message);
-  const result = await send();
-  hooks.responded();
-  return result;
+  return send().then((result) => {
+    hooks.responded();
+    return result;
+  });
 }
 
 /** What the router needs beyond the commands' view, to report a failure without destroying a good answer. */

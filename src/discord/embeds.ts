@@ -89,8 +89,18 @@ export function formatPosAndIpa(entry: Pick<Entry, 'pos' | 'ipa'>): string {
   return parts.filter(Boolean).join(' · ');
 }
 
+/** The site's attribution line, by site URL: every answer carries one, and parsing the URL each time showed in profiles. */
+const attributions = new Map<string, string>();
+
 export function attribution(siteUrl: string): string {
-  return `Word of the Day from ${new URL(siteUrl).host}`;
+  let line = attributions.get(siteUrl);
+  if (line === undefined) {
+    line = `Word of the Day from ${new URL(siteUrl).host}`;
+    // A bot has one site URL; tests make a few. Kept small whatever a caller passes.
+    if (attributions.size >= 16) attributions.clear();
+    attributions.set(siteUrl, line);
+  }
+  return line;
 }
 
 /** The embed for one entry, used by /wotd and by the daily post alike. */

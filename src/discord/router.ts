@@ -25,10 +25,13 @@ export interface RouterOptions {
   onInteractionDone?: InteractionObserver;
 }
 
-/** A child logger made only when something is logged: making one per interaction costs more than many answers do. */
-function lazyChild(logger: Logger, bindings: Record<string, unknown>): () => Logger {
+/**
+ * A child logger made only when something is logged: making one per interaction costs more than many answers do.
+ * Its bindings too are only read then.
+ */
+function lazyChild(logger: Logger, bindings: () => Record<string, unknown>): () => Logger {
   let child: Logger | undefined;
-  return () => (child ??= logger.child(bindings));
+  return () => (child ??= logger.child(bindings()));
 }
 
 export type InteractionRouter = (interaction: Interaction) => Promise<void>;
@@ -66,7 +69,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
   }
 
   async function handleCommand(interaction: ChatInputCommandInteraction, watch?: InteractionWatch): Promise<void> {
-    const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId });
+    const log = lazyChild(logger, () => ({ interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId }));
     const context = createCommandContext(interaction, watch);
     const command = byName.get(interaction.commandName);
     if (watch && command) watch.name = command.data.name;
@@ -112,7 +115,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
 
   async function handleButton(interaction: ButtonInteraction, watch?: InteractionWatch): Promise<void> {
     const prefix = buttonPrefix(interaction.customId);
-    const log = lazyChild(logger, { interactionId: interaction.id, button: prefix, guildId: interaction.guildId });
+    const log = lazyChild(logger, () => ({ interactionId: interaction.id, button: prefix, guildId: interaction.guildId }));
     const context = createButtonContext(interaction, watch);
     const command = byPrefix.get(prefix);
     if (watch) watch.kind = 'button';
@@ -141,7 +144,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
   }
 
   async function handleAutocomplete(interaction: AutocompleteInteraction, watch?: InteractionWatch): Promise<void> {
-    const log = lazyChild(logger, { interactionId: interaction.id, command: interaction.commandName, autocomplete: true });
+    const log = lazyChild(logger, () => ({ interactionId: interaction.id, command: interaction.commandName, autocomplete: true }));
     const command = byName.get(interaction.commandName);
     if (watch) watch.kind = 'autocomplete';
     if (watch && command?.autocomplete) watch.name = command.data.name;

@@ -543,13 +543,14 @@ export class SubscriptionStore {
    * Whether the member may be owed the notice that their DM subscription was switched off: false means they are not
    * (as of at most DM_NOTICES_REFRESH_MS ago); true means their subscription is to be read to find out.
    */
-  async mayOweDmNotice(userId: string): Promise<boolean> {
+  mayOweDmNotice(userId: string): Promise<boolean> {
+    // Not an async function: this runs after every command, and nearly always answers from the copy.
     const known = this.dmNotices;
-    if (known && this.now().getTime() - known.readAt < DM_NOTICES_REFRESH_MS) return known.users.has(userId);
+    if (known && this.now().getTime() - known.readAt < DM_NOTICES_REFRESH_MS) return Promise.resolve(known.users.has(userId));
     this.dmNoticesReading ??= this.readDmNotices().finally(() => {
       this.dmNoticesReading = null;
     });
-    return (await this.dmNoticesReading).has(userId);
+    return this.dmNoticesReading.then((users) => users.has(userId));
   }
 
   /** Takes the member off `dm-notices` unless their subscription (read again, under the list's lock) still owes it. */
