@@ -22,9 +22,10 @@
  * the router's onInteractionDone, its own time from receiving the interaction to handing its first callback to discord.js.
  * Figures are medians over the rounds; the ratio is ours_p99 / baseline_p99 at each concurrency.
  *
- * Options (environment): COMMANDS_ROUNDS (3), COMMANDS_INTERACTIONS (2000), COMMANDS_CPU_PROFILE (a folder: each
+ * Options (environment): COMMANDS_ROUNDS (7), COMMANDS_INTERACTIONS (2000), COMMANDS_CPU_PROFILE (a folder: each
  * bot's thread writes a V8 CPU profile of each of its runs there, warm-up included, e.g. ours-round1.cpuprofile;
- * `npx tsx bench/cpuprofile-top.ts FILE` lists where the time went).
+ * `npx tsx bench/cpuprofile-top.ts FILE` lists where the time went), COMMANDS_HEAP_PROFILE (a folder: the same for
+ * allocations, as .heapprofile files, which cpuprofile-top.ts also reads).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,7 +49,7 @@ import { sampleEntries, SITE_URL, startWotdWorld, TODAY } from '../test/discord/
 // Each bot thread makes its client here, as bin/wotd-bot.js's process would.
 hideChannelCacheWarning();
 
-const ROUNDS = positiveSetting('COMMANDS_ROUNDS', 3);
+const ROUNDS = positiveSetting('COMMANDS_ROUNDS', 7);
 const INTERACTIONS = positiveSetting('COMMANDS_INTERACTIONS', 2_000);
 const LEVELS = [100, 10] as const;
 const WARM_UP = 300;

@@ -1,11 +1,12 @@
 /**
- * Where a V8 CPU profile's time went:
+ * Where a V8 CPU profile's time went, or a sampling heap profile's allocations:
  *   npx tsx bench/cpuprofile-top.ts FILE.cpuprofile [--top 25] [--by function|package] [--from S] [--to S]
  *
  * By function: self time per function (name, file, line). By package: self time per npm package, per folder of
  * ours (src/…, commands), or per kind of native work (garbage collector, idle, program). --from and --to keep only
  * the samples between so many seconds after the profile started (e.g. a fan-out without the start-up). For the profiles that
- * `COMMANDS_CPU_PROFILE=dir npm run bench:commands` or `node --cpu-prof` write.
+ * `COMMANDS_CPU_PROFILE=dir npm run bench:commands` or `node --cpu-prof` write, and the .heapprofile files that
+ * `COMMANDS_HEAP_PROFILE=dir` writes.
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -20,6 +21,14 @@ interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+}
+/** A sampling heap profile (COMMANDS_HEAP_PROFILE): a tree of call frames, each with the bytes it allocated itself. */
+interface HeapNode extends ProfileNode {
+  selfSize: number;
+  children: HeapNode[];
+}
+interface HeapProfile {
+  head: HeapNode;
 }
 
 const { values, positionals } = parseArgs({
@@ -38,8 +47,7 @@ if (!file || !Number.isInteger(top) || top < 1 || (values.by !== 'function' && v
   process.stderr.write('usage: npx tsx bench/cpuprofile-top.ts FILE.cpuprofile [--top N] [--by function|package] [--from S] [--to S]\n');
   process.exit(2);
 }
-const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+const parsed = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile | HeapProfile;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 function where(url: string): string {
@@ -58,6 +66,25 @@ function label(node: ProfileNode): string {
   return name;
 }
 
+if ('head' in parsed) {
+  // Allocated bytes per function or package; --from and --to do not apply (a heap profile has no timeline).
+  const allocated = new Map<string, number>();
+  let bytes = 0;
+  const visit = (node: HeapNode): void => {
+    bytes += node.selfSize;
+    const key = label(node);
+    allocated.set(key, (allocated.get(key) ?? 0) + node.selfSize);
+    for (const child of node.children) visit(child);
+  };
+  visit(parsed.head);
+  process.stdout.write(`${(bytes / 1e6).toFixed(1)} MB allocated (sampled); self allocations, share of all:\n`);
+  for (const [key, size] of [...allocated].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    process.stdout.write(`${(size / 1e6).toFixed(2).padStart(8)} MB ${((100 * size) / bytes).toFixed(1).padStart(5)}%  ${key}\n`);
+  }
+  process.exit(0);
+}
+const profile = parsed;
+const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const self = new Map<string, number>();
 let total = 0;
 let at = 0;
