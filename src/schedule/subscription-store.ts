@@ -9,6 +9,7 @@ import { InProcessLock, type StoreLock } from './store-lock.ts';
 import {
   countsTowardLimit,
   deliverySchema,
+  dmTarget,
   dmUserOf,
   owesDmNotice,
   subscriptionSchema,
@@ -519,7 +520,9 @@ export class SubscriptionStore {
       await this.subscriptions.delete(`sub:${channelId}`);
       await this.removeFromIndex(channelId);
     }
-    await this.forgetDmNotices(ids);
+    // A member's erasure forgets them on the notice list even if their subscription is already gone.
+    const member = guildId.startsWith('user:') ? [dmTarget(guildId.slice('user:'.length)).channelId] : [];
+    await this.forgetDmNotices([...ids, ...member]);
     await this.subscriptions.delete(`guild:${guildId}`);
     await this.forgetRemoval(guildId);
     return removed;

@@ -199,6 +199,10 @@ describe('the "your DMs were switched off" notice', () => {
     await second.eraseGuild('user:u2');
     expect(await raw.get('dm-notices')).toEqual([]);
     expect(await again.takeDmNotice('u2')).toBeNull();
+    // Named on the list without a subscription (left by a crash between the two writes): erasure forgets them too.
+    await raw.set('dm-notices', ['u3']);
+    await second.eraseGuild('user:u3');
+    expect(await raw.get('dm-notices')).toEqual([]);
   });
 });
 
