@@ -180,8 +180,7 @@ export class SubscriptionStore {
         if (counted >= limit) return { kind: 'limit_reached', limit, count: counted } as const;
       }
       const subscription = build(existing);
-      await this.noteDmNotices([subscription]);
-      await this.subscriptions.set(`sub:${channelId}`, subscription);
+      await this.writeSubscriptions([subscription]);
       if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
       await this.addToIndex(channelId);
       return { kind: existing ? 'updated' : 'created', subscription, previous: existing } as const;
@@ -202,8 +201,7 @@ export class SubscriptionStore {
     }
     for (const [guildId, group] of byGuild) {
       await this.lock.withLock(`guild:${guildId}`, async () => {
-        await this.noteDmNotices(group);
-        await this.subscriptions.setMany(group.map((subscription) => ({ key: `sub:${subscription.channelId}`, value: subscription })));
+        await this.writeSubscriptions(group);
         const ids = new Set(await this.readIds(`guild:${guildId}`));
         const before = ids.size;
         for (const { channelId } of group) ids.add(channelId);
@@ -261,8 +259,7 @@ export class SubscriptionStore {
       if (!current) return null;
       const next = change(current);
       if (!next) return current;
-      await this.noteDmNotices([next]);
-      await this.subscriptions.set(`sub:${channelId}`, next);
+      await this.writeSubscriptions([next]);
       return next;
     });
   }
@@ -274,12 +271,23 @@ export class SubscriptionStore {
       for (const current of await this.listGuild(guildId)) {
         const next = change(current);
         if (!next) continue;
-        await this.noteDmNotices([next]);
-        await this.subscriptions.set(`sub:${current.channelId}`, next);
+        await this.writeSubscriptions([next]);
         changed.push(next);
       }
       return changed;
     });
+  }
+
+  /**
+   * Writes subscription records, first adding any member one of them owes the "switched off" notice to `dm-notices`
+   * (see mayOweDmNotice). Every change of a subscription goes through here, so none can miss the list; only
+   * restoreSubscription, which writes another store's value as it was, notes it itself.
+   */
+  private async writeSubscriptions(subscriptions: readonly Subscription[]): Promise<void> {
+    await this.noteDmNotices(subscriptions);
+    const [only] = subscriptions;
+    if (subscriptions.length === 1 && only) await this.subscriptions.set(`sub:${only.channelId}`, only);
+    else await this.subscriptions.setMany(subscriptions.map((subscription) => ({ key: `sub:${subscription.channelId}`, value: subscription })));
   }
 
   async getDelivery(channelId: string, day: IsoDate): Promise<DeliveryRecord | null> {
@@ -559,8 +567,7 @@ export class SubscriptionStore {
   /** Takes the member off `dm-notices` unless their subscription (read again, under the list's lock) still owes it. */
   async settleDmNotice(userId: string): Promise<void> {
     await this.lock.withLock(DM_NOTICES_KEY, async () => {
-      const channelId = `dm:${userId}`;
-      if (owesDmNotice(await this.get(channelId))) return;
+      if (owesDmNotice(await this.get(dmTarget(userId).channelId))) return;
       await this.changeDmNotices((users) => users.delete(userId));
     });
   }
@@ -569,12 +576,13 @@ export class SubscriptionStore {
     const readAt = this.now().getTime();
     const listed = await this.subscriptions.get(DM_NOTICES_KEY);
     // A store written before the list existed gets it built once, from its DM subscriptions.
-    const users = new Set(isStringArray(listed) ? listed : await this.lock.withLock(DM_NOTICES_KEY, () => this.buildDmNotices()));
+    const users = new Set(isStringArray(listed) ? listed : await this.lock.withLock(DM_NOTICES_KEY, () => this.storedDmNotices()));
     this.dmNotices = { users, readAt };
     return users;
   }
 
-  private async buildDmNotices(): Promise<string[]> {
+  /** The list as stored, built first on a store written before it existed; called under the list's lock. */
+  private async storedDmNotices(): Promise<string[]> {
     const listed = await this.subscriptions.get(DM_NOTICES_KEY);
     if (isStringArray(listed)) return listed;
     const dmChannels = (await this.indexedChannelIds()).filter((channelId) => dmUserOf(channelId) !== null);
@@ -608,8 +616,7 @@ export class SubscriptionStore {
   /** Read-modify-write of `dm-notices` (under its lock); `change` says whether it changed anything. */
   private async changeDmNotices(change: (users: Set<string>) => boolean): Promise<void> {
     const readAt = this.now().getTime();
-    const listed = await this.subscriptions.get(DM_NOTICES_KEY);
-    const users = new Set(isStringArray(listed) ? listed : await this.buildDmNotices());
+    const users = new Set(await this.storedDmNotices());
     if (change(users)) await this.subscriptions.set(DM_NOTICES_KEY, [...users]);
     this.dmNotices = { users, readAt };
   }
