@@ -372,10 +372,7 @@ export class WotdCache {
   /** The record if the memory layer holds it, marked as the most recently used. */
   private recall(key: string): Stored<unknown> | undefined {
     const record = this.memory.get(key);
-    if (record) {
-      this.memory.delete(key);
-      this.memory.set(key, record);
-    }
+    if (record) this.remember(key, record);
     return record;
   }
 
