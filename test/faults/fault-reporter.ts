@@ -1,12 +1,13 @@
 import { sep } from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestModule } from 'vitest/node';
-import type { FaultCell, FaultGroup } from './tally.ts';
+import type { FaultCell, FaultGroup, GeneratedRun } from './tally.ts';
 
 /**
  * Prints the fault matrix after a run that included test/faults: one table per group (rows = fault, columns =
  * operation, cells = pass or FAIL with a short reason), then exactly one line
- * `faults: scenarios=N passed=N lost=N duplicated=N crashes=N`, counted from the cells' own findings. A cell whose
+ * `faults: scenarios=N generated=N passed=N lost=N duplicated=N crashes=N`, counted from the cells' own findings
+ * (`generated`: the inputs the property tests of the run recorded with recordGenerated, each seed printed above it). A cell whose
  * test failed is a FAIL whatever its meta says; a fault file that died, or an unhandled error raised in one,
  * counts as a crash.
  */
@@ -43,6 +44,13 @@ export default class FaultReporter implements Reporter {
     const modules = testModules.filter((module) => isFaultModule(module.moduleId));
     if (modules.length === 0) return;
     const cells: FaultCell[] = [];
+    const generated: Array<GeneratedRun & { name: string }> = [];
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const run = test.meta().generated;
+        if (run) generated.push({ ...run, name: test.fullName });
+      }
+    }
     let crashes = 0;
     for (const module of modules) {
       // A file that could not run to its end (a worker that died, a failing hook) is a crash of that file.
@@ -72,10 +80,12 @@ export default class FaultReporter implements Reporter {
       if (inGroup.length === 0) continue;
       out.push(GROUP_TITLES[group], ...renderTable(inGroup), '');
     }
+    for (const run of generated) out.push(`generated: ${run.runs} seed=${run.seed} ${run.name} (replay: ${run.replay})`);
     const passed = cells.filter((cell) => cell.pass).length;
     const lost = cells.reduce((sum, cell) => sum + cell.lost, 0);
     const duplicated = cells.reduce((sum, cell) => sum + cell.duplicated, 0);
-    out.push(`faults: scenarios=${cells.length} passed=${passed} lost=${lost} duplicated=${duplicated} crashes=${crashes}`);
+    const generatedRuns = generated.reduce((sum, run) => sum + run.runs, 0);
+    out.push(`faults: scenarios=${cells.length} generated=${generatedRuns} passed=${passed} lost=${lost} duplicated=${duplicated} crashes=${crashes}`);
     process.stdout.write(`${out.join('\n')}\n`);
   }
 }

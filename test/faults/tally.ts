@@ -26,7 +26,24 @@ declare module '@vitest/runner' {
   interface TaskMeta {
     /** The cells a test covered, as it found them. */
     faultCells?: FaultCell[];
+    /** Generated inputs a property test ran, with its seed and the command that replays it. */
+    generated?: GeneratedRun;
   }
+}
+
+export interface GeneratedRun {
+  runs: number;
+  seed: number;
+  /** One shell command that runs this property again with this seed. */
+  replay: string;
+}
+
+/**
+ * Records on a property test the generated inputs it ran; fault-reporter.ts adds them to the `faults:` line and
+ * prints each seed with its replay command. Call it after the property ran all its runs.
+ */
+export function recordGenerated(task: { meta: { generated?: GeneratedRun } }, run: GeneratedRun): void {
+  task.meta.generated = run;
 }
 
 /** The figures a cell measures; its body fills them in as it goes, so a failing cell still reports them. */
