@@ -103,7 +103,7 @@ function intlOffsetMs(instant: number, timeZone: string): number {
  * Intl has no transition API, so the year is sampled every SAMPLE_MS and each difference is searched to the second
  * (every transition in tzdata is on a whole second). A change of offset that is undone within SAMPLE_MS would be
  * missed: the shortest periods since 1970 are Morocco's Ramadan months, about 30 days, and the generated property in
- * test/schedule/zoned-time-all-zones.test.ts scans every zone independently, every two days, for 2020–2040.
+ * test/schedule/zoned-time-all-zones.test.ts scans every zone independently, every four days, from 2019-12 to 2038-01.
  */
 interface YearOffsets {
   first: number;
