@@ -1,22 +1,29 @@
 import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import type { DeliveryRecord, Subscription } from './subscription.ts';
-import { localDateOf, parseLocalTime, summerOffsetMs, zonedInstant } from './zoned-time.ts';
+import { highestOffsetFromMs, localDateOf, localDayExists, parseLocalTime, zonedInstant } from './zoned-time.ts';
 
 /**
  * When a subscription posts, and which entry it posts.
  *
- * Each local day in the subscriber's zone has exactly one post instant (its HH:MM, moved past a DST gap, first
- * occurrence in an overlap). The entry it carries is the service's day (the UTC date) at that instant.
- * Binding the service day to the local day rather than to "now" is what makes a post caught up later the same local
- * day carry the entry it would have carried on time, and what keeps a subscriber far from UTC (09:00 in UTC−12 or
- * UTC+14) from getting a second post when the UTC date changes during their day.
+ * Each local day in the subscriber's zone has exactly one post instant: the first instant at or after its HH:MM
+ * (past a DST gap, that is the instant the gap ends; in an overlap, the first occurrence). A post is delivered from
+ * that instant to the end of the local day the instant falls in: usually its own day, but where a gap starts before
+ * midnight (23:00 in America/Nuuk on its spring night) a post time inside it goes out at the next midnight, as well
+ * as that next day's own post. A day the zone skipped altogether (2011-12-30 in Pacific/Apia) has none.
  *
- * One refinement: the UTC date is taken with the zone's summer-time offset all year. Otherwise a post time near
- * UTC midnight (00:30 in London, 19:30 in New York) would cross midnight when the clocks change, and two local
- * days would map to one service day (a skipped post) or one service day would be jumped (a skipped word). With it,
- * consecutive local days always carry consecutive service days, and the entry is never a future one: in winter such
- * a post may carry the entry that was current an hour earlier. Outside those hours, and in zones without DST, it is
- * exactly the UTC date of the post time. Deliveries are recorded per service day, so no entry is posted twice.
+ * The entry a post carries is the service's day (a UTC date) counted from the local day, not from "now": a post
+ * caught up later the same local day carries the entry it would have carried on time, and a subscriber far from UTC
+ * (09:00 in UTC−12 or UTC+14) gets no second post when the UTC date changes during their day.
+ *
+ * The UTC date is taken with the highest offset the zone uses from that day on (its summer time, or the offset of
+ * a rule it will switch to). With the offset of the moment instead, a post time near UTC midnight (00:30 in London,
+ * 19:30 in New York) would cross midnight when the clocks change, and two local days would map to one service day
+ * (a skipped post) or one service day would be jumped (a skipped word). Since that highest offset never grows from
+ * one day to the next, consecutive local days carry increasing service days, one day apart except where a zone
+ * gives up an offset for good (Asia/Tehran ending DST in 2022 jumps one word, once), and the entry is never a
+ * future one: in winter such a post may carry the entry that was current an hour earlier. Outside those hours, and
+ * in zones that keep one offset, it is exactly the UTC date of the post time. Deliveries are recorded per service
+ * day, so no entry is posted twice.
  */
 
 export interface Slot {
@@ -31,13 +38,30 @@ export function slotFor(subscription: Pick<Subscription, 'time' | 'timeZone'>, l
   const time = parseLocalTime(subscription.time) ?? { hour: 9, minute: 0 };
   const postAt = zonedInstant(localDay, time, subscription.timeZone);
   const wall = Date.parse(`${localDay}T00:00:00Z`) + (time.hour * 60 + time.minute) * 60_000;
-  const serviceDay = utcDateOf(new Date(wall - summerOffsetMs(localDay, subscription.timeZone)));
+  const serviceDay = utcDateOf(new Date(wall - highestOffsetFromMs(localDay, subscription.timeZone)));
   return { localDay, postAt, serviceDay };
 }
 
-/** Today's slot in the subscriber's zone. */
+/** Today's slot in the subscriber's zone (its post may be ahead, behind, or pushed past midnight by a gap). */
 export function currentSlot(subscription: Pick<Subscription, 'time' | 'timeZone'>, now: Date): Slot {
   return slotFor(subscription, localDateOf(now, subscription.timeZone));
+}
+
+/**
+ * The slots that may be delivered at `now`, earliest first: those whose post instant has passed and fell on the
+ * current local day. That is today's, and yesterday's when a gap pushed it past midnight.
+ */
+export function deliverableSlots(subscription: Pick<Subscription, 'time' | 'timeZone'>, now: Date): Slot[] {
+  const today = localDateOf(now, subscription.timeZone);
+  const slots: Slot[] = [];
+  for (const localDay of [addDays(today, -1), today]) {
+    const slot = slotFor(subscription, localDay);
+    if (slot.postAt.getTime() > now.getTime()) continue;
+    if (localDateOf(slot.postAt, subscription.timeZone) !== today) continue;
+    if (localDay !== today && !localDayExists(localDay, subscription.timeZone)) continue;
+    slots.push(slot);
+  }
+  return slots;
 }
 
 /**
@@ -58,17 +82,15 @@ export function owesPost(subscription: Pick<Subscription, 'enabledAt'>, record: 
   }
 }
 
-/** The slot to deliver now, or null: today's post time has passed and its service day is still owed. */
+/** The slot to deliver now, or null: the earliest deliverable slot whose service day is still owed. */
 export function dueSlot(subscription: Subscription, record: (serviceDay: IsoDate) => DeliveryRecord | null, now: Date): Slot | null {
   if (subscription.status.state === 'disabled') return null;
-  const slot = currentSlot(subscription, now);
-  if (slot.postAt.getTime() > now.getTime()) return null;
-  return owesPost(subscription, record(slot.serviceDay), now) ? slot : null;
+  return deliverableSlots(subscription, now).find((slot) => owesPost(subscription, record(slot.serviceDay), now)) ?? null;
 }
 
 /**
- * When the next post goes out: today's slot if it is still ahead or still owed, otherwise the next local day's.
- * Null for a disabled subscription.
+ * When the next post goes out: now if a deliverable slot is still owed, otherwise the first post instant still
+ * ahead whose service day is owed. Null for a disabled subscription.
  */
 export function nextPostTime(
   subscription: Subscription,
@@ -76,12 +98,12 @@ export function nextPostTime(
   now: Date,
 ): Date | null {
   if (subscription.status.state === 'disabled') return null;
-  const today = currentSlot(subscription, now);
-  for (const localDay of [today.localDay, addDays(today.localDay, 1), addDays(today.localDay, 2)]) {
+  if (dueSlot(subscription, record, now)) return now;
+  const today = localDateOf(now, subscription.timeZone);
+  for (const localDay of [today, addDays(today, 1), addDays(today, 2)]) {
     const slot = slotFor(subscription, localDay);
-    const owed = owesPost(subscription, record(slot.serviceDay), now);
-    if (!owed) continue;
-    return slot.postAt.getTime() < now.getTime() ? now : slot.postAt;
+    if (slot.postAt.getTime() <= now.getTime() || !localDayExists(localDay, subscription.timeZone)) continue;
+    if (owesPost(subscription, record(slot.serviceDay), now)) return slot.postAt;
   }
   return null;
 }

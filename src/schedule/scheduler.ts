@@ -5,7 +5,7 @@ import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
-import { currentSlot, owesPost, type Slot } from './due.ts';
+import { deliverableSlots, owesPost, type Slot } from './due.ts';
 import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryJob, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
@@ -169,27 +169,31 @@ export class DailyScheduler {
    */
   private async owedJobs(now: Date): Promise<{ jobs: DeliveryJob[]; waitingForEntry: number }> {
     const { store } = this.options;
-    // Many subscriptions share a zone and a time; work each pair's slot out once per tick.
-    const slots = new Map<string, Slot>();
+    // Many subscriptions share a zone and a time; work each pair's slots out once per tick.
+    const slots = new Map<string, Slot[]>();
     const byDay = new Map<IsoDate, DueChannel[]>();
     for await (const page of store.pages()) {
       for (const subscription of page) {
         if (subscription.status.state === 'disabled') continue;
         const key = `${subscription.timeZone}|${subscription.time}`;
-        let slot = slots.get(key);
-        if (!slot) {
-          slot = currentSlot(subscription, now);
-          slots.set(key, slot);
+        let deliverable = slots.get(key);
+        if (!deliverable) {
+          deliverable = deliverableSlots(subscription, now);
+          slots.set(key, deliverable);
         }
-        if (slot.postAt.getTime() > now.getTime()) continue;
-        const group = byDay.get(slot.serviceDay) ?? [];
-        group.push({ channelId: subscription.channelId, enabledAt: subscription.enabledAt, style: postStyleOf(subscription), slot });
-        byDay.set(slot.serviceDay, group);
+        for (const slot of deliverable) {
+          const group = byDay.get(slot.serviceDay) ?? [];
+          group.push({ channelId: subscription.channelId, enabledAt: subscription.enabledAt, style: postStyleOf(subscription), slot });
+          byDay.set(slot.serviceDay, group);
+        }
       }
     }
 
     const jobs: DeliveryJob[] = [];
     let waitingForEntry = 0;
+    // At most one post per channel per tick, the earliest owed: after a gap pushed yesterday's post past midnight,
+    // today's (if also due) goes out at the next tick, never beside it in one fan-out.
+    const jobbed = new Set<string>();
     for (const [day, group] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
       const records = await store.getDeliveries(
         group.map(({ channelId }) => channelId),
@@ -197,7 +201,9 @@ export class DailyScheduler {
       );
       const owed = group.flatMap((due, i) => {
         const record = records[i] ?? null;
-        return owesPost(due, record, now) ? [{ ...due, record }] : [];
+        if (jobbed.has(due.channelId) || !owesPost(due, record, now)) return [];
+        jobbed.add(due.channelId);
+        return [{ ...due, record }];
       });
       if (owed.length === 0) continue;
       const entry = await this.entryFor(day, now);

@@ -126,7 +126,7 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
 
 async function overviewOf(store: SubscriptionStore, subscription: Subscription, instant: Date): Promise<SubscriptionOverview> {
   const today = currentSlot(subscription, instant);
-  const days = new Set<IsoDate>([0, 1, 2].map((offset) => slotFor(subscription, addDays(today.localDay, offset)).serviceDay));
+  const days = new Set<IsoDate>([-1, 0, 1, 2].map((offset) => slotFor(subscription, addDays(today.localDay, offset)).serviceDay));
   const records = new Map<IsoDate, DeliveryRecord | null>();
   for (const day of days) records.set(day, await store.getDelivery(subscription.channelId, day));
   const nextPostAt = nextPostTime(subscription, (day) => records.get(day) ?? null, instant);

@@ -88,9 +88,10 @@ describe('DM subscriptions, end to end', () => {
       discord.invokeCommand({ name: 'wotd-subscribe-me', options: { time, timezone: 'America/New_York' }, channelId: guild.channelId('general') }).waitForResponse();
     await tick('2026-03-07T12:00:00Z');
     await subscribeMe('02:30');
-    // 2026-03-08: New York springs forward at 02:00 EST (07:00 UTC) to 03:00 EDT, so 02:30 never happens.
-    expect(await tick('2026-03-08T07:29:00Z')).toMatchObject({ total: 0 });
-    expect(await tick('2026-03-08T07:30:00Z')).toMatchObject({ sent: 1 });
+    // 2026-03-08: New York springs forward at 02:00 EST (07:00 UTC) to 03:00 EDT, so 02:30 never happens: the post
+    // goes out when the gap ends, at 03:00 EDT.
+    expect(await tick('2026-03-08T06:59:00Z')).toMatchObject({ total: 0 });
+    expect(await tick('2026-03-08T07:00:00Z')).toMatchObject({ sent: 1 });
     expect(await tick('2026-03-08T12:00:00Z')).toMatchObject({ total: 0 });
 
     // The bot down from March: only the current day is caught up, once, and moving the time does not post it again.

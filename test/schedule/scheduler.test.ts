@@ -107,6 +107,34 @@ describe('DailyScheduler', () => {
     expect(poster.messages).toHaveLength(30);
   });
 
+  it('Nuuk\'s spring night: the post pushed past midnight by the 23:00 gap goes out, then the Sunday\'s own, one per tick', async () => {
+    const { store } = await setup([
+      makeSubscription({ channelId: 'c1', time: '23:30', timeZone: 'America/Nuuk' }),
+      makeSubscription({ channelId: 'c2', time: '23:30', timeZone: 'America/Nuuk' }),
+    ]);
+    const { scheduler: s, poster } = scheduler(store);
+    // 23:00 local on 2025-03-29 (−02) is 01:00 UTC, when the clocks jump to 00:00 on the 30th (−01).
+    expect((await s.tick(at('2025-03-30T00:59:00Z'))).total).toBe(0);
+    expect(await s.tick(at('2025-03-30T01:00:00Z'))).toMatchObject({ total: 2, sent: 2 });
+    expect((await s.tick(at('2025-03-30T01:01:00Z'))).total).toBe(0);
+    expect(await s.tick(at('2025-03-31T00:30:00Z'))).toMatchObject({ total: 2, sent: 2 });
+    expect(poster.messages.map((m) => `${m.channelId} ${m.nonce}`).sort()).toEqual([
+      `c1 ${deliveryNonce('c1', '2025-03-30')}`,
+      `c1 ${deliveryNonce('c1', '2025-03-31')}`,
+      `c2 ${deliveryNonce('c2', '2025-03-30')}`,
+      `c2 ${deliveryNonce('c2', '2025-03-31')}`,
+    ].sort());
+  });
+
+  it('after downtime over both Nuuk posts, the tick that finds them owed sends the earlier, the next tick the later', async () => {
+    const { store } = await setup([makeSubscription({ channelId: 'c1', time: '23:30', timeZone: 'America/Nuuk' })]);
+    const { scheduler: s, poster } = scheduler(store);
+    expect(await s.tick(at('2025-03-31T00:45:00Z'))).toMatchObject({ total: 1, sent: 1 });
+    expect(await s.tick(at('2025-03-31T00:46:00Z'))).toMatchObject({ total: 1, sent: 1 });
+    expect((await s.tick(at('2025-03-31T00:47:00Z'))).total).toBe(0);
+    expect(poster.messages.map((m) => m.nonce)).toEqual([deliveryNonce('c1', '2025-03-30'), deliveryNonce('c1', '2025-03-31')]);
+  });
+
   it('catches up after a restart the same day, exactly once, from the same store file', async () => {
     const { store, storeUrl } = await setup([makeSubscription({ time: '09:00', timeZone: 'America/New_York' })]);
     const poster = new RecordingPoster();
