@@ -3,6 +3,7 @@ import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { pendingDmNotice } from '../schedule/admin-replies.ts';
+import { STORE_FAILED_REPLY, storeErrorIn } from '../store-watch.ts';
 import { createAutocompleteContext, createButtonContext, createCommandContext, type TrackedResponses } from './contexts.ts';
 import { InteractionWatch } from './interaction-watch.ts';
 
@@ -16,6 +17,11 @@ export const UNKNOWN_BUTTON = 'This button no longer works. Run the command agai
  * defer themselves much sooner (see replies/deliver.ts).
  */
 export const SAFETY_DEFER_MS = 1_500;
+
+/** The reply to a command or button that threw: the store's failure is named (nothing was changed), anything else is ours. */
+export function failedReply(error: unknown): string {
+  return storeErrorIn(error) ? STORE_FAILED_REPLY : SOMETHING_WENT_WRONG;
+}
 
 export interface RouterOptions {
   commands: readonly SlashCommand[];
@@ -96,7 +102,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     } catch (error) {
       watch?.record('internal_error');
       log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
-      await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+      await answerPrivately(context, { content: failedReply(error) }, log);
     } finally {
       clearTimeout(safety);
     }
@@ -139,7 +145,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     } catch (error) {
       watch?.record('internal_error');
       log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
-      await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+      await answerPrivately(context, { content: failedReply(error) }, log);
     }
   }
 
