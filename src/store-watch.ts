@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
  * What the health check and the metrics know of each store the process opens: its name (subscriptions, deliveries,
  * cache, locks), how many of its operations failed, by kind, and a probe that says whether it works now.
@@ -40,12 +42,31 @@ export function storeErrorIn(error: unknown): StoreError | null {
   return null;
 }
 
-/**
- * What a member is told when a command could not read or write the store: no change was made (a subscription write
- * that failed part-way leaves nothing the bot lists or posts from; see SubscriptionStore), and trying again is safe.
- */
+/** What a member is told when a command failed on the store before writing anything. */
 export const STORE_FAILED_REPLY =
   'I could not reach my data store just now, so this was not done: nothing was changed. Please try again in a minute.';
+/** …and when some of its writes went through first (every change command can be run again to finish). */
+export const STORE_FAILED_PARTWAY_REPLY =
+  'I lost my data store partway through, so this may be only partly done. Please run the same command again in a minute to finish it.';
+
+/** Whether a piece of work wrote to a watched store (see traceWrites). */
+export interface WriteTrace {
+  wrote: boolean;
+}
+
+const traces = new AsyncLocalStorage<WriteTrace>();
+
+/** Runs `work`, noting in the trace whether any write of a watched store went through while it ran. */
+export function traceWrites<T>(work: () => Promise<T>): { trace: WriteTrace; done: Promise<T> } {
+  const trace: WriteTrace = { wrote: false };
+  return { trace, done: traces.run(trace, work) };
+}
+
+/** The reply to a command that threw: a store failure says whether anything changed; null for any other error. */
+export function storeFailureReply(error: unknown, trace: WriteTrace): string | null {
+  if (!storeErrorIn(error)) return null;
+  return trace.wrote ? STORE_FAILED_PARTWAY_REPLY : STORE_FAILED_REPLY;
+}
 
 /** One store as /healthz and wotd_bot_store_errors_total see it. */
 export interface StoreCheck {
@@ -83,6 +104,8 @@ export class StoreWatch implements StoreCheck {
   /** A write went through: writes work again. */
   wrote(): void {
     this.writesFailing = false;
+    const trace = traces.getStore();
+    if (trace) trace.wrote = true;
   }
 
   /** Runs one operation of this store, counting and naming its failure. */

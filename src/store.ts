@@ -63,8 +63,16 @@ const REDIS_CONNECT_TIMEOUT_MS = 5_000;
 export function storeCheck(keyv: Keyv<unknown>): StoreCheck {
   const adapter: unknown = keyv.store;
   if (adapter instanceof WatchedKeyvRedis) return adapter.watch;
-  return new StoreWatch(keyv.namespace ?? 'store', { read: () => (keyv.store as KeyvStoreAdapter).get('health-check') });
+  let check = readChecks.get(keyv);
+  if (!check) {
+    check = new StoreWatch(keyv.namespace ?? 'store', { read: () => (keyv.store as KeyvStoreAdapter).get('health-check') });
+    readChecks.set(keyv, check);
+  }
+  return check;
 }
+
+/** One check per store, so its probe failures add up. */
+const readChecks = new WeakMap<Keyv<unknown>, StoreWatch>();
 
 /** `name`: the store's name in /healthz and the metrics (its namespace). */
 async function openRedis<Value>(url: string, namespace: string, name: string): Promise<Keyv<Value>> {

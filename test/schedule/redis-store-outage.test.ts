@@ -9,7 +9,7 @@ import type { DeliveryOutcome } from '../../src/schedule/delivery.ts';
 import { currentSlot } from '../../src/schedule/due.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { openStore } from '../../src/store.ts';
-import { STORE_FAILED_REPLY, StoreError } from '../../src/store-watch.ts';
+import { STORE_FAILED_PARTWAY_REPLY, STORE_FAILED_REPLY, StoreError, storeFailureReply, traceWrites } from '../../src/store-watch.ts';
 import { createWotdAdapter } from '../../src/wotd/adapter.ts';
 import { scrape } from '../metrics/prom-text.ts';
 import { ADMIN_ID, finalAnswer, SITE_URL, startFaultWorld, TODAY, type FaultWorld } from '../faults/world.ts';
@@ -79,9 +79,31 @@ describeRedis('the stores on Redis while Redis is away', () => {
 
     await link.restore();
     // Nothing changed: the kept channel is still subscribed, the refused one is not, and no delivery was recorded.
-    const listed = await vi.waitFor(() => daily.store.listAll(), { timeout: 15_000, interval: 200 });
+    // Each namespace's connection comes back on its own back-off.
+    const [listed, delivery] = await vi.waitFor(() => Promise.all([daily.store.listAll(), daily.store.getDelivery(kept, TODAY)]), {
+      timeout: 15_000,
+      interval: 200,
+    });
     expect(listed.map((subscription) => subscription.channelId)).toEqual([kept]);
-    expect(await daily.store.getDelivery(kept, TODAY)).toBeNull();
+    expect(delivery).toBeNull();
+  });
+
+  it('a store failure after some of the work was written says so, instead of "nothing was changed"', async () => {
+    const { link, daily } = await openOnLink();
+    const record = (channelId: string) => ({ channelId, day: TODAY, state: 'sent' as const, nonce: 'n', attempts: 1, updatedAt: world.now().toISOString() });
+    const partway = traceWrites(async () => {
+      await daily.store.putDelivery(record('600000000000000001'));
+      await link.cut();
+      await daily.store.putDelivery(record('600000000000000002'));
+    });
+    const error = await partway.done.then(() => null, (failure: unknown) => failure);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(storeFailureReply(error, partway.trace)).toBe(STORE_FAILED_PARTWAY_REPLY);
+
+    const untouched = traceWrites(() => daily.store.putDelivery(record('600000000000000003')));
+    const second = await untouched.done.then(() => null, (failure: unknown) => failure);
+    expect(storeFailureReply(second, untouched.trace)).toBe(STORE_FAILED_REPLY);
+    expect(storeFailureReply(new Error('not the store'), untouched.trace)).toBeNull();
   });
 
   it('/healthz names each failing store while Redis is away, is 200 again after, and the failures are counted', async () => {
