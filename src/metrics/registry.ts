@@ -53,6 +53,8 @@ export class BotMetrics {
   private discord: DiscordView | null = null;
   private adapter: AdapterView | null = null;
   private store: StoreView | null = null;
+  /** Stores watched besides the subscriptions' and the cache's (the cluster's claims). */
+  private otherStores: StoreCheck[] = [];
   /** When the scheduler last showed life: a tick that finished, or a post of a fan-out still running. */
   private lastTickAt: number | null = null;
   private subscriptionCounts: { at: number; counts: Promise<Record<string, number>> } | null = null;
@@ -295,6 +297,10 @@ export class BotMetrics {
     this.subscriptionCounts = null;
   }
 
+  watchStoreChecks(checks: StoreCheck[]): void {
+    this.otherStores = [...this.otherStores, ...checks];
+  }
+
   readonly interactionDone: InteractionObserver = (event: InteractionDone) => {
     const { kind, name, outcome } = event;
     this.interactions.inc({ kind, name, outcome });
@@ -345,11 +351,11 @@ export class BotMetrics {
     });
   }
 
-  /** Every store watched: the subscription store's parts, then the cache's. */
+  /** Every store watched: the subscription store's parts, the cache's, then any other (the cluster's claims). */
   private storeChecks(): StoreCheck[] {
     const store = this.store;
     const fromStore = store ? (store.storeChecks?.() ?? [new StoreWatch('subscriptions', { read: () => store.ping() })]) : [];
-    return [...fromStore, ...(this.adapter?.storeChecks?.() ?? [])];
+    return [...fromStore, ...(this.adapter?.storeChecks?.() ?? []), ...this.otherStores];
   }
 
   private tickAgeMs(): number {
