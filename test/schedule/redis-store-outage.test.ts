@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
+import { openRedisConnection } from '../../src/redis.ts';
 import { entryEmbed } from '../../src/discord/embeds.ts';
 import type { HealthReport } from '../../src/metrics/health.ts';
 import { createBotMetrics } from '../../src/metrics/registry.ts';
@@ -104,6 +106,25 @@ describeRedis('the stores on Redis while Redis is away', () => {
     const second = await untouched.done.then(() => null, (failure: unknown) => failure);
     expect(storeFailureReply(second, untouched.trace)).toBe(STORE_FAILED_REPLY);
     expect(storeFailureReply(new Error('not the store'), untouched.trace)).toBeNull();
+  });
+
+  it('a cluster claim Redis cannot answer is counted and fails the check, which passes again when Redis is back', async () => {
+    const link = await redisLink(redisTestUrl ?? '');
+    cleanups.push(() => link.close());
+    const redis = await openRedisConnection(link.url, { purpose: 'cluster', whileDown: 'away', whenBack: 'back' });
+    cleanups.push(() => redis.disconnect());
+    const claims = new RedisDeliveryClaims(redis, space.prefix);
+    await (await claims.claim('700000000000000001', TODAY))?.release();
+    expect(claims.watch.errorCounts().get('lock') ?? 0).toBe(0);
+
+    await link.cut();
+    expect(await claims.claim('700000000000000002', TODAY)).toBeNull();
+    expect(claims.watch.errorCounts().get('lock')).toBe(1);
+    await expect(claims.watch.check()).rejects.toBeInstanceOf(StoreError);
+
+    await link.restore();
+    await vi.waitFor(() => claims.watch.check(), { timeout: 15_000, interval: 250 });
+    expect(await claims.claim('700000000000000002', TODAY)).not.toBeNull();
   });
 
   it('/healthz names each failing store while Redis is away, is 200 again after, and the failures are counted', async () => {
