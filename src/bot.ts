@@ -103,6 +103,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
         logger,
       });
       logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
+      metrics?.watchStoreChecks(cluster.storeChecks());
     }
     adapter = await openWotdAdapter(config, { ...upstreamLog(logger, metrics), ...(cluster ? { budget: cluster.budget } : {}) });
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
@@ -164,14 +165,25 @@ function dailyPostSettings(config: Config, logger: Logger, metrics?: BotMetrics)
   };
 }
 
-/** Every upstream request at debug level (and counted, with metrics on); a contradicted variant as a warning. */
+/**
+ * Every upstream request at debug level (and counted, with metrics on); a contradicted variant and a failing cache
+ * store as warnings.
+ */
 function upstreamLog(logger: Logger, metrics?: BotMetrics) {
+  let lastStoreWarning = -Infinity;
   return {
     onRequest: (event: UpstreamEvent) => {
       logger.debug({ upstream: event }, 'Word-of-the-Day request');
       metrics?.upstreamRequest(event);
     },
     onWarning: (message: string) => logger.warn(message),
+    onStoreError: (error: unknown) => {
+      // Said at most once a minute (counted each time in wotd_bot_store_errors_total on Redis).
+      const now = performance.now();
+      if (now - lastStoreWarning < 60_000) return;
+      lastStoreWarning = now;
+      logger.warn({ err: error }, 'the cache store failed; lookups go on without it for a while');
+    },
   };
 }
 

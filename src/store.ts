@@ -1,11 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import KeyvRedis, { defaultReconnectStrategy } from '@keyv/redis';
+import { defaultReconnectStrategy } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl, withoutPassword, type Config } from './config.ts';
 import { watchSqliteFile } from './store-file.ts';
 import { queueStatements } from './sqlite-queue.ts';
+import { StoreWatch, type StoreCheck } from './store-watch.ts';
+import { WatchedKeyvRedis } from './watched-redis-store.ts';
 
 /** Where the bot keeps its data: a store URL, and the prefix of every key it writes when that store is Redis. */
 export interface StoreLocation {
@@ -23,7 +25,10 @@ export function isRedisStore(where: string | StoreLocation): boolean {
 }
 
 export interface OpenStoreOptions {
-  /** Make every failed read or write reject instead of reading as a miss (Keyv's default only emits 'error'). */
+  /**
+   * Make every failed read or write reject instead of reading as a miss (Keyv's default only emits 'error'). Always
+   * on for Redis, whose failures are also counted (see storeCheck).
+   */
   throwOnErrors?: boolean;
 }
 
@@ -42,7 +47,7 @@ export async function openStore<Value>(
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
   if (!scheme) throw new Error(`STORE_URL "${url}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
   const throwOnErrors = options.throwOnErrors ?? false;
-  if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, throwOnErrors);
+  if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, namespace);
   const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
   const path = sqlitePath(url);
   if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqlite(url));
@@ -51,7 +56,26 @@ export async function openStore<Value>(
 
 const REDIS_CONNECT_TIMEOUT_MS = 5_000;
 
-async function openRedis<Value>(url: string, namespace: string, throwOnErrors: boolean): Promise<Keyv<Value>> {
+/**
+ * The health check and error counts of a store opened by openStore: on Redis its watch (every failed operation
+ * counted); elsewhere one read of the adapter itself (through Keyv a failed read may come back as "nothing stored").
+ */
+export function storeCheck(keyv: Keyv<unknown>): StoreCheck {
+  const adapter: unknown = keyv.store;
+  if (adapter instanceof WatchedKeyvRedis) return adapter.watch;
+  let check = readChecks.get(keyv);
+  if (!check) {
+    check = new StoreWatch(keyv.namespace ?? 'store', { read: () => (keyv.store as KeyvStoreAdapter).get('health-check') });
+    readChecks.set(keyv, check);
+  }
+  return check;
+}
+
+/** One check per store, so its probe failures add up. */
+const readChecks = new WeakMap<Keyv<unknown>, StoreWatch>();
+
+/** `name`: the store's name in /healthz and the metrics (its namespace). */
+async function openRedis<Value>(url: string, namespace: string, name: string): Promise<Keyv<Value>> {
   if (!isRedisUrl(url)) throw new Error(`"${withoutPassword(url)}" is not a Redis URL; expected e.g. redis://127.0.0.1:6379`);
   let connected = false;
   // Until the first connection a failure is final, so an unreachable Redis is reported at start-up; after it, a
@@ -59,19 +83,21 @@ async function openRedis<Value>(url: string, namespace: string, throwOnErrors: b
   const reconnectStrategy = (retries: number, cause: Error) => (connected ? defaultReconnectStrategy(retries) : cause);
   // Without an offline queue a command fails at once while Redis is away, so a lookup falls back to the service
   // and a subscription change answers with an error, instead of both hanging until Redis is back.
-  const adapter = new KeyvRedis<Value>(
+  const adapter = new WatchedKeyvRedis<Value>(
     { url, disableOfflineQueue: true, socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS, reconnectStrategy } },
     { namespace },
+    name,
   );
-  // The adapter prefixes keys with its namespace itself, so Keyv must not add a second prefix.
-  const keyv = new Keyv<Value>({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors });
+  // The adapter prefixes keys with its namespace itself, so Keyv must not add a second prefix. A failure on Redis
+  // is always an error: it is never read as "nothing stored", nor a lost write as done.
+  const keyv = new Keyv<Value>({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
   await connectRedis(adapter, url);
   connected = true;
   return keyv;
 }
 
 /** Connects now, failing in one line when Redis refuses or (handshake included) does not answer in time. */
-async function connectRedis<Value>(adapter: KeyvRedis<Value>, url: string): Promise<void> {
+async function connectRedis<Value>(adapter: WatchedKeyvRedis<Value>, url: string): Promise<void> {
   let lastError: unknown;
   const remember = (error: unknown) => (lastError = error);
   adapter.on('error', remember);

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
 import type { DeliveryClaims } from '../schedule/delivery-claims.ts';
+import type { StoreCheck } from '../store-watch.ts';
 import type { UpstreamBudget } from '../wotd/upstream-budget.ts';
 import { RedisDeliveryClaims } from './delivery-claims.ts';
 import { createClusterPacer } from './discord-pacer.ts';
@@ -18,6 +19,8 @@ export interface Cluster {
   claims: DeliveryClaims;
   /** Waits for a daily post's turn under Discord's global limit, counted for the whole cluster. */
   waitForPostTurn: () => Promise<void>;
+  /** The claims' health and failures, for /healthz and the metrics. */
+  storeChecks(): StoreCheck[];
   close(): Promise<void>;
 }
 
@@ -47,10 +50,12 @@ export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
     scope: settings.rateLimitScope,
     logger,
   });
+  const claims = new RedisDeliveryClaims(redis, settings.keyPrefix);
   return {
     redis,
     budget,
-    claims: new RedisDeliveryClaims(redis, settings.keyPrefix),
+    claims,
+    storeChecks: () => [claims.watch],
     waitForPostTurn: createClusterPacer({
       redis,
       prefix: settings.keyPrefix,

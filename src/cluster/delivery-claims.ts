@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
 import type { DeliveryClaim, DeliveryClaims } from '../schedule/delivery-claims.ts';
+import { StoreWatch } from '../store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 
 /**
@@ -9,11 +10,16 @@ import type { IsoDate } from '../wotd/dates.ts';
  * died holding it, so the next pass of a living one takes the channel over.
  */
 export class RedisDeliveryClaims implements DeliveryClaims {
+  /** A claim Redis could not answer is no claim (the post waits for a later pass), counted here and in /healthz. */
+  readonly watch: StoreWatch;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly leaseMs = 30_000,
-  ) {}
+  ) {
+    this.watch = new StoreWatch('claims', { read: () => redis.ping() });
+  }
 
   async claim(channelId: string, day: IsoDate): Promise<DeliveryClaim | null> {
     const mutex = new Mutex(this.redis, `${this.prefix}claim:${channelId}:${day}`, {
@@ -23,8 +29,12 @@ export class RedisDeliveryClaims implements DeliveryClaims {
       // away. A post outliving its lease may be claimed again; the record, the look in the channel and the nonce stop a double.
       refreshInterval: 0,
     });
-    const acquired = await mutex.tryAcquire().catch(() => false);
+    const acquired = await mutex.tryAcquire().catch((error: unknown) => {
+      this.watch.failed('lock', error);
+      return false;
+    });
     if (!acquired) return null;
-    return { release: () => mutex.release().catch(() => undefined) };
+    // A claim that cannot be released runs out with its lease.
+    return { release: () => mutex.release().catch((error: unknown) => void this.watch.failed('lock', error)) };
   }
 }

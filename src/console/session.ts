@@ -16,6 +16,7 @@ import type {
 } from '../interactions.ts';
 import { buttonPrefix } from '../discord/router.ts';
 import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
+import { storeFailureReply, traceWrites } from '../store-watch.ts';
 import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 
@@ -228,12 +229,13 @@ export class ConsoleSession {
 
   /** A fault of ours still gets an answer, never a stack trace. */
   private async guard(context: Respondable, work: () => Promise<void>): Promise<void> {
+    const { trace, done } = traceWrites(work);
     try {
-      await work();
+      await done;
       if (!context.acknowledged) this.print('(no reply)');
     } catch (error) {
       this.options.services.logger?.error({ err: error }, 'console command failed');
-      this.print('Something went wrong on my side while answering. Please try again in a moment.');
+      this.print(storeFailureReply(error, trace) ?? 'Something went wrong on my side while answering. Please try again in a moment.');
     }
   }
 

@@ -3,6 +3,7 @@ import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { pendingDmNotice } from '../schedule/admin-replies.ts';
+import { storeFailureReply, traceWrites, type WriteTrace } from '../store-watch.ts';
 import { createAutocompleteContext, createButtonContext, createCommandContext, type TrackedResponses } from './contexts.ts';
 import { InteractionWatch } from './interaction-watch.ts';
 
@@ -16,6 +17,11 @@ export const UNKNOWN_BUTTON = 'This button no longer works. Run the command agai
  * defer themselves much sooner (see replies/deliver.ts).
  */
 export const SAFETY_DEFER_MS = 1_500;
+
+/** The reply to a command or button that threw: a store's failure says whether anything changed; anything else is ours. */
+function failedReply(error: unknown, trace: WriteTrace): string {
+  return storeFailureReply(error, trace) ?? SOMETHING_WENT_WRONG;
+}
 
 export interface RouterOptions {
   commands: readonly SlashCommand[];
@@ -85,8 +91,9 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       log().warn({ afterMs: SAFETY_DEFER_MS }, 'command is slow to answer; deferring it');
       context.defer({ ephemeral: true }).catch((error: unknown) => log().warn({ err: error }, 'could not defer a slow command'));
     }, SAFETY_DEFER_MS);
+    const { trace, done } = traceWrites(async () => command.execute(context, services));
     try {
-      await command.execute(context, services);
+      await done;
       if (!context.acknowledged) {
         // A handler that forgot to answer would leave the member with "This interaction failed".
         watch?.record('internal_error');
@@ -96,7 +103,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     } catch (error) {
       watch?.record('internal_error');
       log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
-      await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+      await answerPrivately(context, { content: failedReply(error, trace) }, log);
     } finally {
       clearTimeout(safety);
     }
@@ -127,8 +134,10 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       await answerPrivately(context, { content: UNKNOWN_BUTTON }, log);
       return;
     }
+    const handler = command.button;
+    const { trace, done } = traceWrites(async () => handler.handle(context, services));
     try {
-      await command.button.handle(context, services);
+      await done;
       if (!context.acknowledged) {
         watch?.record('internal_error');
         log().error({ customId: interaction.customId }, 'button finished without answering');
@@ -139,7 +148,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     } catch (error) {
       watch?.record('internal_error');
       log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
-      await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+      await answerPrivately(context, { content: failedReply(error, trace) }, log);
     }
   }
 

@@ -1,11 +1,15 @@
-import type { GatewayShardView, StoreView } from './sources.ts';
+import { isStoreError, type StoreCheck } from '../store-watch.ts';
+import type { GatewayShardView } from './sources.ts';
 
 /**
  * What GET /healthz answers: 200 with status "ok" when every check passes, 503 with status "unhealthy" and the
  * failing checks named otherwise.
  * - gateway: every shard of this process is connected (ready). At the console there is no gateway: "not_applicable",
  *   which passes.
- * - store: one read of the subscription store answers within the timeout.
+ * - store: every store the process opened (subscriptions, deliveries, the cache, and on Redis the store locks)
+ *   answers one read within the timeout, and one write too while its last write failed. `stores` names each one's
+ *   state; `store` is "ok" or "unreachable: " and the failing ones. Nothing is remembered between checks, so a store
+ *   that works again is reported healthy at the next check.
  * - scheduler: the daily scheduler finished a pass (or a post of a long fan-out) within maxTickAgeMs; before its first
  *   pass the time since start counts instead, so a bot that has just started is not reported as stale.
  */
@@ -13,8 +17,10 @@ export interface HealthReport {
   status: 'ok' | 'unhealthy';
   failing: Array<'gateway' | 'store' | 'scheduler'>;
   gateway: { status: 'ok' | 'down' | 'not_applicable'; shards: Array<{ id: number; state: string; latencyMs: number | null }> };
-  /** "ok", "unreachable: <why>", or "not_applicable" where no store is watched. */
+  /** "ok", "unreachable: <store>: <why>; …", or "not_applicable" where no store is watched. */
   store: string;
+  /** Each store by name: "ok" or "unreachable: <why>". */
+  stores: Record<string, string>;
   scheduler: 'ok' | 'stale';
   /** Seconds since the scheduler last finished a pass or a post; null before the first. */
   lastTickAgeSeconds: number | null;
@@ -24,7 +30,7 @@ export interface HealthInputs {
   mode: 'discord' | 'console';
   /** The client's shards; null before the client is connected. */
   shards: GatewayShardView[] | null;
-  store: StoreView | null;
+  stores: StoreCheck[];
   storeTimeoutMs: number;
   lastTickAgeMs: number | null;
   sinceStartMs: number;
@@ -44,8 +50,16 @@ export async function checkHealth(inputs: HealthInputs): Promise<HealthReport> {
     if (!up) failing.push('gateway');
   }
 
-  const store = inputs.store ? await probeStore(inputs.store, inputs.storeTimeoutMs) : 'not_applicable';
-  if (store !== 'ok' && store !== 'not_applicable') failing.push('store');
+  const probed = await Promise.all(inputs.stores.map(async (check) => [check.name, await probeStore(check, inputs.storeTimeoutMs)] as const));
+  const stores = Object.fromEntries(probed);
+  const unreachable = probed.filter(([, state]) => state !== 'ok');
+  const store =
+    probed.length === 0
+      ? 'not_applicable'
+      : unreachable.length === 0
+        ? 'ok'
+        : `unreachable: ${unreachable.map(([name, state]) => `${name}: ${state.replace(/^unreachable: /, '')}`).join('; ')}`;
+  if (unreachable.length > 0) failing.push('store');
 
   const age = inputs.lastTickAgeMs ?? inputs.sinceStartMs;
   const scheduler = age <= inputs.maxTickAgeMs ? 'ok' : 'stale';
@@ -56,21 +70,26 @@ export async function checkHealth(inputs: HealthInputs): Promise<HealthReport> {
     failing,
     gateway,
     store,
+    stores,
     scheduler,
     lastTickAgeSeconds: inputs.lastTickAgeMs === null ? null : Math.round(inputs.lastTickAgeMs / 100) / 10,
   };
 }
 
-async function probeStore(store: StoreView, timeoutMs: number): Promise<string> {
+async function probeStore(store: StoreCheck, timeoutMs: number): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`unreachable: no answer within ${timeoutMs} ms`), timeoutMs);
   });
   try {
     return await Promise.race([
-      store.ping().then(
+      store.check().then(
         () => 'ok',
-        (error: unknown) => `unreachable: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+        (failure: unknown) => {
+          // A StoreError names the store, which the report names already: its cause says why.
+          const error = isStoreError(failure) ? failure.cause : failure;
+          return `unreachable: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`;
+        },
       ),
       timeout,
     ]);

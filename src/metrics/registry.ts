@@ -3,6 +3,7 @@ import type { InteractionDone, InteractionObserver } from '../interaction-outcom
 import type { DeliveryOutcome } from '../schedule/delivery.ts';
 import type { SchedulerObserver } from '../schedule/scheduler.ts';
 import type { SubscriptionStatus } from '../schedule/subscription.ts';
+import { StoreWatch, type StoreCheck } from '../store-watch.ts';
 import type { UpstreamEvent } from '../wotd/adapter.ts';
 import { checkHealth, type HealthReport } from './health.ts';
 import type { AdapterView, DiscordView, StoreView } from './sources.ts';
@@ -52,6 +53,8 @@ export class BotMetrics {
   private discord: DiscordView | null = null;
   private adapter: AdapterView | null = null;
   private store: StoreView | null = null;
+  /** Stores watched besides the subscriptions' and the cache's (the cluster's claims). */
+  private otherStores: StoreCheck[] = [];
   /** When the scheduler last showed life: a tick that finished, or a post of a fan-out still running. */
   private lastTickAt: number | null = null;
   private subscriptionCounts: { at: number; counts: Promise<Record<string, number>> } | null = null;
@@ -245,6 +248,18 @@ export class BotMetrics {
         this.set(metrics.tickAgeMs() / 1000);
       },
     });
+    new Counter({
+      name: 'wotd_bot_store_errors_total',
+      help: 'Store operations that failed, by store (subscriptions, deliveries, wotd-cache, locks) and operation (read, write, scan, lock, probe).',
+      labelNames: ['store', 'operation'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const check of metrics.storeChecks()) {
+          for (const [operation, count] of check.errorCounts()) this.inc({ store: check.name, operation }, count);
+        }
+      },
+    });
     new Gauge({
       name: 'wotd_bot_subscriptions',
       help: 'Daily-post subscriptions by state (active, failing, disabled); counted at most every few seconds.',
@@ -280,6 +295,10 @@ export class BotMetrics {
   watchStore(store: StoreView): void {
     this.store = store;
     this.subscriptionCounts = null;
+  }
+
+  watchStoreChecks(checks: StoreCheck[]): void {
+    this.otherStores = [...this.otherStores, ...checks];
   }
 
   readonly interactionDone: InteractionObserver = (event: InteractionDone) => {
@@ -324,12 +343,19 @@ export class BotMetrics {
     return checkHealth({
       mode: this.mode,
       shards: this.discord?.shards() ?? null,
-      store: this.store,
+      stores: this.storeChecks(),
       storeTimeoutMs: this.storeTimeoutMs,
       lastTickAgeMs: this.lastTickAt === null ? null : this.now() - this.lastTickAt,
       sinceStartMs: this.now() - this.startedAt,
       maxTickAgeMs: this.maxTickAgeMs,
     });
+  }
+
+  /** Every store watched: the subscription store's parts, the cache's, then any other (the cluster's claims). */
+  private storeChecks(): StoreCheck[] {
+    const store = this.store;
+    const fromStore = store ? (store.storeChecks?.() ?? [new StoreWatch('subscriptions', { read: () => store.ping() })]) : [];
+    return [...fromStore, ...(this.adapter?.storeChecks?.() ?? []), ...this.otherStores];
   }
 
   private tickAgeMs(): number {

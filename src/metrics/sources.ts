@@ -1,4 +1,5 @@
 import type { Subscription } from '../schedule/subscription.ts';
+import type { StoreCheck } from '../store-watch.ts';
 import type { AdapterStats } from '../wotd/adapter.ts';
 
 /** What the metrics read at scrape time. Each is attached once it exists; none of them is prom-client's business. */
@@ -24,10 +25,14 @@ export interface DiscordView {
 
 export interface AdapterView {
   stats(): AdapterStats;
+  /** The cache's store. */
+  storeChecks?(): StoreCheck[];
 }
 
 export interface StoreView {
   /** Rejects when the store cannot be read. */
   ping(): Promise<void>;
   listAll(): Promise<Subscription[]>;
+  /** Each store it is made of; without it, ping() is checked under the name "subscriptions". */
+  storeChecks?(): StoreCheck[];
 }

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
 import type { Logger } from '../logger.ts';
 import { openRedisConnection } from '../redis.ts';
+import { StoreWatch } from '../store-watch.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 import type { StoreLock } from './store-lock.ts';
 
@@ -17,12 +18,16 @@ const ACQUIRE_TIMEOUT_MS = 15_000;
  */
 export class RedisLock implements StoreLock {
   private readonly local = new KeyedMutex();
+  /** A lock that cannot be taken is a change that cannot be made: counted, and rejected as a StoreError. */
+  readonly watch: StoreWatch;
 
   private constructor(
     private readonly client: Redis,
     private readonly keyPrefix: string,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.watch = new StoreWatch('locks', { read: () => client.ping() });
+  }
 
   static async open(url: string, keyPrefix: string, logger?: Logger): Promise<RedisLock> {
     // One retry per command: while Redis is away a change fails soon instead of queueing behind reconnects.
@@ -45,12 +50,15 @@ export class RedisLock implements StoreLock {
         refreshInterval: 0,
         onLockLost: (error) => this.logger?.error({ err: error, key }, 'store lock lost before the change finished'),
       });
-      await mutex.acquire();
+      await this.watch.run('lock', () => mutex.acquire());
       try {
         return await work();
       } finally {
         // A lock that cannot be released expires by itself; the change it guarded is already done.
-        await mutex.release().catch((error: unknown) => this.logger?.warn({ err: error, key }, 'could not release a store lock'));
+        await mutex.release().catch((error: unknown) => {
+          this.watch.failed('lock', error);
+          this.logger?.warn({ err: error, key }, 'could not release a store lock');
+        });
       }
     });
   }

@@ -1,3 +1,4 @@
+import type { StoreCheck } from '../store-watch.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
 
 /**
@@ -8,6 +9,8 @@ import { KeyedMutex } from './keyed-mutex.ts';
 export interface StoreLock {
   withLock<T>(key: string, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Locks kept in a store of their own (Redis): its health and failures. */
+  readonly watch?: StoreCheck;
 }
 
 /** One mutex per scope while any lock of that scope is open; the last close forgets it. */

@@ -2,7 +2,8 @@ import type Keyv from 'keyv';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { scanNamespace, scanNamespaceKeys, type StoredEntry } from '../store-scan.ts';
-import { isRedisStore, openStore, type StoreLocation } from '../store.ts';
+import { isRedisStore, openStore, storeCheck, type StoreLocation } from '../store.ts';
+import type { StoreCheck } from '../store-watch.ts';
 import { parseIsoDate, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import { RedisLock } from './redis-lock.ts';
 import { InProcessLock, type StoreLock } from './store-lock.ts';
@@ -133,6 +134,11 @@ export class SubscriptionStore {
    */
   async ping(): Promise<void> {
     await this.subscriptions.store.get('health-check');
+  }
+
+  /** Each store this one is made of (subscriptions, deliveries, and on Redis its locks), for /healthz and the metrics. */
+  storeChecks(): StoreCheck[] {
+    return [storeCheck(this.subscriptions), storeCheck(this.deliveries), ...(this.lock.watch ? [this.lock.watch] : [])];
   }
 
   async get(channelId: string): Promise<Subscription | null> {

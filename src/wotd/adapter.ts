@@ -38,7 +38,8 @@
  */
 import type Keyv from 'keyv';
 import type { Config } from '../config.ts';
-import { openStore, storeLocation } from '../store.ts';
+import { openStore, storeCheck, storeLocation } from '../store.ts';
+import type { StoreCheck } from '../store-watch.ts';
 import { systemClock, systemTimers, sleep, type Clock, type Timers } from './clock.ts';
 import { WotdCache, type CacheTtls } from './cache.ts';
 import { addDays, parseAnyDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from './dates.ts';
@@ -144,6 +145,8 @@ export interface WotdAdapter extends WotdLookup {
    * adapter has verified it. */
   readonly variant: Variant | null;
   stats(): AdapterStats;
+  /** The cache's store, for /healthz and the metrics. */
+  storeChecks(): StoreCheck[];
   footprint(): AdapterFootprint;
   /** Resolves when background upkeep of the cache (a sweep of expired records) under way has finished. */
   settled(): Promise<void>;
@@ -155,8 +158,9 @@ type Outcome<T> = { kind: 'ok'; value: T } | { kind: 'not_found'; message: strin
 
 export async function createWotdAdapter(options: WotdAdapterOptions): Promise<WotdAdapter> {
   const now = options.now ?? systemClock;
-  // Keyv swallows a store's failures (reads come back empty) and reports them as 'error' events.
-  if (options.onStoreError) options.store.on('error', options.onStoreError);
+  // Keyv without throwOnErrors swallows a store's failures (reads come back empty) and reports them as 'error'
+  // events; with it (every store on Redis), the cache hears of each failure itself.
+  if (options.onStoreError && !options.store.throwOnErrors) options.store.on('error', options.onStoreError);
   const cache = await WotdCache.open(options.store, {
     now: () => now().getTime(),
     ...(options.ttls ? { ttls: options.ttls } : {}),
@@ -247,6 +251,10 @@ class Adapter implements WotdAdapter {
       inFlight += limiter.active;
     }
     return { ...this.counters, queued, waitingLookups, inFlight };
+  }
+
+  storeChecks(): StoreCheck[] {
+    return [storeCheck(this.options.store)];
   }
 
   footprint(): AdapterFootprint {

@@ -1,5 +1,3 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
 import { RedisUpstreamBudget } from '../../src/cluster/upstream-budget.ts';
@@ -12,6 +10,7 @@ import { openStore } from '../../src/store.ts';
 import { createWotdAdapter } from '../../src/wotd/adapter.ts';
 import { restFor, startDiscordServer } from '../support/discord/index.ts';
 import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import { redisLink } from '../support/redis-link.ts';
 import { startWotdWorld } from '../support/wotd-world.ts';
 import { captureLogger, FixedLookup, makeSubscription } from '../schedule/helpers.ts';
 import { testEntries, TODAY } from '../commands/world.ts';
@@ -20,45 +19,6 @@ import { testEntries, TODAY } from '../commands/world.ts';
  * Redis going away under a running member: a loopback TCP proxy in front of the real Redis is cut and restored, as
  * a network or server outage would look to the bot.
  */
-
-interface RedisLink {
-  url: string;
-  cut(): Promise<void>;
-  restore(): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function redisLink(target: string): Promise<RedisLink> {
-  const { hostname, port } = new URL(target);
-  const sockets = new Set<Socket>();
-  let server: Server | null = null;
-  let listenPort = 0;
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        const upstream = connect(Number(port || 6379), hostname);
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('close', () => sockets.delete(socket));
-          socket.on('error', () => undefined);
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(listenPort, '127.0.0.1', () => {
-        listenPort = (server?.address() as AddressInfo).port;
-        resolve();
-      });
-    });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      if (server) server.close(() => resolve());
-      else resolve();
-      server = null;
-    });
-  await listen();
-  return { url: `redis://127.0.0.1:${listenPort}`, cut: stop, restore: listen, close: stop };
-}
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

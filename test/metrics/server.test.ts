@@ -31,6 +31,7 @@ describe('the metrics endpoint at the console (no gateway)', () => {
         failing: [],
         gateway: { status: 'not_applicable', shards: [] },
         store: 'not_applicable',
+        stores: {},
         scheduler: 'ok',
         lastTickAgeSeconds: null,
       },
