@@ -55,7 +55,7 @@ export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
     redis,
     budget,
     claims,
-    storeChecks: () => [claims.watch],
+    storeChecks: () => [claims.watch, budget.watch],
     waitForPostTurn: createClusterPacer({
       redis,
       prefix: settings.keyPrefix,

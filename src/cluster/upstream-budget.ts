@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { Semaphore } from 'redis-semaphore';
 import type { Logger } from '../logger.ts';
 import { systemTimers } from '../wotd/clock.ts';
+import { StoreWatch } from '../store-watch.ts';
 import type { Priority } from '../wotd/lookup.ts';
 import { RateLimiter, type Permit } from '../wotd/rate-limiter.ts';
 import type { UpstreamBudget, UpstreamSlot } from '../wotd/upstream-budget.ts';
@@ -39,9 +40,12 @@ export class RedisUpstreamBudget implements UpstreamBudget {
   private readonly windowMs: number;
   private readonly fallback: RateLimiter;
   private inOutage = false;
+  /** Failures to take or touch a slot, for /healthz and wotd_bot_store_errors_total. */
+  readonly watch: StoreWatch;
 
   constructor(private readonly options: RedisUpstreamBudgetOptions) {
     this.windowMs = options.windowMs ?? 60_000;
+    this.watch = new StoreWatch('upstream-budget', { read: () => options.redis.ping() });
     this.fallback = new RateLimiter({
       limit: options.outagePerMinute ?? 1,
       windowMs: this.windowMs,
@@ -59,6 +63,7 @@ export class RedisUpstreamBudget implements UpstreamBudget {
     try {
       acquired = await semaphore.tryAcquire();
     } catch (error) {
+      this.watch.failed('lock', error);
       return this.takeFallback(priority, maxWaitMs, error);
     }
     this.outageOver();
@@ -68,7 +73,9 @@ export class RedisUpstreamBudget implements UpstreamBudget {
       answered: async () => {
         // Touching the entry restarts its window from the answer, as the service may have counted it that late.
         const touch = new Semaphore(this.options.redis, key, limit, { ...settings, identifier, acquiredExternally: true });
-        await touch.tryAcquire().catch(() => false);
+        // A failed touch leaves the slot to expire a window after it was taken, a little early: counted, not thrown,
+        // since the answer it follows was already received and used.
+        await touch.tryAcquire().catch((error: unknown) => void this.watch.failed('lock', error));
       },
     };
   }

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
+import { RedisUpstreamBudget } from '../../src/cluster/upstream-budget.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
 import { openRedisConnection } from '../../src/redis.ts';
 import { entryEmbed } from '../../src/discord/embeds.ts';
@@ -125,6 +126,32 @@ describeRedis('the stores on Redis while Redis is away', () => {
     await link.restore();
     await vi.waitFor(() => claims.watch.check(), { timeout: 15_000, interval: 250 });
     expect(await claims.claim('700000000000000002', TODAY)).not.toBeNull();
+  });
+
+  it("the shared upstream budget counts a slot it cannot take or touch, and checks healthy again when Redis is back", async () => {
+    const link = await redisLink(redisTestUrl ?? '');
+    cleanups.push(() => link.close());
+    const redis = await openRedisConnection(link.url, { purpose: 'cluster', whileDown: 'away', whenBack: 'back' });
+    cleanups.push(() => redis.disconnect());
+    const { logger, lines } = captureLogger();
+    const budget = new RedisUpstreamBudget({ redis, prefix: space.prefix, limit: 10, scope: 'service', logger });
+    cleanups.push(() => budget.close());
+    const slot = await budget.take('query', 'interactive', 1_000);
+    expect(slot).not.toBeNull();
+
+    await link.cut();
+    // The answer arrived while Redis was away: the touch fails, and is counted rather than thrown or forgotten.
+    await slot?.answered();
+    expect(budget.watch.errorCounts().get('lock')).toBe(1);
+    // A slot that cannot be taken falls back to the process's own budget, and is counted too.
+    const fallback = await budget.take('query', 'interactive', 1_000);
+    await fallback?.answered();
+    expect(budget.watch.errorCounts().get('lock')).toBe(2);
+    expect(lines.some((line) => String(line.msg).includes('falls back to its own small budget'))).toBe(true);
+    await expect(budget.watch.check()).rejects.toBeInstanceOf(StoreError);
+
+    await link.restore();
+    await vi.waitFor(() => budget.watch.check(), { timeout: 15_000, interval: 250 });
   });
 
   it('/healthz names each failing store while Redis is away, is 200 again after, and the failures are counted', async () => {
