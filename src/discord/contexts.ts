@@ -13,6 +13,8 @@ import {
   type BaseInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
+  type Guild,
+  type GuildBasedChannel,
   type InteractionEditReplyOptions,
   type InteractionReplyOptions,
   type JSONEncodable,
@@ -32,7 +34,8 @@ import type {
   OutgoingMessage,
   Respondable,
 } from '../interactions.ts';
-import { botPermissionsIn } from './bot-permissions.ts';
+import { botPermissionsIn, readGuildChannel } from './bot-permissions.ts';
+import { memberCanManageChannelIn } from './member-permissions.ts';
 import { clip } from './embeds.ts';
 
 /**
@@ -341,8 +344,27 @@ class DiscordCommandContext extends RespondableContext implements CommandContext
     this.options = commandOptions(interaction);
   }
 
+  /** Channels read for this interaction: the bot's check and the member's share one GET /channels/:id. */
+  private reads: Map<string, Promise<GuildBasedChannel | null>> | undefined;
+
+  private readChannel(guild: Guild, channelId: string): Promise<GuildBasedChannel | null> {
+    this.reads ??= new Map();
+    let read = this.reads.get(channelId);
+    if (!read) {
+      read = readGuildChannel(guild, channelId);
+      this.reads.set(channelId, read);
+    }
+    return read;
+  }
+
   botPermissionsIn(channelId: string): Promise<ReadonlySet<ChannelPermission>> {
-    return botPermissionsIn(this.interaction.guild, channelId);
+    return botPermissionsIn(this.interaction.guild, channelId, (guild, id) => this.readChannel(guild, id));
+  }
+
+  async memberCanManageChannel(channelId: string): Promise<boolean | null> {
+    const { guild, member } = this.interaction;
+    if (!guild || !member) return null;
+    return memberCanManageChannelIn(guild, member, this.interaction.user.id, channelId, (known, id) => this.readChannel(known, id));
   }
 
   defer(options?: { ephemeral?: boolean }): Promise<void> {
