@@ -431,6 +431,17 @@ export function createButtonContext(interaction: ButtonInteraction, hooks?: Send
   return new DiscordButtonContext(interaction, hooks);
 }
 
+/** Choices as Discord takes them: at most 25, names cut to 100 characters, values whole or left out. */
+export function autocompleteChoices(choices: AutocompleteChoice[]): AutocompleteChoice[] {
+  return (
+    choices
+      // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.
+      .filter((choice) => choice.name.trim().length > 0 && choice.value.length > 0 && choice.value.length <= CHOICE_TEXT_LIMIT)
+      .slice(0, MAX_CHOICES)
+      .map((choice) => ({ name: clip(choice.name, CHOICE_TEXT_LIMIT), value: choice.value }))
+  );
+}
+
 export function createAutocompleteContext(interaction: AutocompleteInteraction, hooks?: SendingHooks): AutocompleteContext {
   const focused = interaction.options.getFocused(true);
   let responded = false;
@@ -442,13 +453,7 @@ export function createAutocompleteContext(interaction: AutocompleteInteraction, 
       return watched(hooks, undefined, async () => {
         if (responded || interaction.responded) return;
         responded = true;
-        await interaction.respond(
-          choices
-            // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.
-            .filter((choice) => choice.name.length > 0 && choice.value.length > 0 && choice.value.length <= CHOICE_TEXT_LIMIT)
-            .slice(0, MAX_CHOICES)
-            .map((choice) => ({ name: clip(choice.name, CHOICE_TEXT_LIMIT), value: choice.value })),
-        );
+        await interaction.respond(autocompleteChoices(choices));
       });
     },
   };
