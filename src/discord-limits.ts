@@ -37,10 +37,12 @@ export function clip(text: string, limit: number): string {
   if (text.length <= limit) return text;
   if (limit < ELLIPSIS.length) return '';
   const room = limit - ELLIPSIS.length;
-  // Grapheme boundaries depend only on what precedes them and the character after, so those of a prefix one unit
-  // longer than the room are the text's own up to the room: the last segment of that prefix starts at the last one.
+  // Grapheme boundaries depend only on what precedes them and the character after, so those of a prefix that ends
+  // with the whole character at the room (both halves of a surrogate pair) are the text's own up to the room: the
+  // last segment of that prefix starts at the last one.
+  const prefix = text.slice(0, /[\ud800-\udbff]/.test(text[room] ?? '') ? room + 2 : room + 1);
   let end = 0;
-  for (const segment of graphemes.segment(text.slice(0, room + 1))) end = segment.index;
+  for (const segment of graphemes.segment(prefix)) end = segment.index;
   let kept = text.slice(0, end);
   let backslashes = 0;
   while (backslashes < kept.length && kept[kept.length - 1 - backslashes] === '\\') backslashes += 1;

@@ -22,6 +22,9 @@ describe('clip: Discord lengths, cut on a grapheme boundary with an ellipsis', (
     expect(clip(`${ACCENTED}${ACCENTED}${ACCENTED}`, 4)).toBe(`${ACCENTED}…`);
     expect(clip('ש\u05b8לוֹם עוֹלָם', 4)).toBe('ש\u05b8ל…');
     expect(clip('a😀b', 2)).toBe('a…');
+    // The room ends between the halves of 🚀, which the ZWJ before it joins to the astronaut.
+    expect(clip('ab🧑🏿‍🚀c', 8)).toBe('ab…');
+    expect(clip('ab🧑🏿‍🚀cd', 10)).toBe('ab🧑🏿‍🚀…');
   });
 
   it('keeps nothing of a first grapheme longer than the room', () => {
