@@ -114,27 +114,37 @@ function textsOf(embed: APIEmbed): Array<[string, string, number]> {
   return texts;
 }
 
-/** Every documented limit of one message, checked one by one and by the local Discord server's validation. */
+/**
+ * Every documented limit of one message, checked one by one and by the local Discord server's validation. Problems
+ * are collected and asserted once: a thousand runs of a few hundred expect() calls each would dominate the run.
+ */
 function expectWithinLimits(message: { content?: string | undefined; embeds?: APIEmbed[] | undefined; buttons?: OutgoingMessage['buttons'] }, where: string): void {
+  const problems: string[] = [];
+  const check = (ok: boolean, what: string) => {
+    if (!ok) problems.push(what);
+  };
   const content = message.content ?? '';
-  expect(content.length, `${where}: content`).toBeLessThanOrEqual(DISCORD_LIMITS.content);
-  expect(wellFormed(content), `${where}: content is not well-formed`).toBe(true);
+  check(content.length <= DISCORD_LIMITS.content, `content is ${content.length} long`);
+  check(wellFormed(content), 'content is not well-formed');
   const embeds = message.embeds ?? [];
-  expect(embeds.length, `${where}: embeds`).toBeLessThanOrEqual(10);
+  check(embeds.length <= 10, `${embeds.length} embeds`);
   for (const embed of embeds) {
-    expect((embed.fields ?? []).length, `${where}: fields`).toBeLessThanOrEqual(DISCORD_LIMITS.fields);
+    check((embed.fields ?? []).length <= DISCORD_LIMITS.fields, `${(embed.fields ?? []).length} fields`);
     for (const [part, text, limit] of textsOf(embed)) {
-      expect(text.length, `${where}: ${part}`).toBeLessThanOrEqual(limit);
-      expect(wellFormed(text), `${where}: ${part} is not well-formed`).toBe(true);
+      check(text.length <= limit, `${part} is ${text.length} long, over ${limit}`);
+      check(wellFormed(text), `${part} is not well-formed`);
       // Our own cuts end in an ellipsis; the backslash before one must not be an escape whose character went.
-      expect(/(^|[^\\])(\\\\)*\\…$/.test(text), `${where}: ${part} ends in an escape cut in half`).toBe(false);
+      check(!/(^|[^\\])(\\\\)*\\…$/.test(text), `${part} ends in an escape cut in half`);
     }
   }
-  expect(embedsLength(embeds), `${where}: the embeds' total`).toBeLessThanOrEqual(DISCORD_LIMITS.embedsTotal);
+  const total = embedsLength(embeds);
+  check(total <= DISCORD_LIMITS.embedsTotal, `the embeds' total is ${total}`);
   const rows = buttonRows(message.buttons);
-  for (const row of rows) for (const button of row.components) expect(button.label?.length ?? 0, `${where}: button label`).toBeLessThanOrEqual(DISCORD_LIMITS.buttonLabel);
+  for (const row of rows) for (const button of row.components) check((button.label?.length ?? 0) <= DISCORD_LIMITS.buttonLabel, `button label ${button.label}`);
   const body = JSON.parse(JSON.stringify({ content: message.content, embeds: message.embeds, components: rows.map((row) => row.toJSON()) }));
-  expect(validateMessageBody(body, { mode: 'create', interaction: true }).tree, `${where}: Discord would refuse it`).toEqual({});
+  const refused = validateMessageBody(body, { mode: 'create', interaction: true }).tree;
+  check(Object.keys(refused).length === 0, `Discord would refuse it: ${JSON.stringify(refused).slice(0, 500)}`);
+  expect(problems, where).toEqual([]);
 }
 
 function sent(recorder: { events: Recorded[] }): OutgoingMessage[] {
