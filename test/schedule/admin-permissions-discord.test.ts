@@ -83,7 +83,12 @@ describe('Manage Channels is checked in the channel being subscribed (Discord en
     // Granted where typed, denied (by a role overwrite) in the channel subscribed.
     expect(await invoke(MOD, 'bot-commands', 'wotd-subscribe', { channel: id('announcements') })).toBe(refusal('announcements'));
     expect(await time('announcements')).toBeUndefined();
+    const readsBefore = discord.requests.length;
     expect(await invoke(MOD, 'bot-commands', 'wotd-subscribe', { channel: id('bot-commands') })).toContain(`Subscribed <#${id('bot-commands')}>`);
+    // The member's check and the bot's own read the channel once between them, and fetch no roles.
+    const reads = discord.requests.slice(readsBefore).filter((request) => request.method === 'GET').map((request) => request.path);
+    expect(reads.filter((path) => path === `/channels/${id('bot-commands')}`)).toHaveLength(1);
+    expect(reads.filter((path) => path.includes('/roles'))).toEqual([]);
 
     // Denied where typed, granted in the channel subscribed (and changed, and unsubscribed).
     expect(await invoke(MOD, 'no-manage', 'wotd-subscribe', { channel: id('open') })).toContain(`Subscribed <#${id('open')}>`);
