@@ -1,5 +1,6 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { ACCENT, attribution, clip, escapeText } from '../src/discord/embeds.ts';
+import { DISCORD_LIMITS } from '../src/discord-limits.ts';
 import type {
   AutocompleteContext,
   BotServices,
@@ -66,15 +67,17 @@ function findEmbed(found: WordMatches, page: number, siteUrl: string): APIEmbed 
   const shown = entries.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   const word = entries[0]?.word ?? '';
   const times = entries.length === 1 ? 'once' : `${entries.length} times`;
-  const title = complete ? `${escapeText(word)}: word of the day ${times}` : `${escapeText(word)}: first word of the day on ${entries.at(-1)?.date ?? ''}`;
+  // The word is cut to fit, never what the title says about it.
+  const about = complete ? `: word of the day ${times}` : `: first word of the day on ${entries.at(-1)?.date ?? ''}`;
+  const title = `${clip(escapeText(word), DISCORD_LIMITS.embedTitle - about.length)}${about}`;
   const note = complete ? '' : entries.length > 1 ? `${FIRST_DATE_ONLY}; later dates are those this bot has seen. · ` : `${FIRST_DATE_ONLY}. · `;
   const paging = pages > 1 ? `Page ${page} of ${pages} · ` : '';
   return {
-    title: clip(title, 256),
+    title,
     url: siteUrl,
     color: ACCENT,
-    description: clip(shown.map(entryLine).join('\n'), 4096),
-    footer: { text: clip(`${paging}${note}${attribution(siteUrl)}`, 2048) },
+    description: clip(shown.map(entryLine).join('\n'), DISCORD_LIMITS.embedDescription),
+    footer: { text: clip(`${paging}${note}${attribution(siteUrl)}`, DISCORD_LIMITS.footerText) },
   };
 }
 

@@ -56,9 +56,9 @@ const data = new SlashCommandBuilder()
   );
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  const gate = await adminGate(context, services);
-  if (!gate) return;
   const channel = context.options.getChannel('channel');
+  const gate = await adminGate(context, services, channel);
+  if (!gate) return;
   if (!channel) return context.respond(userError('Choose the channel to post in.'));
   const console = isConsoleChannel(channel.id);
   const where = channelMention(channel.id, channel.name, console);

@@ -18,9 +18,9 @@ const data = new SlashCommandBuilder()
   );
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  const gate = await adminGate(context, services);
-  if (!gate) return;
   const channel = context.options.getChannel('channel');
+  const gate = await adminGate(context, services, channel);
+  if (!gate) return;
   if (!channel) return context.respond(userError('Choose the channel to stop posting in.'));
   const where = channelMention(channel.id, channel.name, isConsoleChannel(channel.id));
   const removed = await gate.subscriptions.unsubscribe(gate.guildId, channel.id);

@@ -51,7 +51,10 @@ export interface Invoker {
   userId: string;
   guildId: string | null;
   channelId: string;
-  /** The member holds Manage Channels where the command was used. */
+  /**
+   * The member holds Manage Channels where the command was used. A command that changes a channel's subscription
+   * asks about that channel instead (CommandContext.memberCanManageChannel): overwrites differ from channel to channel.
+   */
   canManageChannels: boolean;
   /** The member holds Manage Server in the invoking server (false, or absent, outside servers). */
   canManageGuild?: boolean;
@@ -104,6 +107,12 @@ export interface CommandContext extends Respondable {
    * A transport that cannot tell leaves it out, and commands that need it refuse rather than guess.
    */
   botPermissionsIn?(channelId: string): Promise<ReadonlySet<ChannelPermission>>;
+  /**
+   * Whether the invoking member holds Manage Channels in a channel of the invoking server, with that channel's
+   * overwrites (null: the channel cannot be read, so nobody can tell). A transport that cannot tell leaves it out,
+   * and the commands that change a subscription then refuse.
+   */
+  memberCanManageChannel?(channelId: string): Promise<boolean | null>;
 }
 
 export interface ButtonContext extends Respondable {

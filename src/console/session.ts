@@ -162,6 +162,8 @@ export class ConsoleSession {
       respond: (message) => base.respond(message),
       // The console stands in for a server where the bot may do everything it needs.
       botPermissionsIn: async () => new Set(Object.keys(PERMISSION_NAMES) as ChannelPermission[]),
+      // The person at the console is its server's admin, in every channel alike (CONSOLE_INVOKER).
+      memberCanManageChannel: async () => CONSOLE_INVOKER.canManageChannels,
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
     const notice = await pendingDmNotice(this.options.services, CONSOLE_INVOKER.userId).catch(() => null);

@@ -1,4 +1,4 @@
-import { PermissionFlagsBits, type Guild } from 'discord.js';
+import { PermissionFlagsBits, type Guild, type GuildBasedChannel } from 'discord.js';
 import type { ChannelPermission } from '../interactions.ts';
 
 /** Discord's flag for each permission the bot checks before it agrees to post in a channel. */
@@ -10,14 +10,25 @@ export const CHANNEL_PERMISSION_FLAGS: Record<ChannelPermission, bigint> = {
   CreatePublicThreads: PermissionFlagsBits.CreatePublicThreads,
 };
 
+/** Reads one channel of a server (no channel is cached: see client.ts); null for one it cannot read. */
+export type ChannelReader = (guild: Guild, channelId: string) => Promise<GuildBasedChannel | null>;
+
+export const readGuildChannel: ChannelReader = async (guild, channelId) =>
+  guild.channels.cache.get(channelId) ?? (await guild.channels.fetch(channelId).catch(() => null));
+
 /**
  * The daily-post permissions the bot holds in a channel of `guild`, from its roles and the channel's overwrites
- * (discord.js's permissionsFor). An unknown channel, or one outside the server, grants nothing.
+ * (discord.js's permissionsFor). An unknown channel, or one outside the server, grants nothing. `read` lets an
+ * interaction read the channel once for both this and the member's own check.
  */
-export async function botPermissionsIn(guild: Guild | null, channelId: string): Promise<ReadonlySet<ChannelPermission>> {
+export async function botPermissionsIn(
+  guild: Guild | null,
+  channelId: string,
+  read: ChannelReader = readGuildChannel,
+): Promise<ReadonlySet<ChannelPermission>> {
   const held = new Set<ChannelPermission>();
   if (!guild) return held;
-  const channel = guild.channels.cache.get(channelId) ?? (await guild.channels.fetch(channelId).catch(() => null));
+  const channel = await read(guild, channelId);
   if (!channel) return held;
   const me = guild.members.me ?? (await guild.members.fetchMe().catch(() => null));
   if (!me) return held;

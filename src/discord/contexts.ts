@@ -13,6 +13,8 @@ import {
   type BaseInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
+  type Guild,
+  type GuildBasedChannel,
   type InteractionEditReplyOptions,
   type InteractionReplyOptions,
   type JSONEncodable,
@@ -32,7 +34,8 @@ import type {
   OutgoingMessage,
   Respondable,
 } from '../interactions.ts';
-import { botPermissionsIn } from './bot-permissions.ts';
+import { botPermissionsIn, readGuildChannel } from './bot-permissions.ts';
+import { memberCanManageChannelIn } from './member-permissions.ts';
 import { clip } from './embeds.ts';
 
 /**
@@ -341,8 +344,27 @@ class DiscordCommandContext extends RespondableContext implements CommandContext
     this.options = commandOptions(interaction);
   }
 
+  /** Channels read for this interaction: the bot's check and the member's share one GET /channels/:id. */
+  private reads: Map<string, Promise<GuildBasedChannel | null>> | undefined;
+
+  private readChannel(guild: Guild, channelId: string): Promise<GuildBasedChannel | null> {
+    this.reads ??= new Map();
+    let read = this.reads.get(channelId);
+    if (!read) {
+      read = readGuildChannel(guild, channelId);
+      this.reads.set(channelId, read);
+    }
+    return read;
+  }
+
   botPermissionsIn(channelId: string): Promise<ReadonlySet<ChannelPermission>> {
-    return botPermissionsIn(this.interaction.guild, channelId);
+    return botPermissionsIn(this.interaction.guild, channelId, (guild, id) => this.readChannel(guild, id));
+  }
+
+  async memberCanManageChannel(channelId: string): Promise<boolean | null> {
+    const { guild, member } = this.interaction;
+    if (!guild || !member) return null;
+    return memberCanManageChannelIn(guild, member, this.interaction.user.id, channelId, (known, id) => this.readChannel(known, id));
   }
 
   defer(options?: { ephemeral?: boolean }): Promise<void> {
@@ -409,6 +431,17 @@ export function createButtonContext(interaction: ButtonInteraction, hooks?: Send
   return new DiscordButtonContext(interaction, hooks);
 }
 
+/** Choices as Discord takes them: at most 25, names cut to 100 characters, values whole or left out. */
+export function autocompleteChoices(choices: AutocompleteChoice[]): AutocompleteChoice[] {
+  return (
+    choices
+      // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.
+      .filter((choice) => choice.name.trim().length > 0 && choice.value.length > 0 && choice.value.length <= CHOICE_TEXT_LIMIT)
+      .slice(0, MAX_CHOICES)
+      .map((choice) => ({ name: clip(choice.name, CHOICE_TEXT_LIMIT), value: choice.value }))
+  );
+}
+
 export function createAutocompleteContext(interaction: AutocompleteInteraction, hooks?: SendingHooks): AutocompleteContext {
   const focused = interaction.options.getFocused(true);
   let responded = false;
@@ -420,13 +453,7 @@ export function createAutocompleteContext(interaction: AutocompleteInteraction, 
       return watched(hooks, undefined, async () => {
         if (responded || interaction.responded) return;
         responded = true;
-        await interaction.respond(
-          choices
-            // A value longer than Discord allows cannot be clipped without changing its meaning, so it is left out.
-            .filter((choice) => choice.name.length > 0 && choice.value.length > 0 && choice.value.length <= CHOICE_TEXT_LIMIT)
-            .slice(0, MAX_CHOICES)
-            .map((choice) => ({ name: clip(choice.name, CHOICE_TEXT_LIMIT), value: choice.value })),
-        );
+        await interaction.respond(autocompleteChoices(choices));
       });
     },
   };

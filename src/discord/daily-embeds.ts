@@ -2,19 +2,27 @@ import type { APIEmbed } from 'discord.js';
 import { shortDefinition } from '../replies/entries.ts';
 import type { PostStyle } from '../schedule/subscription.ts';
 import type { Entry } from '../wotd/entry.ts';
-import { ACCENT, attribution, clip, entryEmbed, escapeText, type EmbedOptions } from './embeds.ts';
+import { ACCENT, attribution, entryEmbed, escapeText, type EmbedOptions } from './embeds.ts';
+import { clip, DISCORD_LIMITS } from '../discord-limits.ts';
+
+const SEPARATOR = ' — ';
 
 /** Characters of the definition a compact post shows: one line on a phone. */
 export const COMPACT_DEFINITION_LENGTH = 100;
 
-/** The word, its IPA and a one-line definition: for channels that want the daily word without the full embed. */
+/**
+ * The word, its IPA and a one-line definition: for channels that want the daily word without the full embed. The
+ * definition is short by design; the IPA (which the service may send at any length) gets what is left of the
+ * description's 4,096, cut after escaping.
+ */
 export function compactEntryEmbed(entry: Entry, options: EmbedOptions): APIEmbed {
-  const ipa = entry.ipa.trim() ? escapeText(entry.ipa.trim()) : '';
   const definition = shortDefinition(entry.definition, COMPACT_DEFINITION_LENGTH);
+  const ipaRoom = DISCORD_LIMITS.embedDescription - (definition ? definition.length + SEPARATOR.length : 0);
+  const ipa = entry.ipa.trim() ? clip(escapeText(entry.ipa.trim()), ipaRoom) : '';
   return {
-    title: clip(escapeText(entry.word), 256),
+    title: clip(escapeText(entry.word), DISCORD_LIMITS.embedTitle),
     url: options.siteUrl,
-    description: [ipa, definition].filter(Boolean).join(' — ') || '—',
+    description: [ipa, definition].filter(Boolean).join(SEPARATOR) || '—',
     color: ACCENT,
     footer: { text: `${entry.date} · ${attribution(options.siteUrl)}` },
   };

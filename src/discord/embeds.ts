@@ -1,5 +1,8 @@
 import type { APIEmbed } from 'discord.js';
 import type { Entry } from '../wotd/entry.ts';
+import { clip, DISCORD_LIMITS } from '../discord-limits.ts';
+
+export { clip } from '../discord-limits.ts';
 
 export interface EmbedOptions {
   /** Where the title links: the service's site. */
@@ -8,16 +11,9 @@ export interface EmbedOptions {
 
 /** The colour of every embed the bot sends. */
 export const ACCENT = 0x5865f2;
-const TITLE_LIMIT = 256;
-const DESCRIPTION_LIMIT = 4096;
+const TITLE_LIMIT = DISCORD_LIMITS.embedTitle;
+const DESCRIPTION_LIMIT = DISCORD_LIMITS.embedDescription;
 const LABEL_PATTERN = /^\(([^()]{1,60})\)\s*/;
-
-/** Cut to `limit` characters with an ellipsis, never between the two halves of a surrogate pair. */
-export function clip(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const end = /[\ud800-\udbff]/.test(text[limit - 2] ?? '') ? limit - 2 : limit - 1;
-  return `${text.slice(0, end)}…`;
-}
 
 /**
  * A raw link as Discord reads one: http(s)://, no space or `<`, not ending in punctuation. Discord takes everything

@@ -5,12 +5,13 @@ import type { Entry } from '../wotd/entry.ts';
 export const SHORT_DEFINITION_LENGTH = 120;
 
 /**
- * A definition cut to a list's width, then escaped (cutting escaped text could split an escape in two),
- * with its leading label in italics.
+ * A definition on one line, at most `length` characters once escaped (cut after escaping, never inside an escape;
+ * it is cut roughly first, so a 10,000-character definition is not escaped whole), after its leading label in
+ * italics.
  */
 export function shortDefinition(definition: string, length = SHORT_DEFINITION_LENGTH): string {
   const { label, text } = splitLabel(definition);
-  const body = escapeText(clip(text.replace(/\s+/g, ' '), length));
+  const body = clip(escapeText(clip(text.replace(/\s+/g, ' '), length)), length);
   return label ? `*(${escapeText(label)})* ${body}` : body;
 }
 

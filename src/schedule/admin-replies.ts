@@ -1,4 +1,4 @@
-import type { BotServices, ChannelPermission, CommandContext, OutgoingMessage } from '../interactions.ts';
+import type { BotServices, ChannelPermission, ChannelRef, CommandContext, OutgoingMessage } from '../interactions.ts';
 import { privateNote, userError } from '../replies/messages.ts';
 import type { SubscriptionService } from './subscription-service.ts';
 import type { Subscription } from './subscription.ts';
@@ -19,10 +19,14 @@ export const REQUIRED_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMe
 /**
  * Checks what Discord's default member permission already hides from most members, since server admins can
  * override that per role or channel: a server, Manage Channels, and a runtime that runs daily posts.
+ *
+ * With a `target`, the channel whose subscription the command changes, Manage Channels is checked in that channel,
+ * with its overwrites: holding it where the command was typed says nothing about another channel.
  */
 export async function adminGate(
   context: CommandContext,
   services: BotServices,
+  target?: ChannelRef | null,
 ): Promise<{ guildId: string; subscriptions: SubscriptionService } | null> {
   const guildId = context.invoker.guildId;
   if (!guildId) {
@@ -35,7 +39,9 @@ export async function adminGate(
     );
     return null;
   }
-  if (!context.invoker.canManageChannels) {
+  if (target) {
+    if (!(await mayManage(context, target))) return null;
+  } else if (!context.invoker.canManageChannels) {
     await context.respond(userError('You need the **Manage Channels** permission to manage daily posts in this server.'));
     return null;
   }
@@ -44,6 +50,28 @@ export async function adminGate(
     return null;
   }
   return { guildId, subscriptions: services.subscriptions };
+}
+
+/** Whether the member may change `target`'s daily posts; told why not when they may not. */
+async function mayManage(context: CommandContext, target: ChannelRef): Promise<boolean> {
+  const where = channelMention(target.id, target.name, isConsoleChannel(target.id));
+  if (!context.memberCanManageChannel) {
+    await context.respond(privateNote(`I cannot check your permissions in ${where} from here, so I have changed nothing.`));
+    return false;
+  }
+  const may = await context.memberCanManageChannel(target.id);
+  if (may === true) return true;
+  // A channel the bot cannot read (hidden from it, or gone) may still hold a subscription to remove: Manage Server
+  // covers every channel and no overwrite takes it away.
+  if (may === null && context.invoker.canManageGuild === true) return true;
+  await context.respond(
+    userError(
+      may === null
+        ? `I cannot see ${where}, so I cannot check your permissions there. Give me **View Channel** in it, or ask someone with **Manage Server**.`
+        : `You need the **Manage Channels** permission in ${where} to manage its daily posts.`,
+    ),
+  );
+  return false;
 }
 
 /** `<t:…:F>` (full date and time in the reader's zone) and `<t:…:R>` (relative). */

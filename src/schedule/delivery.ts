@@ -1,4 +1,5 @@
 import type { APIEmbed } from 'discord.js';
+import { clip, DISCORD_LIMITS } from '../discord-limits.ts';
 import type { Logger } from '../logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
@@ -85,7 +86,7 @@ export function threadName(embed: APIEmbed, day: IsoDate): string {
   const word = (embed.title ?? '').replace(/\\(.)/g, '$1').trim();
   const suffix = `word of the day, ${day}`;
   const name = word ? `${word} — ${suffix}` : suffix;
-  return name.length <= 100 ? name : `${name.slice(0, 99)}…`;
+  return clip(name, DISCORD_LIMITS.threadName);
 }
 
 async function deliverOne(job: DeliveryJob, options: FanOutOptions): Promise<DeliveryOutcome> {

@@ -27,4 +27,18 @@ describe('daily post embeds', () => {
     expect(long.description?.length).toBeLessThanOrEqual(COMPACT_DEFINITION_LENGTH);
     expect(long.description?.endsWith('…')).toBe(true);
   });
+
+  it('keeps the description within 4,096 however long the IPA, cutting after escaping and never inside an escape', () => {
+    // 3,000 asterisks escape to 6,000 characters: the description was 6,000 and more, and Discord refused the post.
+    for (const ipa of ['*'.repeat(3000), `/${'ˈa'.repeat(2500)}/`, '<@1>'.repeat(1000), `${'x'.repeat(4090)}*****`]) {
+      const embed = compactEntryEmbed({ ...entry, ipa }, options);
+      const description = embed.description ?? '';
+      expect(description.length, ipa.slice(0, 20)).toBeLessThanOrEqual(4096);
+      // The one-line definition is kept whole after the IPA; the IPA is what gets cut.
+      expect(description.endsWith(' — *(historical)* The "happy" faculty of finding things by \\*chance\\*.'), ipa.slice(0, 20)).toBe(true);
+      const ipaShown = description.split(' — ')[0] ?? '';
+      expect(ipaShown.endsWith('…'), ipa.slice(0, 20)).toBe(ipa.length > 2000);
+      expect(/(^|[^\\])(\\\\)*\\…$/.test(ipaShown), `${ipa.slice(0, 20)}: an escape cut in half`).toBe(false);
+    }
+  });
 });

@@ -148,6 +148,7 @@ async function run(command: SlashCommand, invoker: Invoker, options: Options = {
   };
   Object.defineProperty(context, 'acknowledged', { get: () => recorded.deferrals.length > 0 || recorded.answers.length > 0 });
   if (options.permissions !== null) context.botPermissionsIn = async () => new Set(options.permissions ?? ALL);
+  context.memberCanManageChannel = async () => invoker.canManageChannels;
   const where = `/${command.data.name} ${JSON.stringify({ invoker, options }).slice(0, 400)}`;
   await withinBound(where, command.execute(context, services));
   expect(recorded.answers, `${where}: answers`).toHaveLength(1);

@@ -89,6 +89,8 @@ function recorder(invocation: Invocation): { recorded: Recorded; base: Omit<Comm
     },
   };
   if (invocation.permissions !== null) base.botPermissionsIn = async () => new Set(invocation.permissions ?? ALL);
+  // The member may manage every channel alike here; per-channel overwrites are test/schedule/admin-permissions-*'s.
+  base.memberCanManageChannel = async () => invocation.canManageChannels ?? true;
   return { recorded, base };
 }
 

@@ -33,6 +33,12 @@ const ALL: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks', '
 interface Invocation {
   options?: Record<string, string | boolean | ChannelRef | RoleRef>;
   canManageChannels?: boolean;
+  canManageGuild?: boolean;
+  /**
+   * Manage Channels per channel, as the transport works it out from that channel's overwrites (null: the channel
+   * cannot be read); a channel not listed follows canManageChannels. Null: the transport cannot tell at all.
+   */
+  manages?: Record<string, boolean | null> | null;
   guildId?: string | null;
   botPermissions?: ChannelPermission[] | null;
   botInGuild?: boolean;
@@ -50,6 +56,7 @@ function run(command: SlashCommand, services: BotServices, invocation: Invocatio
       guildId: invocation.guildId === undefined ? GUILD : invocation.guildId,
       channelId: DAILY.id,
       canManageChannels: invocation.canManageChannels ?? true,
+      ...(invocation.canManageGuild === undefined ? {} : { canManageGuild: invocation.canManageGuild }),
       ...(invocation.botInGuild === undefined ? {} : { botInGuild: invocation.botInGuild }),
     },
     options: {
@@ -78,6 +85,12 @@ function run(command: SlashCommand, services: BotServices, invocation: Invocatio
       answers.push(message);
     },
   };
+  if (invocation.manages !== null) {
+    context.memberCanManageChannel = async (channelId) => {
+      const listed = invocation.manages?.[channelId];
+      return listed === undefined ? (invocation.canManageChannels ?? true) : listed;
+    };
+  }
   if (invocation.botPermissions !== null) {
     context.botPermissionsIn = async (channelId) => {
       permissionChecks.push(channelId);
@@ -262,6 +275,35 @@ describe('/wotd-unsubscribe and /wotd-subscriptions', () => {
     expect((await run(wotdUnsubscribeCommand, services, { options: { channel: DAILY }, canManageChannels: false })).text).toContain('Manage Channels');
     expect((await run(wotdSubscriptionsCommand, services, { canManageChannels: false })).text).toContain('Manage Channels');
     expect(await store.listGuild(GUILD)).toHaveLength(2);
+  });
+
+  it('checks Manage Channels in the channel being changed, not where the command was typed', async () => {
+    const { services, store } = await servicesWith();
+    // Typed in DAILY (where the member may manage channels) about NEWS, where an overwrite takes it away.
+    const manages = { [DAILY.id]: true, [NEWS.id]: false };
+    const refused = await run(wotdSubscribeCommand, services, { options: { channel: NEWS }, manages });
+    expect(refused.text).toBe(`You need the **Manage Channels** permission in <#${NEWS.id}> to manage its daily posts.`);
+    expect(refused.permissionChecks).toEqual([]);
+    expect(await store.listAll()).toEqual([]);
+
+    // And the other way: no Manage Channels where the command is typed, granted in the channel subscribed.
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: NEWS }, canManageChannels: false, manages: { [NEWS.id]: true } })).text).toContain(
+      `Subscribed <#${NEWS.id}>`,
+    );
+    // Changing or removing that subscription is refused to whoever may not manage NEWS.
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: NEWS, time: '11:00' }, manages })).text).toContain('in <#' + NEWS.id);
+    expect((await run(wotdUnsubscribeCommand, services, { options: { channel: NEWS }, manages })).text).toContain('in <#' + NEWS.id);
+    expect(await store.get(NEWS.id)).toMatchObject({ time: '09:00', status: { state: 'active' } });
+
+    // A channel the bot cannot read: only Manage Server vouches for it.
+    const hidden = { [NEWS.id]: null };
+    expect((await run(wotdUnsubscribeCommand, services, { options: { channel: NEWS }, manages: hidden })).text).toContain('I cannot see');
+    expect((await run(wotdUnsubscribeCommand, services, { options: { channel: NEWS }, manages: hidden, canManageGuild: true })).text).toBe(
+      `Unsubscribed <#${NEWS.id}>: no more daily posts there.`,
+    );
+    // A transport that cannot tell changes nothing.
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY }, manages: null })).text).toContain('I cannot check your permissions');
+    expect(await store.listAll()).toEqual([]);
   });
 
   it('says so when the runtime does not run daily posts', async () => {
