@@ -1,5 +1,5 @@
 import { commands } from '../commands/index.ts';
-import { loadConfig, loadDotEnv, type Config } from './config.ts';
+import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config.ts';
 import { singleLine } from './message-text.ts';
 import { consoleBanner, type ConsoleSource } from './console/banner.ts';
 import { runConsoleLoop } from './console/console.ts';
@@ -83,7 +83,7 @@ export async function runBot(args: string[]): Promise<number> {
 
 async function runDiscord(config: Config, token: string, shards: ShardPlan): Promise<number> {
   limitHeapGrowth();
-  const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token] });
+  const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
   let daily: DailyPosts | undefined;
@@ -109,7 +109,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
     const services = botServices(config, adapter, daily, logger);
-    logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
+    logger.info({ apiUrl: withoutPassword(config.WOTD_API_URL ?? DEFAULT_API_URL) }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
     const bot = await Promise.race([
       startDiscordBot({ config, commands, services, logger, shards, ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}) }),
@@ -148,6 +148,11 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
   }
 }
 
+/** Passwords in URL settings, in every form a library might print them: the logger hides each wherever it appears. */
+function settingSecrets(config: Config): string[] {
+  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL].flatMap(urlSecrets);
+}
+
 /** What the commands are handed, the same on Discord and at the console. */
 function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, logger: Logger): BotServices {
   return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions, privacy: daily.privacy };
@@ -178,7 +183,7 @@ function upstreamLog(logger: Logger, metrics?: BotMetrics) {
 async function runConsole(config: Config): Promise<number> {
   // The console is for reading answers: logs stay out of the way unless asked for.
   const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
-  const logger = createLogger({ level });
+  const logger = createLogger({ level, secrets: settingSecrets(config) });
   const signal = nextSignal();
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;

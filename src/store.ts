@@ -40,7 +40,7 @@ export async function openStore<Value>(
 ): Promise<Keyv<Value>> {
   const { url, keyPrefix = DEFAULT_REDIS_KEY_PREFIX } = typeof where === 'string' ? { url: where } : where;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
-  if (!scheme) throw new Error(`STORE_URL "${url}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
+  if (!scheme) throw new Error(`STORE_URL "${withoutPassword(url)}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
   const throwOnErrors = options.throwOnErrors ?? false;
   if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, throwOnErrors);
   const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
@@ -108,7 +108,9 @@ async function adapterFor(scheme: string, storeUrl: string): Promise<KeyvStoreAd
   try {
     return new Adapter(storeUrl);
   } catch (error) {
-    throw new Error(`STORE_URL ${scheme}:// could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    // The adapter's own message may quote the URL it was given.
+    throw new Error(`STORE_URL ${scheme}:// could not be opened: ${reason.split(storeUrl).join(withoutPassword(storeUrl))}`);
   }
 }
 

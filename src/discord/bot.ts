@@ -1,5 +1,5 @@
 import { Events, type Client } from 'discord.js';
-import type { Config } from '../config.ts';
+import { withoutPassword, type Config } from '../config.ts';
 import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
@@ -75,7 +75,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   const readyClient = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
   let ready: Client<true>;
   try {
-    log.info({ apiUrl: config.DISCORD_API_URL, shards: describeShardPlan(options.shards ?? { kind: 'single' }) }, 'connecting to Discord');
+    log.info({ apiUrl: withoutPassword(config.DISCORD_API_URL), shards: describeShardPlan(options.shards ?? { kind: 'single' }) }, 'connecting to Discord');
     await client.login(token);
     ready = await readyClient;
   } catch (error) {
