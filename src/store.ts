@@ -45,7 +45,7 @@ export async function openStore<Value>(
   if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, throwOnErrors);
   const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
   const path = sqlitePath(url);
-  if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqlite(url));
+  if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqliteConnection(url));
   return keyv;
 }
 
@@ -118,12 +118,20 @@ function sqlitePath(storeUrl: string): string {
   return storeUrl.replace(/^sqlite:\/\//i, '');
 }
 
+/** A SQLite store whose statements all go through its file's one queue (src/sqlite-queue.ts). */
 async function openSqlite(storeUrl: string): Promise<KeyvSqlite> {
+  const adapter = await openSqliteConnection(storeUrl);
+  const path = sqlitePath(storeUrl);
+  queueStatements(adapter, path === ':memory:' ? undefined : resolve(path));
+  return adapter;
+}
+
+/** A connection of its own, not queued: set up (WAL) before its statements join the file's queue. */
+async function openSqliteConnection(storeUrl: string): Promise<KeyvSqlite> {
   const path = sqlitePath(storeUrl);
   if (path === '') throw new Error('STORE_URL "sqlite://" names no file; expected e.g. sqlite://data/store.sqlite');
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
-  queueStatements(adapter);
   if (path === ':memory:') return adapter;
   try {
     // WAL lets readers (the cache) and writers (subscriptions) share the file without blocking each other.
