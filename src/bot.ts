@@ -7,7 +7,8 @@ import { ConsoleSession } from './console/session.ts';
 import type { BotServices } from './interactions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { startWotdService, type RunningService } from './service/server.ts';
-import { storeLocation } from './store.ts';
+import { sqliteStoreFile, storeLocation } from './store.ts';
+import { lockSqliteStore, StoreInUseError, type StoreLock } from './store-lock.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type UpstreamEvent, type WotdAdapter } from './wotd/adapter.ts';
 import { createConsolePoster } from './console/daily-posts.ts';
 import { dailyPostEmbed } from './discord/daily-embeds.ts';
@@ -78,7 +79,21 @@ export async function runBot(args: string[]): Promise<number> {
     process.stderr.write('wotd-bot start: shards are for the Discord gateway; set DISCORD_TOKEN to use them\n');
     return 2;
   }
-  return config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards) : runConsole(config);
+  const storeFile = sqliteStoreFile(storeLocation(config));
+  let lock: StoreLock | undefined;
+  if (storeFile) {
+    try {
+      lock = await lockSqliteStore(storeFile);
+    } catch (error) {
+      process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+      return error instanceof StoreInUseError ? 2 : 1;
+    }
+  }
+  try {
+    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards) : runConsole(config));
+  } finally {
+    await lock?.release();
+  }
 }
 
 async function runDiscord(config: Config, token: string, shards: ShardPlan): Promise<number> {

@@ -18,6 +18,14 @@ export function storeLocation(config: Pick<Config, 'STORE_URL' | 'REDIS_URL' | '
   return { url: config.REDIS_URL ?? config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
 }
 
+/** The absolute path of a SQLite store's file; null for any other store, and for an in-memory SQLite one. */
+export function sqliteStoreFile(where: string | StoreLocation): string | null {
+  const url = typeof where === 'string' ? where : where.url;
+  if (!/^sqlite:\/\//i.test(url)) return null;
+  const path = sqlitePath(url);
+  return path === '' || path === ':memory:' ? null : resolve(path);
+}
+
 export function isRedisStore(where: string | StoreLocation): boolean {
   return isRedisUrl(typeof where === 'string' ? where : where.url);
 }
