@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
+import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
 
 const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
 
@@ -79,6 +80,14 @@ export async function runBot(args: string[]): Promise<number> {
     process.stderr.write('wotd-bot start: shards are for the Discord gateway; set DISCORD_TOKEN to use them\n');
     return 2;
   }
+  let loginBackoffBaseMs: number;
+  try {
+    loginBackoffBaseMs = loginBackoffBaseMsFrom(process.env);
+  } catch (error) {
+    if (!(error instanceof LoginSettingError)) throw error;
+    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    return 2;
+  }
   const storeFile = sqliteStoreFile(storeLocation(config));
   let lock: StoreLock | undefined;
   if (storeFile) {
@@ -90,13 +99,13 @@ export async function runBot(args: string[]): Promise<number> {
     }
   }
   try {
-    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards) : runConsole(config));
+    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs) : runConsole(config));
   } finally {
     await lock?.release();
   }
 }
 
-async function runDiscord(config: Config, token: string, shards: ShardPlan): Promise<number> {
+async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number): Promise<number> {
   limitHeapGrowth();
   const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
   const signal = nextSignal();
@@ -126,11 +135,31 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
     const services = botServices(config, adapter, daily, logger);
     logger.info({ apiUrl: withoutPassword(config.WOTD_API_URL ?? DEFAULT_API_URL) }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
-    const bot = await Promise.race([
-      startDiscordBot({ config, commands, services, logger, shards, ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}) }),
-      signal.promise.then(() => null),
-    ]);
-    if (!bot) return 0;
+    // A signal during the login (a back-off included) gives it up at once; a clean stop, exit 0.
+    const giveUp = new AbortController();
+    void signal.promise.then(() => giveUp.abort());
+    const starting = startDiscordBot({
+      config,
+      commands,
+      services,
+      logger,
+      shards,
+      loginBackoffBaseMs,
+      abort: giveUp.signal,
+      ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}),
+    });
+    const bot = await Promise.race([starting, signal.promise.then(() => null)]);
+    if (!bot) {
+      // The login may still settle: a session that came up after all is closed, and its giving up is expected.
+      await starting.then(
+        (late) => late.stop(),
+        (error: unknown) => {
+          if (!(error instanceof LoginAbortedError)) logger.warn({ err: error }, 'the login ended after the stop signal');
+        },
+      );
+      logger.info('stopped before connecting to Discord');
+      return 0;
+    }
     if (metrics) {
       const { discordMetricsView } = await import('./discord/metrics-view.ts');
       metrics.watchDiscord(discordMetricsView(bot.client));
