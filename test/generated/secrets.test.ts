@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, withoutPassword } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
+import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 import { settings } from './generated.ts';
 
 /**
@@ -136,7 +137,9 @@ interface Outcome {
 
 let dir = '';
 let refusingPort = 0;
+let discord: DiscordServer | undefined;
 beforeAll(async () => {
+  discord = await startDiscordServer();
   dir = await mkdtemp(join(tmpdir(), 'wotd-secrets-'));
   await writeWordDb(join(dir, 'words.sqlite'), testEntries());
   // A port that was free a moment ago: nothing listens there, so a connection to it is refused.
@@ -146,6 +149,7 @@ beforeAll(async () => {
   await new Promise<void>((done) => probe.close(() => done()));
 });
 afterAll(async () => {
+  await discord?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -251,6 +255,18 @@ const SCENARIOS: Scenario[] = [
     env: (secret, user) => ({
       STORE_URL: `postgres://${user}:${encodeURIComponent(secret)}@127.0.0.1:${refusingPort}/wotd`,
       WOTD_API_URL: `http://${encodeURIComponent(user)}:${encodeURIComponent(secret)}@127.0.0.1:${refusingPort}`,
+      WOTD_API_VARIANT: 'A',
+    }),
+  },
+  {
+    // The local Discord server refuses any other token with 401; one that is not a valid header fails before that.
+    name: 'DISCORD_TOKEN refused by Discord',
+    serve: false,
+    expectedCodes: [1],
+    env: (secret) => ({
+      DISCORD_TOKEN: secret,
+      DISCORD_API_URL: discord?.apiUrl ?? '',
+      WOTD_API_URL: `http://127.0.0.1:${refusingPort}`,
       WOTD_API_VARIANT: 'A',
     }),
   },
