@@ -1,5 +1,5 @@
 import { commands } from '../commands/index.ts';
-import { loadConfig, loadDotEnv, type Config } from './config.ts';
+import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config.ts';
 import { singleLine } from './message-text.ts';
 import { consoleBanner, type ConsoleSource } from './console/banner.ts';
 import { runConsoleLoop } from './console/console.ts';
@@ -7,7 +7,8 @@ import { ConsoleSession } from './console/session.ts';
 import type { BotServices } from './interactions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { startWotdService, type RunningService } from './service/server.ts';
-import { storeLocation } from './store.ts';
+import { sqliteStoreFile, storeLocation } from './store.ts';
+import { lockSqliteStore, StoreInUseError, type StoreLock } from './store-lock.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type UpstreamEvent, type WotdAdapter } from './wotd/adapter.ts';
 import { createConsolePoster } from './console/daily-posts.ts';
 import { dailyPostEmbed } from './discord/daily-embeds.ts';
@@ -19,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
+import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
 
 const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
 
@@ -78,12 +80,34 @@ export async function runBot(args: string[]): Promise<number> {
     process.stderr.write('wotd-bot start: shards are for the Discord gateway; set DISCORD_TOKEN to use them\n');
     return 2;
   }
-  return config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards) : runConsole(config);
+  let loginBackoffBaseMs: number;
+  try {
+    loginBackoffBaseMs = loginBackoffBaseMsFrom(process.env);
+  } catch (error) {
+    if (!(error instanceof LoginSettingError)) throw error;
+    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    return 2;
+  }
+  const storeFile = sqliteStoreFile(storeLocation(config));
+  let lock: StoreLock | undefined;
+  if (storeFile) {
+    try {
+      lock = await lockSqliteStore(storeFile);
+    } catch (error) {
+      process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+      return error instanceof StoreInUseError ? 2 : 1;
+    }
+  }
+  try {
+    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs) : runConsole(config));
+  } finally {
+    await lock?.release();
+  }
 }
 
-async function runDiscord(config: Config, token: string, shards: ShardPlan): Promise<number> {
+async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number): Promise<number> {
   limitHeapGrowth();
-  const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token] });
+  const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
   let daily: DailyPosts | undefined;
@@ -110,13 +134,33 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
     const services = botServices(config, adapter, daily, logger);
-    logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
+    logger.info({ apiUrl: withoutPassword(config.WOTD_API_URL ?? DEFAULT_API_URL) }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
-    const bot = await Promise.race([
-      startDiscordBot({ config, commands, services, logger, shards, ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}) }),
-      signal.promise.then(() => null),
-    ]);
-    if (!bot) return 0;
+    // A signal during the login (a back-off included) gives it up at once; a clean stop, exit 0.
+    const giveUp = new AbortController();
+    void signal.promise.then(() => giveUp.abort());
+    const starting = startDiscordBot({
+      config,
+      commands,
+      services,
+      logger,
+      shards,
+      loginBackoffBaseMs,
+      abort: giveUp.signal,
+      ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}),
+    });
+    const bot = await Promise.race([starting, signal.promise.then(() => null)]);
+    if (!bot) {
+      // The login may still settle: a session that came up after all is closed, and its giving up is expected.
+      await starting.then(
+        (late) => late.stop(),
+        (error: unknown) => {
+          if (!(error instanceof LoginAbortedError)) logger.warn({ err: error }, 'the login ended after the stop signal');
+        },
+      );
+      logger.info('stopped before connecting to Discord');
+      return 0;
+    }
     if (metrics) {
       const { discordMetricsView } = await import('./discord/metrics-view.ts');
       metrics.watchDiscord(discordMetricsView(bot.client));
@@ -147,6 +191,11 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
     await cluster?.close();
     logger.flush();
   }
+}
+
+/** Passwords in URL settings, in every form a library might print them: the logger hides each wherever it appears. */
+function settingSecrets(config: Config): string[] {
+  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL].flatMap(urlSecrets);
 }
 
 /** What the commands are handed, the same on Discord and at the console. */
@@ -190,7 +239,7 @@ function upstreamLog(logger: Logger, metrics?: BotMetrics) {
 async function runConsole(config: Config): Promise<number> {
   // The console is for reading answers: logs stay out of the way unless asked for.
   const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
-  const logger = createLogger({ level });
+  const logger = createLogger({ level, secrets: settingSecrets(config) });
   const signal = nextSignal();
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;

@@ -30,9 +30,45 @@ export function isRedisUrl(value: string): boolean {
   }
 }
 
-/** The URL with any password replaced by ***, for messages and logs. */
+/**
+ * The one way a URL from the settings is shown (messages, logs, exit output): its whole userinfo (user name and
+ * password) replaced by ***, whatever characters the password holds and whether or not the URL parses.
+ *
+ * A password may hold @ : / ? # unencoded, so no parser can be trusted to find where it ends: everything after
+ * "scheme://" (or from the start, for a value without one) up to the LAST @ is hidden. That may hide an @ in a
+ * path too, which is harmless; showing part of a password is not.
+ */
 export function withoutPassword(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
+  const scheme = /^\s*[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0] ?? '';
+  const rest = value.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  return at < 0 ? value : `${scheme}***${rest.slice(at)}`;
+}
+
+/**
+ * The userinfo of a URL setting in every form a library might print it (as written, percent-decoded, and each
+ * part alone), for the logger's list of secrets; empty when there is none.
+ */
+export function urlSecrets(value: string | undefined): string[] {
+  if (!value) return [];
+  const scheme = /^\s*[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0] ?? '';
+  const rest = value.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  if (at < 0) return [];
+  const userinfo = rest.slice(0, at);
+  const colon = userinfo.indexOf(':');
+  const parts = colon < 0 ? [userinfo] : [userinfo, userinfo.slice(colon + 1)];
+  const forms = new Set<string>();
+  for (const part of parts) {
+    forms.add(part);
+    try {
+      forms.add(decodeURIComponent(part));
+    } catch {
+      // Not valid percent-encoding: only the form as written can appear.
+    }
+    forms.add(encodeURIComponent(part));
+  }
+  return [...forms].filter((form) => form !== '');
 }
 
 const httpUrl = (example: string) =>

@@ -42,10 +42,11 @@ export function createLogger(options: LoggerOptions): Logger {
       formatters: {
         log(object) {
           // Errors keep their type, message and stack (not enumerable, so JSON.stringify alone would drop them).
+          // Each string is scrubbed as it is, before JSON escapes it (a secret holding " or \\ would not match after).
           const json = JSON.stringify(object, (_key, value: unknown) =>
-            value instanceof Error ? pino.stdSerializers.err(value) : value,
+            value instanceof Error ? pino.stdSerializers.err(value) : scrub(value, secrets),
           );
-          return JSON.parse(scrub(json, secrets) as string) as Record<string, unknown>;
+          return JSON.parse(json) as Record<string, unknown>;
         },
       },
     },

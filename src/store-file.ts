@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
+import { aloneOnFile, connectionOf, replaceConnection } from './sqlite-queue.ts';
 
 /**
  * Keeps a SQLite store file where STORE_URL says it is.
@@ -117,34 +118,41 @@ async function checkAll(): Promise<string[]> {
   return restored;
 }
 
-async function restore(file: WatchedFile): Promise<void> {
-  const members = [...file.members];
-  const first = members[0]?.store as KeyvSqlite | undefined;
-  if (!first) return;
-  const copy = `${file.path}.restoring-${process.pid}-${Date.now()}`;
-  try {
-    await first.query(`VACUUM INTO '${copy.replaceAll("'", "''")}'`);
-  } catch (error) {
-    rmSync(copy, { force: true });
-    throw error;
-  }
-  // Every old connection closes before the copy takes the path: the last one to close deletes "<path>-wal" and
-  // "<path>-shm" by name, which must not happen to the restored file's.
-  for (const keyv of members) await closeFully(keyv.store as KeyvSqlite);
-  for (const suffix of ['-wal', '-shm']) {
-    // SQLite leaves them when the file they belong to was unlinked (and so may another process still using it):
-    // the restored file must never read them as its own.
-    if (existsSync(`${file.path}${suffix}`)) renameSync(`${file.path}${suffix}`, `${file.path}${suffix}.orphaned-${Date.now()}`);
-  }
-  renameSync(copy, file.path);
-  for (const keyv of members) keyv.store = await file.reopen();
-  file.identity = identityOf(file.path) ?? file.identity;
+/**
+ * Runs alone on the file (the single writer, src/sqlite-queue.ts): every statement asked for before it, on any of
+ * the file's connections, is in the copy; every one asked for meanwhile waits, and then runs on the restored file.
+ */
+function restore(file: WatchedFile): Promise<void> {
+  return aloneOnFile(file.path, async () => {
+    const adapters = [...file.members].map((keyv) => keyv.store as KeyvSqlite);
+    const first = adapters[0];
+    if (!first) return;
+    const copy = `${file.path}.restoring-${process.pid}-${Date.now()}`;
+    try {
+      await connectionOf(first).run(`VACUUM INTO '${copy.replaceAll("'", "''")}'`);
+    } catch (error) {
+      rmSync(copy, { force: true });
+      throw error;
+    }
+    // Every old connection closes before the copy takes the path: the last one to close deletes "<path>-wal" and
+    // "<path>-shm" by name, which must not happen to the restored file's.
+    for (const adapter of adapters) await closeFully(adapter);
+    for (const suffix of ['-wal', '-shm']) {
+      // SQLite leaves them when the file they belong to was unlinked (and so may another process still using it):
+      // the restored file must never read them as its own.
+      if (existsSync(`${file.path}${suffix}`)) renameSync(`${file.path}${suffix}`, `${file.path}${suffix}.orphaned-${Date.now()}`);
+    }
+    renameSync(copy, file.path);
+    // Each adapter stays the same object on a new connection, so the statements waiting for this run there.
+    for (const adapter of adapters) replaceConnection(adapter, await file.reopen());
+    file.identity = identityOf(file.path) ?? file.identity;
+  });
 }
 
 async function closeFully(adapter: KeyvSqlite): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await adapter.disconnect();
+      await connectionOf(adapter).close();
       return;
     } catch (error) {
       if (/not open|closed/i.test(error instanceof Error ? error.message : '')) return;

@@ -20,6 +20,14 @@ export function storeLocation(config: Pick<Config, 'STORE_URL' | 'REDIS_URL' | '
   return { url: config.REDIS_URL ?? config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
 }
 
+/** The absolute path of a SQLite store's file; null for any other store, and for an in-memory SQLite one. */
+export function sqliteStoreFile(where: string | StoreLocation): string | null {
+  const url = typeof where === 'string' ? where : where.url;
+  if (!/^sqlite:\/\//i.test(url)) return null;
+  const path = sqlitePath(url);
+  return path === '' || path === ':memory:' ? null : resolve(path);
+}
+
 export function isRedisStore(where: string | StoreLocation): boolean {
   return isRedisUrl(typeof where === 'string' ? where : where.url);
 }
@@ -45,12 +53,12 @@ export async function openStore<Value>(
 ): Promise<Keyv<Value>> {
   const { url, keyPrefix = DEFAULT_REDIS_KEY_PREFIX } = typeof where === 'string' ? { url: where } : where;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
-  if (!scheme) throw new Error(`STORE_URL "${url}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
+  if (!scheme) throw new Error(`STORE_URL "${withoutPassword(url)}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
   const throwOnErrors = options.throwOnErrors ?? false;
   if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, namespace);
   const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
   const path = sqlitePath(url);
-  if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqlite(url));
+  if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqliteConnection(url));
   return keyv;
 }
 
@@ -134,7 +142,9 @@ async function adapterFor(scheme: string, storeUrl: string): Promise<KeyvStoreAd
   try {
     return new Adapter(storeUrl);
   } catch (error) {
-    throw new Error(`STORE_URL ${scheme}:// could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    // The adapter's own message may quote the URL it was given.
+    throw new Error(`STORE_URL ${scheme}:// could not be opened: ${reason.split(storeUrl).join(withoutPassword(storeUrl))}`);
   }
 }
 
@@ -142,12 +152,20 @@ function sqlitePath(storeUrl: string): string {
   return storeUrl.replace(/^sqlite:\/\//i, '');
 }
 
+/** A SQLite store whose statements all go through its file's one queue (src/sqlite-queue.ts). */
 async function openSqlite(storeUrl: string): Promise<KeyvSqlite> {
+  const adapter = await openSqliteConnection(storeUrl);
+  const path = sqlitePath(storeUrl);
+  queueStatements(adapter, path === ':memory:' ? undefined : resolve(path));
+  return adapter;
+}
+
+/** A connection of its own, not queued: set up (WAL) before its statements join the file's queue. */
+async function openSqliteConnection(storeUrl: string): Promise<KeyvSqlite> {
   const path = sqlitePath(storeUrl);
   if (path === '') throw new Error('STORE_URL "sqlite://" names no file; expected e.g. sqlite://data/store.sqlite');
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
-  queueStatements(adapter);
   if (path === ':memory:') return adapter;
   try {
     // WAL lets readers (the cache) and writers (subscriptions) share the file without blocking each other.

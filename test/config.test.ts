@@ -36,9 +36,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://' })).toThrow(/^Invalid REDIS_URL="redis:\/\/"/);
   });
 
-  it('hides a password in a bad URL', () => {
+  it('hides the whole userinfo (user name and password) of a bad URL', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis-tls://admin:s3cret@cache.example' })).toThrow(
-      /^Invalid REDIS_URL="redis-tls:\/\/admin:\*\*\*@cache\.example": /,
+      /^Invalid REDIS_URL="redis-tls:\/\/\*\*\*@cache\.example": /,
+    );
+    expect(() => loadConfig({ REDIS_URL: 'redis://admin:p@ss w:rd%@127.0.0.1:99999' })).toThrow(
+      /^Invalid REDIS_URL="redis:\/\/\*\*\*@127\.0\.0\.1:99999": /,
     );
   });
 

@@ -62,7 +62,7 @@ describe('wotd-bot migrate-store: arguments', () => {
     [['--from', 'sqlite://x.sqlite', '--to'], '--to needs a store URL'],
     [['--from=sqlite://a.sqlite', '--to=redis://127.0.0.1', '--force'], 'unknown option "--force"'],
     [['--from', 'postgres://db/wotd', '--to', 'redis://127.0.0.1'], '--from "postgres://db/wotd" is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT'],
-    [['--from', 'sqlite://a.sqlite', '--to', 'redis://:pw@'], '--to "redis://:***@" is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT'],
+    [['--from', 'sqlite://a.sqlite', '--to', 'redis://:pw@'], '--to "redis://***@" is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT'],
     [['--from', 'sqlite://a.sqlite', '--to', 'sqlite://./a.sqlite'], '--from and --to are the same store'],
     [['--from', 'sqlite://missing.sqlite', '--to', 'redis://127.0.0.1:6379'], '--from sqlite://missing.sqlite: no such file'],
   ])('%j: exit 2, "%s" and the usage', async (args, message) => {
@@ -86,7 +86,7 @@ describe('wotd-bot migrate-store: arguments', () => {
     await empty.close();
     const unreachable = await migrateHere('--from', `sqlite://${join(dir, 'empty.sqlite')}`, '--to', 'redis://:secret@127.0.0.1:1');
     expect(unreachable).toMatchObject({ code: 1, stdout: '' });
-    expect(unreachable.stderr).toMatch(/^wotd-bot migrate-store: --to: could not reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1: connect ECONNREFUSED [^\n]*\n$/);
+    expect(unreachable.stderr).toMatch(/^wotd-bot migrate-store: --to: could not reach Redis at redis:\/\/\*\*\*@127\.0\.0\.1:1: connect ECONNREFUSED [^\n]*\n$/);
   });
 });
 

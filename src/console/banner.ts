@@ -1,3 +1,5 @@
+import { withoutPassword } from '../config.ts';
+
 /** Where the console's answers come from, for the first screen. */
 export type ConsoleSource = { kind: 'embedded'; dbPath: string } | { kind: 'remote'; url: string };
 
@@ -6,7 +8,7 @@ export function consoleBanner(source: ConsoleSource): string {
   const from =
     source.kind === 'embedded'
       ? `offline, answering from the embedded Word-of-the-Day service (word list ${source.dbPath})`
-      : `answering from the Word-of-the-Day service at ${source.url}`;
+      : `answering from the Word-of-the-Day service at ${withoutPassword(source.url)}`;
   return [
     'wotd-bot: console mode',
     `The bot runs here in your terminal, ${from}.`,

@@ -1,5 +1,5 @@
 import { Events, type Client } from 'discord.js';
-import type { Config } from '../config.ts';
+import { withoutPassword, type Config } from '../config.ts';
 import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
@@ -7,6 +7,8 @@ import { createDiscordClient } from './client.ts';
 import { inviteUrl, userInstallUrl } from './invite.ts';
 import { createInteractionRouter } from './router.ts';
 import { describeShardPlan, type ShardPlan } from './shards.ts';
+import { DEFAULT_LOGIN_BACKOFF_BASE_MS, LoginAbortedError, loginBackoffMs, waitUnlessAborted } from './login-backoff.ts';
+import { FATAL_CLOSE_CODES, isRetryableLoginError, loginFailure } from './login-retry.ts';
 
 export interface StartDiscordBotOptions {
   config: Pick<Config, 'DISCORD_TOKEN' | 'DISCORD_API_URL' | 'DISCORD_APPLICATION_ID'> & Partial<Pick<Config, 'DISCORD_GLOBAL_RATE_LIMIT'>>;
@@ -18,7 +20,13 @@ export interface StartDiscordBotOptions {
   shards?: ShardPlan;
   /** Told when each interaction is done (see RouterOptions.onInteractionDone). */
   onInteractionDone?: InteractionObserver;
+  /** The first login retry's delay ceiling (see login-retry.ts); default 1 s. */
+  loginBackoffBaseMs?: number;
+  /** Aborting it gives up logging in: during a back-off at once, with a LoginAbortedError. */
+  abort?: AbortSignal;
 }
+
+
 
 export interface DiscordBot {
   client: Client<true>;
@@ -31,6 +39,50 @@ export interface DiscordBot {
 const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 
 /**
+ * Logs in, trying again after a network error or a 5xx with exponential back-off and full jitter (each attempt
+ * logged with the next delay); a refusal retrying cannot change is thrown at once, as what to do about it.
+ */
+async function loginWithRetries(
+  newClient: () => Client,
+  token: string,
+  options: StartDiscordBotOptions,
+  log: Logger,
+): Promise<Client<true>> {
+  const baseMs = options.loginBackoffBaseMs ?? DEFAULT_LOGIN_BACKOFF_BASE_MS;
+  log.info({ apiUrl: withoutPassword(options.config.DISCORD_API_URL), shards: describeShardPlan(options.shards ?? { kind: 'single' }) }, 'connecting to Discord');
+  for (let attempt = 1; ; attempt += 1) {
+    const client = newClient();
+    try {
+      return await loginOnce(client, token);
+    } catch (error) {
+      await client.destroy();
+      if (options.abort?.aborted) throw new LoginAbortedError();
+      if (!isRetryableLoginError(error)) throw loginFailure(error);
+      const delayMs = loginBackoffMs(attempt - 1, baseMs);
+      log.warn({ err: error, attempt, nextDelayMs: delayMs }, `could not reach Discord (attempt ${attempt}); trying again in ${delayMs} ms`);
+      if (!(await waitUnlessAborted(delayMs, options.abort))) throw new LoginAbortedError();
+    }
+  }
+}
+
+/**
+ * Ready, or a gateway close code after which Discord will never let this login in (discord.js stops that shard
+ * and would leave the start waiting for ready forever).
+ */
+async function loginOnce(client: Client, token: string): Promise<Client<true>> {
+  const ready = new Promise<Client<true>>((resolve, reject) => {
+    client.once(Events.ClientReady, resolve);
+    client.on(Events.ShardDisconnect, (event) => {
+      const fatal = FATAL_CLOSE_CODES.get(event.code);
+      if (fatal) reject(new Error(fatal));
+    });
+  });
+  ready.catch(() => undefined); // Awaited below, once login resolves; a close before that must not go unhandled.
+  await client.login(token);
+  return ready;
+}
+
+/**
  * Connects to Discord and answers interactions until stop(). Resolves once the gateway session is ready.
  * Reconnecting after a dropped connection is left to discord.js; it is only logged here.
  */
@@ -39,49 +91,43 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
   const token = config.DISCORD_TOKEN;
   if (!token) throw new Error('DISCORD_TOKEN is not set; the Discord bot cannot log in without it.');
   const log = logger.child({ component: 'discord' });
-  const client = createDiscordClient({
-    apiUrl: config.DISCORD_API_URL,
-    ...(options.shards ? { shards: options.shards } : {}),
-    ...(config.DISCORD_GLOBAL_RATE_LIMIT ? { globalRequestsPerSecond: config.DISCORD_GLOBAL_RATE_LIMIT } : {}),
-  });
   const route = createInteractionRouter({
     commands: options.commands,
     services: options.services,
     logger: log,
     ...(options.onInteractionDone ? { onInteractionDone: options.onInteractionDone } : {}),
   });
-
   // Interactions that arrive while stopping are still answered: dropping one would show "This interaction failed".
   const inFlight = new Set<Promise<void>>();
-  client.on(Events.InteractionCreate, (interaction) => {
-    const handled = route(interaction).finally(() => inFlight.delete(handled));
-    inFlight.add(handled);
-  });
 
-  client.on(Events.Error, (error) => log.error({ err: error }, 'discord client error'));
-  client.on(Events.Warn, (message) => log.warn({ detail: message }, 'discord client warning'));
-  // Only when it would be logged: discord.js's debug messages are frequent, and each would cost a log object.
-  if (log.isLevelEnabled('trace')) client.on(Events.Debug, (message) => log.trace({ detail: message }, 'discord client debug'));
-  client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shardId, code: event.code }, 'gateway disconnected'));
-  client.on(Events.ShardReconnecting, (shardId) => log.info({ shardId }, 'gateway reconnecting'));
-  client.on(Events.ShardResume, (shardId, replayed) => log.info({ shardId, replayed }, 'gateway session resumed'));
-  client.on(Events.ShardError, (error, shardId) => log.error({ err: error, shardId }, 'gateway error'));
-  client.on(Events.GuildCreate, (guild) => log.info({ guildId: guild.id, guilds: client.guilds.cache.size }, 'joined a server'));
-  client.on(Events.GuildDelete, (guild) => log.info({ guildId: guild.id, guilds: client.guilds.cache.size }, 'left a server'));
-  client.rest.on('rateLimited', (info) =>
-    log.warn({ route: info.route, method: info.method, retryAfterMs: info.retryAfter, global: info.global }, 'Discord rate limit hit'),
-  );
-
-  const readyClient = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
-  let ready: Client<true>;
-  try {
-    log.info({ apiUrl: config.DISCORD_API_URL, shards: describeShardPlan(options.shards ?? { kind: 'single' }) }, 'connecting to Discord');
-    await client.login(token);
-    ready = await readyClient;
-  } catch (error) {
-    await client.destroy();
-    throw error;
+  /** A client with every handler attached: a new one for each login attempt, since a destroyed one is not reused. */
+  function newClient(): Client {
+    const client = createDiscordClient({
+      apiUrl: config.DISCORD_API_URL,
+      ...(options.shards ? { shards: options.shards } : {}),
+      ...(config.DISCORD_GLOBAL_RATE_LIMIT ? { globalRequestsPerSecond: config.DISCORD_GLOBAL_RATE_LIMIT } : {}),
+    });
+    client.on(Events.InteractionCreate, (interaction) => {
+      const handled = route(interaction).finally(() => inFlight.delete(handled));
+      inFlight.add(handled);
+    });
+    client.on(Events.Error, (error) => log.error({ err: error }, 'discord client error'));
+    client.on(Events.Warn, (message) => log.warn({ detail: message }, 'discord client warning'));
+    // Only when it would be logged: discord.js's debug messages are frequent, and each would cost a log object.
+    if (log.isLevelEnabled('trace')) client.on(Events.Debug, (message) => log.trace({ detail: message }, 'discord client debug'));
+    client.on(Events.ShardDisconnect, (event, shardId) => log.warn({ shardId, code: event.code }, 'gateway disconnected'));
+    client.on(Events.ShardReconnecting, (shardId) => log.info({ shardId }, 'gateway reconnecting'));
+    client.on(Events.ShardResume, (shardId, replayed) => log.info({ shardId, replayed }, 'gateway session resumed'));
+    client.on(Events.ShardError, (error, shardId) => log.error({ err: error, shardId }, 'gateway error'));
+    client.on(Events.GuildCreate, (guild) => log.info({ guildId: guild.id, guilds: client.guilds.cache.size }, 'joined a server'));
+    client.on(Events.GuildDelete, (guild) => log.info({ guildId: guild.id, guilds: client.guilds.cache.size }, 'left a server'));
+    client.rest.on('rateLimited', (info) =>
+      log.warn({ route: info.route, method: info.method, retryAfterMs: info.retryAfter, global: info.global }, 'Discord rate limit hit'),
+    );
+    return client;
   }
+
+  const ready = await loginWithRetries(newClient, token, options, log);
 
   const applicationId = ready.application.id;
   if (config.DISCORD_APPLICATION_ID && config.DISCORD_APPLICATION_ID !== applicationId) {
@@ -107,7 +153,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
       await Promise.race([Promise.allSettled([...inFlight]), timeout]);
       clearTimeout(timer);
     }
-    await client.destroy();
+    await ready.destroy();
     log.info('disconnected from Discord');
   }
 

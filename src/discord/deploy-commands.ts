@@ -1,5 +1,5 @@
 import { DiscordAPIError, HTTPError, REST, Routes, type APIApplication, type APIApplicationCommand } from 'discord.js';
-import { loadConfig, loadDotEnv } from '../config.ts';
+import { loadConfig, loadDotEnv, withoutPassword } from '../config.ts';
 import { quoted } from '../message-text.ts';
 import type { SlashCommand } from '../interactions.ts';
 import { restApiBase } from './client.ts';
@@ -56,12 +56,12 @@ export function describeDiscordFailure(error: unknown, apiUrl: string): string {
   if (error instanceof DiscordAPIError) {
     if (error.status === 401) return 'Discord rejected DISCORD_TOKEN (401 Unauthorized); copy a fresh token from the developer portal.';
     if (error.status === 403) return `Discord refused (403 Forbidden): ${error.message}. Is the bot in that server, with the applications.commands scope?`;
-    if (error.status === 404) return `Discord answered 404 for ${error.url}: ${error.message}. Check the application and server ids.`;
+    if (error.status === 404) return `Discord answered 404 for ${withoutPassword(error.url)}: ${error.message}. Check the application and server ids.`;
     return `Discord refused the request (${error.status}, code ${String(error.code)}): ${error.message}`;
   }
   if (error instanceof HTTPError) return `Discord answered ${error.status} ${error.message}; try again later.`;
   const message = error instanceof Error ? error.message : String(error);
-  return `could not reach Discord at ${apiUrl}: ${message}`;
+  return `could not reach Discord at ${withoutPassword(apiUrl)}: ${message.split(apiUrl).join(withoutPassword(apiUrl))}`;
 }
 
 async function resolveApplicationId(rest: REST): Promise<string> {

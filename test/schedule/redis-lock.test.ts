@@ -9,7 +9,7 @@ afterEach(async () => {
 
 it('reports an unreachable Redis in one line, without the password', async () => {
   await expect(RedisLock.open('redis://:hunter2@127.0.0.1:1', 'x:')).rejects.toThrow(
-    /^could not reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1: connect ECONNREFUSED/,
+    /^could not reach Redis at redis:\/\/\*\*\*@127\.0\.0\.1:1: connect ECONNREFUSED/,
   );
 });
 
