@@ -18,6 +18,8 @@ export interface StartDiscordBotOptions {
   shards?: ShardPlan;
   /** Told when each interaction is done (see RouterOptions.onInteractionDone). */
   onInteractionDone?: InteractionObserver;
+  /** The longest one rate limit from Discord may hold a route or the bot, in seconds (default 60). */
+  maxRateLimitWaitS?: number;
 }
 
 export interface DiscordBot {
@@ -43,6 +45,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
     apiUrl: config.DISCORD_API_URL,
     ...(options.shards ? { shards: options.shards } : {}),
     ...(config.DISCORD_GLOBAL_RATE_LIMIT ? { globalRequestsPerSecond: config.DISCORD_GLOBAL_RATE_LIMIT } : {}),
+    ...(options.maxRateLimitWaitS !== undefined ? { maxRateLimitWaitS: options.maxRateLimitWaitS } : {}),
   });
   const route = createInteractionRouter({
     commands: options.commands,
