@@ -142,7 +142,9 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions): Promi
     logger.warn({ channelId, day: slot.serviceDay, issue: previous.issue }, "the day's delivery record is damaged; looking in the channel for the day's post before posting");
   }
   if (previous && (previous.state === 'sending' || previous.state === 'retrying' || previous.state === 'damaged')) {
-    const lookFrom = previous.state === 'damaged' ? earliestAttemptAt(slot.serviceDay).toISOString() : (previous.attemptStartedAt ?? previous.updatedAt);
+    // A stored time that is not one (a damaged field) is as unknown as a damaged record.
+    const stored = previous.state === 'damaged' ? null : (previous.attemptStartedAt ?? previous.updatedAt);
+    const lookFrom = stored !== null && Number.isFinite(Date.parse(stored)) ? stored : earliestAttemptAt(slot.serviceDay).toISOString();
     let earlier: { messageId: string } | null = null;
     try {
       earlier = await poster.findEarlierPost(message, new Date(lookFrom));

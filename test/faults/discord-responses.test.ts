@@ -216,7 +216,8 @@ beforeAll(async () => {
   const deployed = await runDeployCommands([], { env: env(), stdout: quiet(), stderr: quiet(), commands });
   if (deployed !== 0) throw new Error(`deploy-commands exited with ${deployed}`);
   const logger = createLogger({ level: 'fatal', destination: quiet() });
-  store = await SubscriptionStore.open(`sqlite://${join(dir, 'store.sqlite')}`);
+  // Removals are dated by the store's clock, a day per run, so no one day's list of removed channels grows long.
+  store = await SubscriptionStore.open(`sqlite://${join(dir, 'store.sqlite')}`, undefined, { now: () => new Date(Date.parse(`${DAY}T00:00:00Z`) + batchNumber * 86_400_000) });
   const lookup = new QuickLookup();
   const services: BotServices = { lookup, siteUrl: SITE_URL, logger, subscriptions: createSubscriptionService({ store, limit: 1_000 }) };
   bot = await startDiscordBot({

@@ -116,4 +116,32 @@ describe('a damaged delivery record', () => {
     expect(discord.messagesIn(other)).toHaveLength(1);
     expect(await store.getDelivery(daily, DAY)).toMatchObject({ state: 'sent', attempts: 1 });
   });
+
+  it('whose attempt time is not a time is confirmed from the earliest an attempt could have begun, and not posted again', async () => {
+    const discord = await startDiscordServer({ nonceWindowMs: 1 });
+    cleanups.push(() => discord.close());
+    const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'daily' }] });
+    const daily = guild.channelId('daily');
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const store = await SubscriptionStore.open(temp.url);
+    cleanups.push(() => store.close());
+    await store.upsert(guild.id, daily, 50, () => makeSubscription({ guildId: guild.id, channelId: daily }));
+    const scheduler = new DailyScheduler({
+      store,
+      lookup: new FixedLookup(),
+      poster: createChannelPoster(restFor(discord, { retries: 1 })),
+      render,
+      logger: captureLogger().logger,
+      concurrency: 2,
+    });
+    expect(await scheduler.tick(nine)).toMatchObject({ sent: 1 });
+    const [post] = discord.messagesIn(daily);
+    await store.putDelivery({ channelId: daily, day: DAY, state: 'sending', nonce: 'n', attempts: 1, attemptStartedAt: 'yesterday-ish', updatedAt: 'later' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    expect(await scheduler.tick(new Date(`${DAY}T09:05:00Z`))).toMatchObject({ sent: 1 });
+    expect(discord.messagesIn(daily)).toHaveLength(1);
+    expect(await store.getDelivery(daily, DAY)).toMatchObject({ state: 'sent', messageId: post?.id });
+  });
 });
