@@ -415,15 +415,16 @@ async function runBatch(batch: Batch): Promise<void> {
   ];
   generatedAnswers +=
     batch.replies.length + batch.deferred.length + batch.posts.length + batch.confirms.length + batch.extras.length + batch.dms.length + batch.subscribes.length + 1;
-  await Promise.all(operations);
+  // A request discord.js holds for good (a rate limit it will never see the end of) fails the run here.
+  await withTimeout(Promise.all(operations), 30_000, "the run's operations");
 
   // Never two posts of a day, whatever Discord said.
   for (const posting of postings) expect(posts(posting.where()).length, `posts in ${posting.channelId}`).toBeLessThanOrEqual(1);
 
   // The server behaves again: whatever is still owed today goes out, once.
   discord.clearFaults();
-  await scheduler.tick(new Date(`${DAY}T12:00:00Z`));
-  await scheduler.tick(new Date(`${DAY}T15:00:00Z`));
+  await withTimeout(scheduler.tick(new Date(`${DAY}T12:00:00Z`)), 30_000, 'the first pass after the faults');
+  await withTimeout(scheduler.tick(new Date(`${DAY}T15:00:00Z`)), 30_000, 'the second pass after the faults');
   for (const posting of postings) {
     const subscription = await store.get(posting.channelId);
     expect(subscription, `the subscription of ${posting.channelId}`).not.toBeNull();
