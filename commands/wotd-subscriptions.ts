@@ -1,9 +1,9 @@
 import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { ACCENT, clip } from '../src/discord/embeds.ts';
+import { ACCENT, clip, escapeText } from '../src/discord/embeds.ts';
 import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/schedule/admin-replies.ts';
-import { countsTowardLimit, describeStatus, postStyleOf } from '../src/schedule/subscription.ts';
+import { countsTowardLimit, describeStatus, postStyleOf, type DeliveryReading } from '../src/schedule/subscription.ts';
 import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
 
 const data = new SlashCommandBuilder()
@@ -15,12 +15,22 @@ const data = new SlashCommandBuilder()
 
 const EMBED_DESCRIPTION_LIMIT = 4096;
 
+/** What today's delivery record adds to the status, if anything worth an admin's attention. */
+function todaysDelivery(record: DeliveryReading | null): string {
+  if (record?.state === 'retrying') return ` (today's post is being retried: ${record.error ?? 'Discord did not answer'})`;
+  if (record?.state === 'failed' && record.refused) {
+    const { code, message } = record.refused;
+    return ` (Discord refused today's post: ${escapeText(clip(message, 200))}, error ${code}; tomorrow's goes out as usual)`;
+  }
+  if (record?.state === 'damaged') return " (today's delivery record is damaged: the channel is checked before posting)";
+  return '';
+}
+
 function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOverview): string {
   const console = isConsoleChannel(subscription.channelId);
   const where = channelMention(subscription.channelId, subscription.channelName, console);
   const role = subscription.roleId ? `, mentions ${console ? `@${subscription.roleId}` : `<@&${subscription.roleId}>`}` : '';
-  const retrying = lastDelivery?.state === 'retrying' ? ` (today's post is being retried: ${lastDelivery.error ?? 'Discord did not answer'})` : '';
-  const status = `${describeStatus(subscription.status)}${retrying}`;
+  const status = `${describeStatus(subscription.status)}${todaysDelivery(lastDelivery)}`;
   const next = dueNow ? "today's post goes out within a minute" : nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
   const extras = `${subscription.openThread === true ? ', thread on each post' : ''}${subscription.publish === true ? ', published' : ''}`;
   return `${where} — ${subscription.time} ${subscription.timeZone}, ${postStyleOf(subscription)} style${role}${extras}\n  ${status}; ${next}`;

@@ -24,9 +24,9 @@ export interface StartDiscordBotOptions {
   loginBackoffBaseMs?: number;
   /** Aborting it gives up logging in: during a back-off at once, with a LoginAbortedError. */
   abort?: AbortSignal;
+  /** The longest one rate limit from Discord may hold a route or the bot, in seconds (default 60). */
+  maxRateLimitWaitS?: number;
 }
-
-
 
 export interface DiscordBot {
   client: Client<true>;
@@ -106,6 +106,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
       apiUrl: config.DISCORD_API_URL,
       ...(options.shards ? { shards: options.shards } : {}),
       ...(config.DISCORD_GLOBAL_RATE_LIMIT ? { globalRequestsPerSecond: config.DISCORD_GLOBAL_RATE_LIMIT } : {}),
+      ...(options.maxRateLimitWaitS !== undefined ? { maxRateLimitWaitS: options.maxRateLimitWaitS } : {}),
     });
     client.on(Events.InteractionCreate, (interaction) => {
       const handled = route(interaction).finally(() => inFlight.delete(handled));

@@ -262,6 +262,23 @@ async function confirmGone(rest: REST, channelId: string, failure: DeliveryError
   return new DeliveryError('transient', `${failure.reason}, yet the channel is there`, { cause: failure });
 }
 
+/** Discord's message is kept to this many characters: it is Discord's text, shown back to admins and logged. */
+const REFUSAL_MESSAGE_LIMIT = 300;
+
+/**
+ * A 400 (50035 Invalid Form Body, 50006 empty message…) or 413: Discord will not take this message as it is, so the
+ * day is recorded as refused with Discord's code and message rather than retried all day.
+ */
+function refusedBy(error: DiscordAPIError): DeliveryError {
+  const code = typeof error.code === 'number' && Number.isSafeInteger(error.code) ? error.code : 0;
+  const text = error.message.replace(/\s+/g, ' ').trim() || `HTTP ${error.status}`;
+  const message = text.length > REFUSAL_MESSAGE_LIMIT ? `${text.slice(0, REFUSAL_MESSAGE_LIMIT - 1)}…` : text;
+  return new DeliveryError('refused', `Discord refused the post: ${message} (${code})`, {
+    cause: error,
+    refusal: { status: error.status, code, message },
+  });
+}
+
 export function classifyPostError(error: unknown): DeliveryError {
   if (error instanceof DiscordAPIError) {
     const detail = `${error.message} (${error.code})`;
@@ -280,10 +297,11 @@ export function classifyPostError(error: unknown): DeliveryError {
     }
     if (error.code === RESTJSONErrorCodes.UnknownChannel) return new DeliveryError('gone', 'Unknown Channel: the channel no longer exists', { cause: error });
     if (error.code === RESTJSONErrorCodes.UnknownGuild) return new DeliveryError('gone', 'Unknown Guild: the bot is no longer in the server', { cause: error });
+    if (error.status === 400 || error.status === 413) return refusedBy(error);
     if (error.status === 403) return new DeliveryError('forbidden', `Forbidden: ${detail}`, { cause: error });
     if (error.status === 404) return new DeliveryError('gone', `Not found: ${detail}`, { cause: error });
     if (error.status >= 500) return new DeliveryError('transient', `Discord error ${error.status}: ${detail}`, { cause: error });
-    // Any other 4xx is a request Discord will never accept as it stands; retrying within the day is still harmless.
+    // Any other 4xx (401: the token, 405, 409…) says nothing final about this post: retried later the same day.
     return new DeliveryError('transient', `Rejected by Discord: ${detail}`, { cause: error });
   }
   if (error instanceof HTTPError) {

@@ -1,4 +1,5 @@
 import { Client, GatewayIntentBits, Options } from 'discord.js';
+import { MAX_RATE_LIMIT_WAIT_S, withSaneRateLimits } from './rate-limit-headers.ts';
 import { shardClientOptions, type ShardPlan } from './shards.ts';
 
 /** Users and members kept from interactions: enough for the ones in progress; older ones are dropped first. */
@@ -20,6 +21,8 @@ export interface DiscordClientOptions {
   shards?: ShardPlan;
   /** Discord's global limit for this bot (DISCORD_GLOBAL_RATE_LIMIT), which discord.js's REST queue keeps to (default 50). */
   globalRequestsPerSecond?: number;
+  /** The longest one rate limit from Discord may hold a route or the bot, in seconds (default 60; tests lower it). */
+  maxRateLimitWaitS?: number;
 }
 
 const HANDLER_SWEEP_INTERVAL_MS = 30_000;
@@ -40,6 +43,8 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       // fan-out to 100,000 channels that is 100,000 queues held for an hour (bench:fanout's peak RSS). Idle ones go
       // after 30 s instead; a channel's next post simply starts a new one.
       handlerSweepInterval: HANDLER_SWEEP_INTERVAL_MS,
+      // Discord's rate-limit numbers become discord.js's timers: checked and bounded first (rate-limit-headers.ts).
+      makeRequest: withSaneRateLimits(undefined, options.maxRateLimitWaitS ?? MAX_RATE_LIMIT_WAIT_S),
     },
     allowedMentions: { parse: [] },
     // The bot reads no messages, so there is nothing worth caching beyond what interactions carry. Every interaction

@@ -3,6 +3,7 @@ import { loadConfig, loadDotEnv, withoutPassword } from '../config.ts';
 import { quoted } from '../message-text.ts';
 import type { SlashCommand } from '../interactions.ts';
 import { restApiBase } from './client.ts';
+import { MAX_RATE_LIMIT_WAIT_S, withSaneRateLimits } from './rate-limit-headers.ts';
 
 /** Where the deploy command reads its settings and writes its report; the defaults are the real process. */
 export interface DeployIo {
@@ -11,6 +12,8 @@ export interface DeployIo {
   stderr?: NodeJS.WritableStream;
   /** The commands to register; by default the bot's own from `commands/index.ts`. */
   commands?: readonly SlashCommand[];
+  /** The longest one rate limit from Discord may make it wait, in seconds (default 60; tests lower it). */
+  maxRateLimitWaitS?: number;
 }
 
 const USAGE = `Usage: wotd-bot deploy-commands [--guild ID]
@@ -103,13 +106,20 @@ export async function runDeployCommands(args: string[], io: DeployIo = {}): Prom
 
   const commands = io.commands ?? (await defaultCommands());
   const body = commands.map((command) => command.data.toJSON());
-  const rest = new REST({ api: restApiBase(config.DISCORD_API_URL), retries: 1, timeout: 15_000 }).setToken(token);
+  const rest = new REST({
+    api: restApiBase(config.DISCORD_API_URL),
+    retries: 1,
+    timeout: 15_000,
+    makeRequest: withSaneRateLimits(undefined, io.maxRateLimitWaitS ?? MAX_RATE_LIMIT_WAIT_S),
+  }).setToken(token);
   try {
     const applicationId = config.DISCORD_APPLICATION_ID ?? (await resolveApplicationId(rest));
     const route = parsed.guildId
       ? Routes.applicationGuildCommands(applicationId, parsed.guildId)
       : Routes.applicationCommands(applicationId);
-    const registered = (await rest.put(route, { body })) as APIApplicationCommand[];
+    const answer: unknown = await rest.put(route, { body });
+    if (!Array.isArray(answer)) throw new Error('Discord answered the registration with something other than the list of commands');
+    const registered = answer as APIApplicationCommand[];
     const where = parsed.guildId ? `in server ${parsed.guildId}` : 'globally';
     const lines = registered.map((command) => `  /${command.name} (${command.id}): ${command.description}`);
     stdout.write(

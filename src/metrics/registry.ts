@@ -31,10 +31,11 @@ export interface BotMetricsOptions {
 }
 
 const SUBSCRIPTION_STATES: ReadonlyArray<SubscriptionStatus['state']> = ['active', 'failing', 'disabled'];
-const POST_OUTCOMES: Record<DeliveryOutcome, 'sent' | 'failed' | 'retrying' | 'skipped'> = {
+const POST_OUTCOMES: Record<DeliveryOutcome, 'sent' | 'failed' | 'refused' | 'retrying' | 'skipped'> = {
   sent: 'sent',
   forbidden: 'failed',
   gone: 'failed',
+  refused: 'refused',
   transient: 'retrying',
   skipped: 'skipped',
 };
@@ -67,6 +68,7 @@ export class BotMetrics {
   private readonly tooManyRequests: Counter<'service'>;
   private readonly discordWaits: Counter;
   private readonly posts: Counter<'outcome'>;
+  private readonly damagedDeliveries: Counter;
   private readonly fanOutSize: Gauge;
   private readonly fanOutDone: Gauge;
   private readonly fanOutRunning: Gauge;
@@ -221,8 +223,13 @@ export class BotMetrics {
 
     this.posts = new Counter({
       name: 'wotd_bot_daily_posts_total',
-      help: 'Daily posts finished, by outcome: sent, failed (refused or channel gone), retrying (a transient failure), skipped.',
+      help: 'Daily posts finished, by outcome: sent, failed (no permission or channel gone), refused (Discord rejected the message: 400), retrying (a transient failure), skipped.',
       labelNames: ['outcome'] as const,
+      registers,
+    });
+    this.damagedDeliveries = new Counter({
+      name: 'wotd_bot_delivery_records_damaged_total',
+      help: 'Delivery records found unreadable when their post was due; each day is confirmed against the channel before posting.',
       registers,
     });
     this.fanOutSize = new Gauge({ name: 'wotd_bot_fanout_size', help: 'Posts in the current (or last) fan-out.', registers });
@@ -331,6 +338,9 @@ export class BotMetrics {
       this.posts.inc({ outcome: POST_OUTCOMES[outcome] });
       this.fanOutDone.inc();
       this.lastTickAt = this.now();
+    },
+    damagedRecord: () => {
+      this.damagedDeliveries.inc();
     },
   };
 

@@ -5,7 +5,7 @@ import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import { owesPost, type Slot } from './due.ts';
 import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
-import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryRecord, type Subscription } from './subscription.ts';
+import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 
 /**
@@ -16,18 +16,19 @@ import type { SubscriptionStore } from './subscription-store.ts';
  * without knowing whether Discord made the post. Before trying again after either, the bot looks in the channel for
  * its own post of the day made since that attempt began, and records it if there is one: Discord drops a repeated
  * nonce only for a few minutes, so a restart or a retry later than that would otherwise post twice. The nonce still
- * covers a retry that overlaps a post Discord is still creating.
+ * covers a retry that overlaps a post Discord is still creating. A record that cannot be read (damaged) is just as
+ * unsure, and is confirmed the same way, looking from the earliest an attempt at its day could have begun.
  */
 
-export type DeliveryOutcome = 'sent' | 'forbidden' | 'gone' | 'transient' | 'skipped';
+export type DeliveryOutcome = 'sent' | 'forbidden' | 'gone' | 'refused' | 'transient' | 'skipped';
 
 export interface DeliveryJob {
   /** What the list said when the job was made; the subscription itself is read again before posting. */
   subscription: Pick<Subscription, 'channelId' | 'enabledAt'>;
   slot: Slot;
   embed: APIEmbed;
-  /** What the last run left for this channel and day, if anything. */
-  record: DeliveryRecord | null;
+  /** What the last run left for this channel and day, if anything (`damaged`: stored but unreadable). */
+  record: DeliveryReading | null;
 }
 
 export interface DeliveryHooks {
@@ -35,6 +36,8 @@ export interface DeliveryHooks {
   afterSend?(channelId: string, messageId: string): void | Promise<void>;
   /** Called as each job finishes, with how it ended (metrics, progress); must not throw. */
   afterJob?(outcome: DeliveryOutcome): void;
+  /** Called when a job's delivery record was found damaged, before the channel is checked (metrics); must not throw. */
+  damagedRecord?(): void;
 }
 
 export interface FanOutOptions {
@@ -58,6 +61,17 @@ export interface FanOutReport {
   failed: number;
   retrying: number;
   skipped: number;
+}
+
+/**
+ * A post for a service day never starts before that day's 00:00 UTC less the most any zone's summer offset exceeds
+ * its standard one (2 h, Antarctica/Troll), whatever the subscription's time and zone were then (see due.ts).
+ */
+const EARLIEST_ATTEMPT_BEFORE_DAY_MS = 3 * 60 * 60_000;
+
+/** Where a damaged record's channel is searched from for the day's post: the earliest any attempt could have begun. */
+export function earliestAttemptAt(day: IsoDate): Date {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - EARLIEST_ATTEMPT_BEFORE_DAY_MS);
 }
 
 const RETRY_BASE_MS = 60_000;
@@ -119,13 +133,19 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions): Promi
     day: slot.serviceDay,
     state: 'sending',
     nonce: message.nonce,
-    attempts: (previous?.attempts ?? 0) + 1,
+    attempts: (previous && previous.state !== 'damaged' ? previous.attempts : 0) + 1,
     attemptStartedAt: startedAt,
     updatedAt: startedAt,
   };
 
-  if (previous && (previous.state === 'sending' || previous.state === 'retrying')) {
-    const lookFrom = previous.attemptStartedAt ?? previous.updatedAt;
+  if (previous?.state === 'damaged') {
+    options.hooks?.damagedRecord?.();
+    logger.warn({ channelId, day: slot.serviceDay, issue: previous.issue }, "the day's delivery record is damaged; looking in the channel for the day's post before posting");
+  }
+  if (previous && (previous.state === 'sending' || previous.state === 'retrying' || previous.state === 'damaged')) {
+    // A stored time that is not one (a damaged field) is as unknown as a damaged record.
+    const stored = previous.state === 'damaged' ? null : (previous.attemptStartedAt ?? previous.updatedAt);
+    const lookFrom = stored !== null && Number.isFinite(Date.parse(stored)) ? stored : earliestAttemptAt(slot.serviceDay).toISOString();
     let earlier: { messageId: string } | null = null;
     try {
       earlier = await poster.findEarlierPost(message, new Date(lookFrom));
@@ -182,6 +202,19 @@ async function recordFailure(
     await store.putDelivery({ ...base, state: 'retrying', error: reason, nextAttemptAt, updatedAt: now.toISOString() });
     logger.warn({ channelId, day, attempts: base.attempts, reason, nextAttemptAt }, 'daily post failed; will retry today');
     return 'transient';
+  }
+
+  if (error.kind === 'refused') {
+    // Discord refuses the message as it is; the same message would be refused all day. The next day's is another.
+    await store.putDelivery({
+      ...base,
+      state: 'failed',
+      error: error.reason,
+      ...(error.refusal ? { refused: error.refusal } : {}),
+      updatedAt: now.toISOString(),
+    });
+    logger.warn({ channelId, day, reason: error.reason, refusal: error.refusal }, "Discord refused the daily post; not retried today, the subscription stays as it is");
+    return 'refused';
   }
 
   await store.putDelivery({ ...base, state: 'failed', error: error.reason, updatedAt: now.toISOString() });

@@ -1,5 +1,5 @@
 import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
-import type { DeliveryRecord, Subscription } from './subscription.ts';
+import type { DeliveryReading, Subscription } from './subscription.ts';
 import { highestOffsetFromMs, localDateOf, localDayExists, parseLocalTime, zonedInstant } from './zoned-time.ts';
 
 /**
@@ -68,7 +68,7 @@ export function deliverableSlots(subscription: Pick<Subscription, 'time' | 'time
  * Whether the record still owes this service day a post. A refusal recorded before the subscription was last
  * (re-)enabled no longer counts: an admin who fixed the permissions and subscribed again gets today's post.
  */
-export function owesPost(subscription: Pick<Subscription, 'enabledAt'>, record: DeliveryRecord | null, now: Date): boolean {
+export function owesPost(subscription: Pick<Subscription, 'enabledAt'>, record: DeliveryReading | null, now: Date): boolean {
   if (!record) return true;
   switch (record.state) {
     case 'sent':
@@ -79,11 +79,14 @@ export function owesPost(subscription: Pick<Subscription, 'enabledAt'>, record: 
       return !record.nextAttemptAt || record.nextAttemptAt <= now.toISOString();
     case 'sending':
       return true;
+    // Unknown whether it went out: the delivery looks in the channel before posting.
+    case 'damaged':
+      return true;
   }
 }
 
 /** The slot to deliver now, or null: the earliest deliverable slot whose service day is still owed. */
-export function dueSlot(subscription: Subscription, record: (serviceDay: IsoDate) => DeliveryRecord | null, now: Date): Slot | null {
+export function dueSlot(subscription: Subscription, record: (serviceDay: IsoDate) => DeliveryReading | null, now: Date): Slot | null {
   if (subscription.status.state === 'disabled') return null;
   return deliverableSlots(subscription, now).find((slot) => owesPost(subscription, record(slot.serviceDay), now)) ?? null;
 }
@@ -94,7 +97,7 @@ export function dueSlot(subscription: Subscription, record: (serviceDay: IsoDate
  */
 export function nextPostTime(
   subscription: Subscription,
-  record: (serviceDay: IsoDate) => DeliveryRecord | null,
+  record: (serviceDay: IsoDate) => DeliveryReading | null,
   now: Date,
 ): Date | null {
   if (subscription.status.state === 'disabled') return null;

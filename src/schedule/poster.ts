@@ -37,20 +37,32 @@ export interface ChannelPoster {
 /**
  * forbidden: the bot may not post there (403, missing access or permissions) — retried next day;
  * gone: the channel or server no longer exists (404 Unknown Channel) — the subscription is disabled;
+ * refused: Discord rejected the request itself (400: an invalid form body, an empty message) — asking again the
+ *   same day would be refused again, so the day is recorded as refused and the subscription stays as it is;
  * transient: a 5xx, a timeout or a network error — retried later the same day.
  */
-export type DeliveryFailureKind = 'forbidden' | 'gone' | 'transient';
+export type DeliveryFailureKind = 'forbidden' | 'gone' | 'refused' | 'transient';
+
+/** Discord's answer to a refused request: HTTP status, its JSON error code and message. */
+export interface DiscordRefusal {
+  status: number;
+  code: number;
+  message: string;
+}
 
 export class DeliveryError extends Error {
   override readonly name = 'DeliveryError';
+  /** For `refused`: what Discord said. */
+  readonly refusal: DiscordRefusal | undefined;
 
   constructor(
     readonly kind: DeliveryFailureKind,
     /** Short, for people: shown by /wotd-subscriptions. */
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; refusal?: DiscordRefusal },
   ) {
-    super(reason, options);
+    super(reason, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.refusal = options?.refusal;
   }
 }
 

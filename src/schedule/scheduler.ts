@@ -45,6 +45,8 @@ export interface SchedulerObserver {
   fanOutStarted?(total: number): void;
   /** One post of the running fan-out is finished. */
   postDone?(outcome: DeliveryOutcome): void;
+  /** A delivery record was found damaged (its day is then confirmed against the channel). */
+  damagedRecord?(): void;
 }
 
 export interface TickReport extends FanOutReport {
@@ -144,8 +146,12 @@ export class DailyScheduler {
 
     const { observer } = this.options;
     if (jobs.length > 0) observer?.fanOutStarted?.(jobs.length);
-    const hooks: DeliveryHooks | undefined = observer?.postDone
-      ? { ...this.options.hooks, afterJob: (outcome) => observer.postDone?.(outcome) }
+    const hooks: DeliveryHooks | undefined = observer?.postDone || observer?.damagedRecord
+      ? {
+          ...this.options.hooks,
+          ...(observer.postDone ? { afterJob: (outcome: DeliveryOutcome) => observer.postDone?.(outcome) } : {}),
+          ...(observer.damagedRecord ? { damagedRecord: () => observer.damagedRecord?.() } : {}),
+        }
       : this.options.hooks;
     const report = await fanOut(jobs, {
       store,

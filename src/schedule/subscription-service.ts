@@ -1,7 +1,7 @@
 import { quoteInput } from '../replies/messages.ts';
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, nextPostTime, slotFor } from './due.ts';
-import { dmTarget, owesDmNotice, type DeliveryRecord, type PostStyle, type Subscription } from './subscription.ts';
+import { dmTarget, owesDmNotice, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore, UpsertResult } from './subscription-store.ts';
 import { canonicalTimeZone, formatLocalTime, knownTimeZones, parseLocalTime } from './zoned-time.ts';
 
@@ -32,7 +32,7 @@ export interface SubscriptionOverview {
   /** Today's post time has passed and the post is still owed: it goes out at the next minute's tick. */
   dueNow: boolean;
   /** Today's delivery, when there is one. */
-  lastDelivery: DeliveryRecord | null;
+  lastDelivery: DeliveryReading | null;
 }
 
 /** A member's subscription of their own DMs. */
@@ -127,7 +127,7 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
 async function overviewOf(store: SubscriptionStore, subscription: Subscription, instant: Date): Promise<SubscriptionOverview> {
   const today = currentSlot(subscription, instant);
   const days = new Set<IsoDate>([-1, 0, 1, 2].map((offset) => slotFor(subscription, addDays(today.localDay, offset)).serviceDay));
-  const records = new Map<IsoDate, DeliveryRecord | null>();
+  const records = new Map<IsoDate, DeliveryReading | null>();
   for (const day of days) records.set(day, await store.getDelivery(subscription.channelId, day));
   const nextPostAt = nextPostTime(subscription, (day) => records.get(day) ?? null, instant);
   return {

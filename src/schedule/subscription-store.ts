@@ -14,6 +14,8 @@ import {
   dmUserOf,
   owesDmNotice,
   subscriptionSchema,
+  type DamagedDelivery,
+  type DeliveryReading,
   type DeliveryRecord,
   type Subscription,
 } from './subscription.ts';
@@ -59,6 +61,25 @@ function deliveryKey(channelId: string, day: string): string {
 
 function deliveryKeysOf(channelIds: string[], days: IsoDate[]): string[] {
   return channelIds.flatMap((channelId) => days.map((day) => deliveryKey(channelId, day)));
+}
+
+/** A stored value as found: nothing, the value Keyv would give, or bytes that Keyv cannot turn into one. */
+type StoredValue = { kind: 'missing' } | { kind: 'value'; value: unknown } | { kind: 'damaged'; issue: string };
+
+/** Undoes Keyv's serialization ({"value": …}) without throwing: unparseable text is reported, not thrown. */
+function decodeStored(raw: unknown, deserialize: (text: string) => unknown): StoredValue {
+  if (raw === undefined || raw === null) return { kind: 'missing' };
+  let data: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      data = deserialize(raw);
+    } catch (error) {
+      return { kind: 'damaged', issue: `not JSON (${error instanceof Error ? error.message : String(error)})` };
+    }
+  }
+  if (typeof data !== 'object' || data === null || !('value' in data)) return { kind: 'damaged', issue: 'not a stored value' };
+  const { value } = data as { value: unknown };
+  return value === undefined || value === null ? { kind: 'damaged', issue: 'an empty stored value' } : { kind: 'value', value };
 }
 
 function isStringArray(value: unknown): value is string[] {
@@ -296,14 +317,59 @@ export class SubscriptionStore {
     else await this.subscriptions.setMany(subscriptions.map((subscription) => ({ key: `sub:${subscription.channelId}`, value: subscription })));
   }
 
-  async getDelivery(channelId: string, day: IsoDate): Promise<DeliveryRecord | null> {
-    const key = deliveryKey(channelId, day);
-    return this.parseDelivery(key, await this.deliveries.get(key));
+  /** The channel's delivery record of a day; one stored but unreadable comes back as `damaged` (see DamagedDelivery). */
+  async getDelivery(channelId: string, day: IsoDate): Promise<DeliveryReading | null> {
+    const [record] = await this.getDeliveries([channelId], day);
+    return record ?? null;
   }
 
-  /** Delivery records for many channels on one day, in the same order (null where there is none). */
-  async getDeliveries(channelIds: string[], day: IsoDate): Promise<Array<DeliveryRecord | null>> {
-    return this.readDeliveries(deliveryKeysOf(channelIds, [day]));
+  /** Delivery records for many channels on one day, in the same order (null where there is none, `damaged` where unreadable). */
+  async getDeliveries(channelIds: string[], day: IsoDate): Promise<Array<DeliveryReading | null>> {
+    const results: Array<DeliveryReading | null> = [];
+    for (let start = 0; start < channelIds.length; start += READ_BATCH) {
+      const batch = channelIds.slice(start, start + READ_BATCH);
+      const raws = await this.readRawDeliveries(batch.map((channelId) => deliveryKey(channelId, day)));
+      batch.forEach((channelId, i) => results.push(this.readDelivery(channelId, day, raws[i])));
+    }
+    return results;
+  }
+
+  /**
+   * Stored delivery values exactly as the store holds them. Keyv's own reads throw on text that is not JSON (failing
+   * every channel's read with one bad row) and give "nothing" for the wrong shape, which would read as never sent.
+   */
+  private async readRawDeliveries(keys: string[]): Promise<unknown[]> {
+    const adapter = this.deliveries.store as { get(key: string): Promise<unknown> | unknown; getMany?(keys: string[]): Promise<unknown[]> };
+    const full = this.deliveries._getKeyPrefixArray(keys);
+    try {
+      if (typeof adapter.getMany === 'function') return await adapter.getMany(full);
+      return await Promise.all(full.map((key) => adapter.get(key)));
+    } catch (error) {
+      if (this.deliveries.throwOnErrors) throw error;
+      this.logger?.error({ err: error }, 'could not read delivery records; taken as none');
+      return [];
+    }
+  }
+
+  private decodeDelivery(raw: unknown): StoredValue {
+    const deserialize = this.deliveries.deserialize ?? ((text: string) => JSON.parse(text) as unknown);
+    return decodeStored(raw, (text) => deserialize(text));
+  }
+
+  private readDelivery(channelId: string, day: IsoDate, raw: unknown): DeliveryReading | null {
+    const key = deliveryKey(channelId, day);
+    const stored = this.decodeDelivery(raw);
+    if (stored.kind === 'missing') return null;
+    if (stored.kind === 'damaged') return this.damagedDelivery(key, channelId, day, stored.issue);
+    const parsed = deliverySchema.safeParse(stored.value);
+    if (!parsed.success) return this.damagedDelivery(key, channelId, day, parsed.error.issues[0]?.message ?? 'not a delivery record');
+    if (parsed.data.channelId !== channelId || parsed.data.day !== day) return this.damagedDelivery(key, channelId, day, 'a record of another channel or day');
+    return parsed.data;
+  }
+
+  private damagedDelivery(key: string, channelId: string, day: IsoDate, issue: string): DamagedDelivery {
+    this.logger?.error({ key, issue }, 'stored delivery record is damaged; its day is confirmed against the channel before posting');
+    return { channelId, day, state: 'damaged', issue };
   }
 
   async putDelivery(record: DeliveryRecord): Promise<void> {
@@ -449,7 +515,7 @@ export class SubscriptionStore {
     return this.lock.withLock(`guild:${guildId}`, () => this.eraseGuildLocked(guildId));
   }
 
-  /** The delivery records these channels have on these days, channel by channel, oldest day first. */
+  /** The readable delivery records these channels have on these days, channel by channel, oldest day first. */
   async getDeliveriesOn(channelIds: string[], days: IsoDate[]): Promise<DeliveryRecord[]> {
     const records = await this.readDeliveries(deliveryKeysOf(channelIds, days));
     return records.filter((record): record is DeliveryRecord => record !== null);
@@ -460,8 +526,12 @@ export class SubscriptionStore {
     const results: Array<DeliveryRecord | null> = [];
     for (let start = 0; start < keys.length; start += READ_BATCH) {
       const batch = keys.slice(start, start + READ_BATCH);
-      const values = await this.deliveries.getMany(batch);
-      values.forEach((value, i) => results.push(this.parseDelivery(batch[i] ?? '', value)));
+      const raws = await this.readRawDeliveries(batch);
+      batch.forEach((key, i) => {
+        const stored = this.decodeDelivery(raws[i]);
+        if (stored.kind === 'damaged') this.logger?.error({ key, issue: stored.issue }, 'stored delivery record is damaged; left out');
+        results.push(stored.kind === 'value' ? this.parseDelivery(key, stored.value) : null);
+      });
     }
     return results;
   }
@@ -673,7 +743,7 @@ export class SubscriptionStore {
     if (value === undefined || value === null) return null;
     const parsed = deliverySchema.safeParse(value);
     if (parsed.success) return parsed.data;
-    this.logger?.error({ key, issue: parsed.error.issues[0]?.message }, 'stored delivery record is damaged; treated as missing');
+    this.logger?.error({ key, issue: parsed.error.issues[0]?.message }, 'stored delivery record is damaged; left out');
     return null;
   }
 }

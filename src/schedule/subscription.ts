@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
 
 /**
@@ -77,10 +78,28 @@ export const deliverySchema = z.object({
   nextAttemptAt: z.string().optional(),
   /** When the latest attempt began: a retry looks in the channel from here for a post that attempt made. */
   attemptStartedAt: z.string().optional(),
+  /** A `failed` day whose post Discord refused as a request (400): its error code and message, as Discord gave them. */
+  refused: z.object({ status: z.number().int(), code: z.number().int(), message: z.string() }).optional(),
   updatedAt: z.string(),
 });
 
 export type DeliveryRecord = z.output<typeof deliverySchema>;
+
+/**
+ * A delivery record that is stored but cannot be read (not JSON, the wrong shape, an unknown state). Whether that
+ * day was posted is unknown, as after a crash between the post and its record: the bot looks in the channel
+ * before posting (see delivery.ts).
+ */
+export interface DamagedDelivery {
+  channelId: string;
+  day: IsoDate;
+  state: 'damaged';
+  /** What was wrong with it, for the log. */
+  issue: string;
+}
+
+/** What reading a channel's delivery record for a day finds, besides nothing. */
+export type DeliveryReading = DeliveryRecord | DamagedDelivery;
 
 export function describeStatus(status: SubscriptionStatus): string {
   switch (status.state) {

@@ -187,6 +187,7 @@ describe('daily posts through the local Discord-compatible server', () => {
       await subscribe(store, guild.id, daily);
       await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
       const crashed = await store.getDelivery(daily, '2026-06-15');
+      if (crashed?.state !== 'sending') throw new Error('the crash left no sending record');
       await pastTheWindow();
       const broken = discord.injectFault({ route: 'GET /channels/:id/messages', status: 500 });
       const { scheduler } = schedulerFor(discord, store);

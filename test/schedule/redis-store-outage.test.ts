@@ -260,8 +260,8 @@ describeRedis('the stores on Redis while Redis is away', () => {
       const subscription = await daily.store.get(channelId);
       if (!subscription) throw new Error(`${channelId} is no longer subscribed`);
       const record = await daily.store.getDelivery(channelId, currentSlot(subscription, world.now()).serviceDay);
-      expect(record?.state).toBe('sent');
-      expect(record?.messageId).toBe(world.discord.messagesIn(channelId)[0]?.id);
+      if (record?.state !== 'sent') throw new Error(`${channelId}'s record is ${record?.state ?? 'missing'}, not sent`);
+      expect(record.messageId).toBe(world.discord.messagesIn(channelId)[0]?.id);
     }
   });
 });

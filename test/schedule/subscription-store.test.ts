@@ -33,7 +33,7 @@ describe('SubscriptionStore on a SQLite file', () => {
     const second = await open(url);
     expect(await second.listAll()).toEqual([makeSubscription()]);
     expect(await second.listGuild('g1')).toEqual([makeSubscription()]);
-    expect((await second.getDelivery('c1', '2026-06-15'))?.messageId).toBe('m1');
+    expect(await second.getDelivery('c1', '2026-06-15')).toMatchObject({ state: 'sent', messageId: 'm1' });
     expect(await second.getDeliveries(['c1', 'c2'], '2026-06-15')).toMatchObject([{ state: 'sent' }, null]);
   });
 

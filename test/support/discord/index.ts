@@ -48,7 +48,7 @@
  *   threadsIn(channelId), posts(channelId?), callbacks(), commands(guildId?),
  *   stats() (per epoch second: accepted against the global limit, exempt, posts, global429, bucket429, invalid),
  *   internalErrors, waitFor(probe, description).
- * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times?,
+ * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times?, answer?: a raw status, headers and body,
  *   rateLimit?: { global, retryAfterMs } (with status 429: a global or per-route 429 with Retry-After) })
  *   → { hits, remove() }; clearFaults().
  * Shards: GET /gateway/bot answers { url, shards: shardCount, session_start_limit: { total, remaining (counts
@@ -87,6 +87,7 @@ export type {
   DiscordServerOptions,
   FaultHandle,
   FaultSpec,
+  RawAnswer,
   GuildInfo,
   InteractionHandle,
   InvokeCommandSpec,

@@ -122,6 +122,18 @@ export interface FaultSpec {
   delayMs?: number;
   /** How many requests it applies to (default: all). */
   times?: number;
+  /**
+   * Answer with exactly these bytes instead (generated answers: any status, headers and body, valid or not); the
+   * request is not handled, so nothing it asked for happens. `status`, `code` and `rateLimit` are then ignored.
+   */
+  answer?: RawAnswer;
+}
+
+/** A raw HTTP answer: status, headers as sent (values must be legal header text) and the body's bytes. */
+export interface RawAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
 }
 
 export interface FaultHandle {
@@ -788,7 +800,7 @@ export class DiscordServer {
   // ------------------------------------------------------------------------------------------- faults & observation
 
   injectFault(spec: FaultSpec): FaultHandle {
-    if (spec.status === undefined && spec.delayMs === undefined) throw new Error('a fault needs a status or a delayMs');
+    if (spec.status === undefined && spec.delayMs === undefined && spec.answer === undefined) throw new Error('a fault needs a status, an answer or a delayMs');
     const fault: ActiveFault = { ...spec, hits: 0, removed: false };
     this.faults.push(fault);
     return {
@@ -1526,6 +1538,21 @@ export class DiscordServer {
       if (fault) {
         record.faulted = true;
         if (fault.delayMs) await sleep(fault.delayMs);
+        if (fault.answer) {
+          const { status, headers: sent = {}, body = '' } = fault.answer;
+          record.status = status;
+          record.response = typeof body === 'string' ? body : body.toString('latin1');
+          record.responseHeaders = { ...sent };
+          record.durationMs = Date.now() - at;
+          this.requests.push(record);
+          this.count(record);
+          this.changes.notify();
+          if (!res.destroyed) {
+            res.writeHead(status, { ...sent, Via: '1.1 fake-discord' });
+            res.end(body);
+          }
+          return;
+        }
         if (fault.status === 429) {
           const { global, retryAfterMs } = fault.rateLimit ?? { global: false, retryAfterMs: 1000 };
           const seconds = retryAfterMs / 1000;
