@@ -51,7 +51,7 @@ export function isRetryableLoginError(error: unknown, depth = 0): boolean {
 /** What to tell the operator when the login stops for good. */
 export function loginFailure(error: unknown): Error {
   if (error instanceof DiscordjsError && error.code === DiscordjsErrorCodes.TokenInvalid) {
-    return new Error('Discord rejected DISCORD_TOKEN (401 Unauthorized): copy a fresh token from the Bot page of the developer portal', {
+    return new Error('Discord rejected DISCORD_TOKEN as an invalid token (401 Unauthorized): copy a fresh token from the Bot page of the developer portal', {
       cause: error,
     });
   }

@@ -214,7 +214,7 @@ describe('the login back-off', () => {
     expect(await bot.exited, bot.output.stderr).toBe(1);
     expect(retryLines(bot.output.stderr)).toEqual([]);
     expect(bot.output.stderr).toContain(
-      'wotd-bot start: could not run the Discord bot: Discord rejected DISCORD_TOKEN (401 Unauthorized): copy a fresh token from the Bot page of the developer portal\n',
+      'wotd-bot start: could not run the Discord bot: Discord rejected DISCORD_TOKEN as an invalid token (401 Unauthorized): copy a fresh token from the Bot page of the developer portal\n',
     );
   }, 120_000);
 
