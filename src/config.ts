@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { DEFAULT_DELIVERY_RETENTION_DAYS, MIN_DELIVERY_RETENTION_DAYS } from './schedule/delivery-retention.ts';
 import { quoted } from './message-text.ts';
 
 /**
@@ -16,6 +15,11 @@ export function isHttpUrl(value: string): boolean {
     return false;
   }
 }
+
+/** Days of delivery records kept (DELIVERY_RETENTION_DAYS unset); see schedule/delivery-retention.ts. */
+export const DEFAULT_DELIVERY_RETENTION_DAYS = 35;
+/** The scheduler reads records up to a day back (a subscriber far east of UTC), and the overview two days ahead. */
+export const MIN_DELIVERY_RETENTION_DAYS = 3;
 
 /** Put before every key the bot writes to Redis, so several deployments (or test runs) can share one server. */
 export const DEFAULT_REDIS_KEY_PREFIX = 'wotd-bot:';

@@ -1,3 +1,4 @@
+import { DEFAULT_DELIVERY_RETENTION_DAYS, MIN_DELIVERY_RETENTION_DAYS } from '../config.ts';
 import { addDays, parseIsoDate, type IsoDate } from '../wotd/dates.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 
@@ -16,9 +17,8 @@ import type { SubscriptionStore } from './subscription-store.ts';
  * channels that have records but no subscription under `retired:`, so the daily passes find them from then on.
  */
 
-export const DEFAULT_DELIVERY_RETENTION_DAYS = 35;
-/** The scheduler reads records up to a day back (a subscriber far east of UTC), and the overview two days ahead. */
-export const MIN_DELIVERY_RETENTION_DAYS = 3;
+// Defined with the setting that reads them, so the config imports nothing above it.
+export { DEFAULT_DELIVERY_RETENTION_DAYS, MIN_DELIVERY_RETENTION_DAYS };
 /** A longer gap is caught up with one scan of all keys instead of a pass per day. */
 const MAX_DAYS_PER_PASS = 14;
 const DAY_MS = 86_400_000;
