@@ -3,7 +3,7 @@ import type { BotServices, CommandContext, SlashCommand } from '../src/interacti
 import { privateNote } from '../src/replies/messages.ts';
 import { discordTime } from '../src/schedule/admin-replies.ts';
 import { POST_STYLES } from '../src/schedule/subscription.ts';
-import { parseSchedule } from '../src/schedule/subscription-service.ts';
+import { parseSchedule } from '../src/replies/schedule-options.ts';
 import { autocomplete } from './wotd-subscribe.ts';
 
 const data = new SlashCommandBuilder()

@@ -13,7 +13,8 @@ import {
   PERMISSION_NAMES,
   REQUIRED_PERMISSIONS,
 } from '../src/schedule/admin-replies.ts';
-import { parseSchedule, subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
+import { parseSchedule } from '../src/replies/schedule-options.ts';
+import { subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
 

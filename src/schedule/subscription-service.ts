@@ -1,9 +1,8 @@
-import { quoteInput } from '../replies/messages.ts';
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, nextPostTime, slotFor } from './due.ts';
 import { dmTarget, owesDmNotice, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore, UpsertResult } from './subscription-store.ts';
-import { canonicalTimeZone, formatLocalTime, knownTimeZones, parseLocalTime } from './zoned-time.ts';
+import { knownTimeZones } from './zoned-time.ts';
 
 /** What the admin commands ask of subscriptions; both transports hand commands the same one. */
 
@@ -170,23 +169,4 @@ export function suggestTimeZones(typed: string, max: number): string[] {
     else if (lower.includes(query)) contains.push(zone);
   }
   return [...starts, ...contains].slice(0, max);
-}
-
-/** Validates the time and zone options, with the message a member sees when one is wrong (quoting what was typed, inert). */
-export function parseSchedule(
-  timeText: string | null,
-  zoneText: string | null,
-): { ok: true; time: string; timeZone: string } | { ok: false; message: string } {
-  const time = parseLocalTime(timeText ?? '09:00');
-  if (!time) {
-    return { ok: false, message: `"${quoteInput(timeText ?? '')}" is not a time of day. Use 24-hour HH:MM, for example 09:00 or 18:30.` };
-  }
-  const timeZone = canonicalTimeZone(zoneText ?? 'UTC');
-  if (!timeZone) {
-    return {
-      ok: false,
-      message: `"${quoteInput(zoneText ?? '')}" is not a time zone I know. Use an IANA name such as Europe/London, America/New_York or UTC (start typing to see suggestions).`,
-    };
-  }
-  return { ok: true, time: formatLocalTime(time), timeZone };
 }

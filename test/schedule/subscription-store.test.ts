@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store.ts';
 import { DM_NOTICES_REFRESH_MS, SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import { createSubscriptionService, parseSchedule, suggestTimeZones } from '../../src/schedule/subscription-service.ts';
+import { parseSchedule } from '../../src/replies/schedule-options.ts';
+import { createSubscriptionService, suggestTimeZones } from '../../src/schedule/subscription-service.ts';
 import { postStyleOf, type Subscription } from '../../src/schedule/subscription.ts';
 import { makeSubscription, tempStore } from './helpers.ts';
 
