@@ -156,3 +156,9 @@ export interface SlashCommand {
     handle(context: ButtonContext, services: BotServices): Promise<void>;
   };
 }
+
+/** The part of a button's custom id before the first ':' names the command that handles it. */
+export function buttonPrefix(customId: string): string {
+  const colon = customId.indexOf(':');
+  return colon === -1 ? customId : customId.slice(0, colon);
+}

@@ -14,7 +14,7 @@ import type {
   RoleRef,
   SlashCommand,
 } from '../interactions.ts';
-import { buttonPrefix } from '../discord/router.ts';
+import { buttonPrefix } from '../interactions.ts';
 import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
 import { storeFailureReply, traceWrites } from '../store-watch.ts';
 import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';

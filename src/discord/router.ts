@@ -1,6 +1,6 @@
 import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import type { InteractionObserver } from '../interaction-outcome.ts';
-import type { BotServices, OutgoingMessage, Respondable, SlashCommand } from '../interactions.ts';
+import { buttonPrefix, type BotServices, type OutgoingMessage, type Respondable, type SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
 import { pendingDmNotice } from '../schedule/admin-replies.ts';
 import { storeFailureReply, traceWrites, type WriteTrace } from '../store-watch.ts';
@@ -41,12 +41,6 @@ function lazyChild(logger: Logger, bindings: () => Record<string, unknown>): () 
 }
 
 export type InteractionRouter = (interaction: Interaction) => Promise<void>;
-
-/** The part of a button's custom id before the first ':' names the command that handles it. */
-export function buttonPrefix(customId: string): string {
-  const colon = customId.indexOf(':');
-  return colon === -1 ? customId : customId.slice(0, colon);
-}
 
 /**
  * One entry point for every interaction: chat-input commands by name, buttons by custom-id prefix, autocomplete by
