@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startWotdService } from '../src/service/server.ts';
 import { readWordDb } from '../src/service/word-db.ts';
-import { openStore } from '../src/store.ts';
+import { openStore } from '../src/store/open-store.ts';
 import { createWotdAdapter } from '../src/wotd/adapter.ts';
 import { addDays, utcDateOf, type IsoDate } from '../src/wotd/dates.ts';
 import { isWotdError } from '../src/wotd/errors.ts';

@@ -39,10 +39,10 @@ import { commands } from '../commands/index.ts';
 import { startDiscordBot, type DiscordBot } from '../src/discord/bot.ts';
 import { createDiscordClient } from '../src/discord/client.ts';
 import { runDeployCommands } from '../src/discord/deploy-commands.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/config/logger.ts';
 import { createSubscriptionService } from '../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
-import { hideChannelCacheWarning } from '../src/process-warnings.ts';
+import { hideChannelCacheWarning } from '../src/cli/process-warnings.ts';
 import { startDiscordServer, type DiscordServer, type InteractionHandle } from '../test/support/discord/index.ts';
 import { sampleEntries, SITE_URL, startWotdWorld, TODAY } from '../test/discord/world.ts';
 

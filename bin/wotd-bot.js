@@ -3,7 +3,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { hideChannelCacheWarning } = await import('../src/process-warnings.ts');
+const { hideChannelCacheWarning } = await import('../src/cli/process-warnings.ts');
 hideChannelCacheWarning();
 const { main } = await import('../src/cli.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -1,4 +1,4 @@
-import type { SlashCommand } from '../src/interactions.ts';
+import type { SlashCommand } from '../src/replies/interactions.ts';
 import { wotdCommand } from './wotd.ts';
 import { wotdDataCommand } from './wotd-data.ts';
 import { wotdFindCommand } from './wotd-find.ts';

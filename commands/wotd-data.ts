@@ -1,5 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
-import type { BotServices, ButtonContext, CommandContext, Invoker, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
+import type { BotServices, ButtonContext, CommandContext, Invoker, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import type { DataExport, PrivacyService } from '../src/schedule/privacy.ts';
 

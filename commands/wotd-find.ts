@@ -1,6 +1,6 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
-import { ACCENT, attribution, clip, escapeText } from '../src/discord/embeds.ts';
-import { DISCORD_LIMITS } from '../src/discord-limits.ts';
+import { ACCENT, attribution, clip, escapeText } from '../src/replies/embeds.ts';
+import { DISCORD_LIMITS } from '../src/schedule/discord-limits.ts';
 import type {
   AutocompleteContext,
   BotServices,
@@ -9,7 +9,7 @@ import type {
   CommandContext,
   OutgoingMessage,
   SlashCommand,
-} from '../src/interactions.ts';
+} from '../src/replies/interactions.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { entryLine } from '../src/replies/entries.ts';
 import { quoteInput, STALE_NOTE, userError } from '../src/replies/messages.ts';

@@ -1,7 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
-import { ACCENT, attribution } from '../src/discord/embeds.ts';
-import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
-import { describeDate } from '../src/replies/dates.ts';
+import { ACCENT, attribution } from '../src/replies/embeds.ts';
+import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
+import { describeDate } from '../src/replies/date-text.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { entryField } from '../src/replies/entries.ts';
 import { STALE_NOTE, userError } from '../src/replies/messages.ts';

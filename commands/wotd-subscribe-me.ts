@@ -1,7 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
-import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
+import type { BotServices, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
-import { discordTime } from '../src/schedule/admin-replies.ts';
+import { discordTime } from '../src/replies/admin-replies.ts';
 import { POST_STYLES } from '../src/schedule/subscription.ts';
 import { parseSchedule } from '../src/replies/schedule-options.ts';
 import { autocomplete } from './wotd-subscribe.ts';

@@ -1,6 +1,6 @@
 import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { dailyPostEmbed } from '../src/discord/daily-embeds.ts';
-import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
+import { dailyPostEmbed } from '../src/replies/daily-embeds.ts';
+import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { privateNote, STALE_NOTE, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
@@ -12,7 +12,7 @@ import {
   isConsoleChannel,
   PERMISSION_NAMES,
   REQUIRED_PERMISSIONS,
-} from '../src/schedule/admin-replies.ts';
+} from '../src/replies/admin-replies.ts';
 import { parseSchedule } from '../src/replies/schedule-options.ts';
 import { subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 

@@ -1,8 +1,8 @@
 import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { ACCENT, clip, escapeText } from '../src/discord/embeds.ts';
-import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
+import { ACCENT, clip, escapeText } from '../src/replies/embeds.ts';
+import type { BotServices, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
-import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/schedule/admin-replies.ts';
+import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/replies/admin-replies.ts';
 import { countsTowardLimit, describeStatus, postStyleOf, type DeliveryReading } from '../src/schedule/subscription.ts';
 import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
 

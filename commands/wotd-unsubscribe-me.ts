@@ -1,5 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
-import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
+import type { BotServices, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 
 const data = new SlashCommandBuilder()

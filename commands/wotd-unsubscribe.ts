@@ -1,7 +1,7 @@
 import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import type { BotServices, CommandContext, SlashCommand } from '../src/interactions.ts';
+import type { BotServices, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { privateNote, userError } from '../src/replies/messages.ts';
-import { adminGate, channelMention, isConsoleChannel } from '../src/schedule/admin-replies.ts';
+import { adminGate, channelMention, isConsoleChannel } from '../src/replies/admin-replies.ts';
 
 const data = new SlashCommandBuilder()
   .setName('wotd-unsubscribe')

@@ -1,7 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
-import { entryEmbed } from '../src/discord/embeds.ts';
-import type { BotServices, CommandContext, OutgoingMessage, SlashCommand } from '../src/interactions.ts';
-import { readDateOption } from '../src/replies/dates.ts';
+import { entryEmbed } from '../src/replies/embeds.ts';
+import type { BotServices, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
+import { readDateOption } from '../src/replies/date-text.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { invalidDateMessage, notRevealedMessage, STALE_NOTE } from '../src/replies/messages.ts';
 import type { IsoDate } from '../src/wotd/dates.ts';

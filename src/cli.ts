@@ -1,5 +1,5 @@
-import { ConfigError } from './config.ts';
-import { quoted, singleLine } from './message-text.ts';
+import { ConfigError } from './config/settings.ts';
+import { quoted, singleLine } from './config/message-text.ts';
 
 /** One `wotd-bot` subcommand: takes its own arguments, returns the process exit code. */
 export type Subcommand = (args: string[]) => Promise<number>;
@@ -8,7 +8,7 @@ export type Subcommand = (args: string[]) => Promise<number>;
 const subcommands: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {
   start: {
     summary: 'run the bot: on Discord when DISCORD_TOKEN is set, otherwise an offline console in this terminal',
-    load: async () => (await import('./bot.ts')).runBot,
+    load: async () => (await import('./run-mode.ts')).runBot,
   },
   serve: {
     summary: 'run the Word-of-the-Day service over HTTP (--port, --host, --variant, --db, --rate-limit)',
@@ -20,19 +20,19 @@ const subcommands: Record<string, { summary: string; load: () => Promise<Subcomm
   },
   'migrate-store': {
     summary: 'copy subscriptions and delivery records to another store: --from URL --to URL (sqlite://, redis://)',
-    load: async () => (await import('./migrate-store.ts')).runMigrateStore,
+    load: async () => (await import('./cli/migrate-store.ts')).runMigrateStore,
   },
   query: {
     summary: 'look up the word of a day: query [DATE] (YYYY-MM-DD or DD-MM-YYYY; --json, --api-url, --variant)',
-    load: async () => (await import('./lookup-cli.ts')).runQuery,
+    load: async () => (await import('./cli/lookup-command.ts')).runQuery,
   },
   history: {
     summary: 'the words before a day, newest first: history [DATE] [--limit N] (--json, --api-url, --variant)',
-    load: async () => (await import('./lookup-cli.ts')).runHistory,
+    load: async () => (await import('./cli/lookup-command.ts')).runHistory,
   },
   find: {
     summary: 'every day a word was the word of the day: find WORD (--json, --api-url, --variant)',
-    load: async () => (await import('./lookup-cli.ts')).runFind,
+    load: async () => (await import('./cli/lookup-command.ts')).runFind,
   },
 };
 

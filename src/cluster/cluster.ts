@@ -1,17 +1,17 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../config/logger.ts';
 import type { DeliveryClaims } from '../schedule/delivery-claims.ts';
-import type { StoreCheck } from '../store-watch.ts';
+import type { StoreCheck } from '../store/store-watch.ts';
 import type { UpstreamBudget } from '../wotd/upstream-budget.ts';
-import { RedisDeliveryClaims } from './delivery-claims.ts';
-import { createClusterPacer } from './discord-pacer.ts';
-import { openRedisConnection } from '../redis.ts';
-import { RedisUpstreamBudget } from './upstream-budget.ts';
+import { RedisDeliveryClaims } from './redis-delivery-claims.ts';
+import { createClusterPacer } from './redis-discord-pacer.ts';
+import { openRedisConnection } from '../store/redis-connection.ts';
+import { RedisUpstreamBudget } from './redis-upstream-budget.ts';
 
 /**
  * What makes processes sharing one Redis behave as one bot: the service's request budget, claims on each
  * (channel, day) post, and one pace for all daily posts under Discord's global limit. The store itself (cache,
- * subscriptions, delivery records) is on the same Redis through Keyv; see src/store.ts.
+ * subscriptions, delivery records) is on the same Redis through Keyv; see src/store/open-store.ts.
  */
 export interface Cluster {
   redis: Redis;

@@ -1,4 +1,4 @@
-import { withoutPassword } from '../config.ts';
+import { withoutPassword } from '../config/settings.ts';
 
 /** Where the console's answers come from, for the first screen. */
 export type ConsoleSource = { kind: 'embedded'; dbPath: string } | { kind: 'remote'; url: string };

@@ -4,8 +4,8 @@ import {
   type APIApplicationCommandOption,
   type APIApplicationCommandSubcommandOption,
 } from 'discord.js';
-import type { ChannelRef, RoleRef, SlashCommand } from '../interactions.ts';
-import { terminalText } from '../terminal-text.ts';
+import type { ChannelRef, RoleRef, SlashCommand } from '../replies/interactions.ts';
+import { terminalText } from '../replies/terminal-text.ts';
 
 /** An option's value as typed at the console, already checked against the command's definition. */
 export type ConsoleOptionValue = string | number | boolean | ChannelRef | RoleRef;

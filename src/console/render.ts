@@ -1,6 +1,6 @@
 import type { APIEmbed } from 'discord.js';
-import type { ButtonSpec, OutgoingMessage } from '../interactions.ts';
-import { terminalText } from '../terminal-text.ts';
+import type { ButtonSpec, OutgoingMessage } from '../replies/interactions.ts';
+import { terminalText } from '../replies/terminal-text.ts';
 
 export interface RenderOptions {
   /** ANSI bold, italics and dim text, for a terminal. */

@@ -13,10 +13,10 @@ import type {
   Respondable,
   RoleRef,
   SlashCommand,
-} from '../interactions.ts';
-import { buttonPrefix } from '../interactions.ts';
-import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
-import { storeFailureReply, traceWrites } from '../store-watch.ts';
+} from '../replies/interactions.ts';
+import { buttonPrefix } from '../replies/interactions.ts';
+import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../replies/admin-replies.ts';
+import { storeFailureReply, traceWrites } from '../store/store-watch.ts';
 import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 

@@ -1,5 +1,5 @@
 import { PermissionFlagsBits, type Guild, type GuildBasedChannel } from 'discord.js';
-import type { ChannelPermission } from '../interactions.ts';
+import type { ChannelPermission } from '../replies/interactions.ts';
 
 /** Discord's flag for each permission the bot checks before it agrees to post in a channel. */
 export const CHANNEL_PERMISSION_FLAGS: Record<ChannelPermission, bigint> = {

@@ -1,8 +1,8 @@
 import { Events, type Client } from 'discord.js';
-import { withoutPassword, type Config } from '../config.ts';
-import type { InteractionObserver } from '../interaction-outcome.ts';
-import type { BotServices, SlashCommand } from '../interactions.ts';
-import type { Logger } from '../logger.ts';
+import { withoutPassword, type Config } from '../config/settings.ts';
+import type { InteractionObserver } from '../replies/interaction-outcome.ts';
+import type { BotServices, SlashCommand } from '../replies/interactions.ts';
+import type { Logger } from '../config/logger.ts';
 import { createDiscordClient } from './client.ts';
 import { inviteUrl, userInstallUrl } from './invite.ts';
 import { createInteractionRouter } from './router.ts';

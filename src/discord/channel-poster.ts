@@ -15,7 +15,7 @@ import {
 } from 'discord.js';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../config/logger.ts';
 
 export interface ChannelPosterOptions {
   /**
@@ -27,7 +27,7 @@ export interface ChannelPosterOptions {
   postsPerSecond?: number;
   /**
    * Waits for the post's turn instead of the in-process pacing; cluster mode passes one shared by every process
-   * (src/cluster/discord-pacer.ts), since Discord's global limit is per bot, not per process.
+   * (src/cluster/redis-discord-pacer.ts), since Discord's global limit is per bot, not per process.
    */
   waitForTurn?: () => Promise<void>;
   /** The bot's user id, to tell its own posts in a channel from others'; asked of Discord once when not given. */

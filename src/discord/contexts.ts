@@ -33,10 +33,10 @@ import type {
   OutgoingFile,
   OutgoingMessage,
   Respondable,
-} from '../interactions.ts';
+} from '../replies/interactions.ts';
 import { botPermissionsIn, readGuildChannel } from './bot-permissions.ts';
-import { memberCanManageChannelIn } from './member-permissions.ts';
-import { clip } from './embeds.ts';
+import { memberCanManageChannelIn } from './discord-member-permissions.ts';
+import { clip } from '../replies/embeds.ts';
 
 /**
  * Told of everything a context sends, whichever method sends it, without the handler knowing (the router's

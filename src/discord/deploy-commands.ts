@@ -1,7 +1,7 @@
 import { DiscordAPIError, HTTPError, REST, Routes, type APIApplication, type APIApplicationCommand } from 'discord.js';
-import { loadConfig, loadDotEnv, withoutPassword } from '../config.ts';
-import { quoted } from '../message-text.ts';
-import type { SlashCommand } from '../interactions.ts';
+import { loadConfig, loadDotEnv, withoutPassword } from '../config/settings.ts';
+import { quoted } from '../config/message-text.ts';
+import type { SlashCommand } from '../replies/interactions.ts';
 import { restApiBase } from './client.ts';
 import { MAX_RATE_LIMIT_WAIT_S, withSaneRateLimits } from './rate-limit-headers.ts';
 

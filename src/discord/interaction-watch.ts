@@ -1,4 +1,4 @@
-import { outcomeOf, worseOutcome, type InteractionDone, type InteractionKind, type InteractionOutcome } from '../interaction-outcome.ts';
+import { outcomeOf, worseOutcome, type InteractionDone, type InteractionKind, type InteractionOutcome } from '../replies/interaction-outcome.ts';
 import type { SendingHooks } from './contexts.ts';
 
 /**

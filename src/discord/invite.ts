@@ -1,5 +1,5 @@
 import { OAuth2Scopes, PermissionsBitField } from 'discord.js';
-import { REQUIRED_PERMISSIONS } from '../schedule/admin-replies.ts';
+import { REQUIRED_PERMISSIONS } from '../replies/admin-replies.ts';
 import { CHANNEL_PERMISSION_FLAGS } from './bot-permissions.ts';
 
 /**

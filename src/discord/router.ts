@@ -1,9 +1,9 @@
 import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
-import type { InteractionObserver } from '../interaction-outcome.ts';
-import { buttonPrefix, type BotServices, type OutgoingMessage, type Respondable, type SlashCommand } from '../interactions.ts';
-import type { Logger } from '../logger.ts';
-import { pendingDmNotice } from '../schedule/admin-replies.ts';
-import { storeFailureReply, traceWrites, type WriteTrace } from '../store-watch.ts';
+import type { InteractionObserver } from '../replies/interaction-outcome.ts';
+import { buttonPrefix, type BotServices, type OutgoingMessage, type Respondable, type SlashCommand } from '../replies/interactions.ts';
+import type { Logger } from '../config/logger.ts';
+import { pendingDmNotice } from '../replies/admin-replies.ts';
+import { storeFailureReply, traceWrites, type WriteTrace } from '../store/store-watch.ts';
 import { createAutocompleteContext, createButtonContext, createCommandContext, type TrackedResponses } from './contexts.ts';
 import { InteractionWatch } from './interaction-watch.ts';
 

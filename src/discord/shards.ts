@@ -1,4 +1,4 @@
-import { quoted } from '../message-text.ts';
+import { quoted } from '../config/message-text.ts';
 
 /**
  * Which gateway shards this process runs. Discord requires a bot in more than 2,500 servers to shard; each shard

@@ -1,5 +1,5 @@
 import { Events, GatewayDispatchEvents, type Client, type Guild } from 'discord.js';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../config/logger.ts';
 import { SERVER_DATA_RETENTION_DAYS } from '../schedule/privacy.ts';
 import type { Subscription } from '../schedule/subscription.ts';
 import type { SubscriptionStore } from '../schedule/subscription-store.ts';

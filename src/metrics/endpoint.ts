@@ -1,7 +1,7 @@
-import type { Config } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import type { Config } from '../config/settings.ts';
+import type { Logger } from '../config/logger.ts';
 import type { BotMetrics, BotMetricsOptions } from './registry.ts';
-import type { MetricsServer } from './server.ts';
+import type { MetricsServer } from './metrics-server.ts';
 
 export interface MetricsEndpoint {
   metrics: BotMetrics;
@@ -20,7 +20,7 @@ export async function openMetricsEndpoint(
 ): Promise<MetricsEndpoint | null> {
   if (config.METRICS_PORT === undefined) return null;
   // Loaded only when asked for: a bot without metrics does not pay for prom-client.
-  const [{ createBotMetrics }, { startMetricsServer }] = await Promise.all([import('./registry.ts'), import('./server.ts')]);
+  const [{ createBotMetrics }, { startMetricsServer }] = await Promise.all([import('./registry.ts'), import('./metrics-server.ts')]);
   const metrics = createBotMetrics(options);
   const server = await startMetricsServer({ metrics, port: config.METRICS_PORT, host: config.METRICS_HOST, logger });
   logger.info({ url: server.url }, `health at ${server.url}/healthz, metrics at ${server.url}/metrics`);

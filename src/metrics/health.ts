@@ -1,4 +1,4 @@
-import { isStoreError, type StoreCheck } from '../store-watch.ts';
+import { isStoreError, type StoreCheck } from '../store/store-watch.ts';
 import type { GatewayShardView } from './sources.ts';
 
 /**

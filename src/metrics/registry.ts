@@ -1,9 +1,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { InteractionDone, InteractionObserver } from '../interaction-outcome.ts';
+import type { InteractionDone, InteractionObserver } from '../replies/interaction-outcome.ts';
 import type { DeliveryOutcome } from '../schedule/delivery.ts';
 import type { SchedulerObserver } from '../schedule/scheduler.ts';
 import type { SubscriptionStatus } from '../schedule/subscription.ts';
-import { StoreWatch, type StoreCheck } from '../store-watch.ts';
+import { StoreWatch, type StoreCheck } from '../store/store-watch.ts';
 import type { UpstreamEvent } from '../wotd/adapter.ts';
 import { checkHealth, type HealthReport } from './health.ts';
 import type { AdapterView, DiscordView, StoreView } from './sources.ts';

@@ -1,5 +1,5 @@
 import type { Subscription } from '../schedule/subscription.ts';
-import type { StoreCheck } from '../store-watch.ts';
+import type { StoreCheck } from '../store/store-watch.ts';
 import type { AdapterStats } from '../wotd/adapter.ts';
 
 /** What the metrics read at scrape time. Each is attached once it exists; none of them is prom-client's business. */

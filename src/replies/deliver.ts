@@ -1,5 +1,5 @@
-import type { ButtonContext, OutgoingMessage, Respondable } from '../interactions.ts';
-import type { Logger } from '../logger.ts';
+import type { ButtonContext, OutgoingMessage, Respondable } from './interactions.ts';
+import type { Logger } from '../config/logger.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { LookupOptions } from '../wotd/lookup.ts';
 import { failureMessage, type FailureSubject } from './messages.ts';

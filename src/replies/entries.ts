@@ -1,4 +1,4 @@
-import { clip, escapeText, splitLabel } from '../discord/embeds.ts';
+import { clip, escapeText, splitLabel } from './embeds.ts';
 import type { Entry } from '../wotd/entry.ts';
 
 /** Characters of a definition shown in a list before it is cut short. */

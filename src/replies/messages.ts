@@ -1,9 +1,9 @@
-import { markOutcome, type InteractionOutcome } from '../interaction-outcome.ts';
-import type { OutgoingMessage } from '../interactions.ts';
-import { escapeText, clip } from '../discord/embeds.ts';
+import { markOutcome, type InteractionOutcome } from './interaction-outcome.ts';
+import type { OutgoingMessage } from './interactions.ts';
+import { escapeText, clip } from './embeds.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { IsoDate } from '../wotd/dates.ts';
-import { describeDate, discordTimestamp, revealInstant } from './dates.ts';
+import { describeDate, discordTimestamp, revealInstant } from './date-text.ts';
 
 /** How to write a date, shown whenever one could not be read. */
 export const DATE_HELP = 'Write it as `2025-01-14` (YYYY-MM-DD), `14-01-2025` (DD-MM-YYYY), `today` or `yesterday`.';

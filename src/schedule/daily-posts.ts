@@ -1,6 +1,6 @@
 import type { APIEmbed } from 'discord.js';
-import type { Logger } from '../logger.ts';
-import type { StoreLocation } from '../store.ts';
+import type { Logger } from '../config/logger.ts';
+import type { StoreLocation } from '../store/open-store.ts';
 import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';

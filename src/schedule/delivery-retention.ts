@@ -1,4 +1,4 @@
-import { DEFAULT_DELIVERY_RETENTION_DAYS, MIN_DELIVERY_RETENTION_DAYS } from '../config.ts';
+import { DEFAULT_DELIVERY_RETENTION_DAYS, MIN_DELIVERY_RETENTION_DAYS } from '../config/settings.ts';
 import { addDays, parseIsoDate, type IsoDate } from '../wotd/dates.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 

@@ -1,6 +1,6 @@
 import type { APIEmbed } from 'discord.js';
-import { clip, DISCORD_LIMITS } from '../discord-limits.ts';
-import type { Logger } from '../logger.ts';
+import { clip, DISCORD_LIMITS } from './discord-limits.ts';
+import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import { owesPost, type Slot } from './due.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../config/logger.ts';
 import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import { dmTarget, type DeliveryRecord, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';

@@ -1,6 +1,6 @@
 import type { APIEmbed } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../config/logger.ts';
 import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';

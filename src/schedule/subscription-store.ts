@@ -1,12 +1,12 @@
 import type Keyv from 'keyv';
-import { DEFAULT_REDIS_KEY_PREFIX } from '../config.ts';
-import type { Logger } from '../logger.ts';
-import { scanNamespace, scanNamespaceKeys, type StoredEntry } from '../store-scan.ts';
-import { isRedisStore, openStore, storeCheck, type StoreLocation } from '../store.ts';
-import type { StoreCheck } from '../store-watch.ts';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../config/settings.ts';
+import type { Logger } from '../config/logger.ts';
+import { scanNamespace, scanNamespaceKeys, type StoredEntry } from '../store/scan.ts';
+import { isRedisStore, openStore, storeCheck, type StoreLocation } from '../store/open-store.ts';
+import type { StoreCheck } from '../store/store-watch.ts';
 import { parseIsoDate, utcDateOf, type IsoDate } from '../wotd/dates.ts';
-import { RedisLock } from './redis-lock.ts';
-import { InProcessLock, type StoreLock } from './store-lock.ts';
+import { RedisLock } from '../store/redis-lock.ts';
+import { InProcessLock, type StoreLock } from '../store/lock.ts';
 import {
   countsTowardLimit,
   deliverySchema,

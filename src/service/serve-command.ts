@@ -1,5 +1,5 @@
-import { loadConfig, loadDotEnv } from '../config.ts';
-import { quoted, singleLine } from '../message-text.ts';
+import { loadConfig, loadDotEnv } from '../config/settings.ts';
+import { quoted, singleLine } from '../config/message-text.ts';
 import type { Variant } from '../wotd/dates.ts';
 import { DEFAULT_RATE_LIMIT, startWotdService } from './server.ts';
 

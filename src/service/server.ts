@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { hasWireShape, parseWireDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from '../wotd/dates.ts';
-import { quoted } from '../message-text.ts';
+import { quoted } from '../config/message-text.ts';
 import { readWordDb, WordDbError } from './word-db.ts';
 import { WordIndex } from './word-index.ts';
 import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';

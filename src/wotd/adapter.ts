@@ -37,9 +37,9 @@
  * WOTD_API_VARIANT, WOTD_RATE_LIMIT, WOTD_RATE_LIMIT_SCOPE, WOTD_TIMEOUT_MS, STORE_URL).
  */
 import type Keyv from 'keyv';
-import type { Config } from '../config.ts';
-import { openStore, storeCheck, storeLocation } from '../store.ts';
-import type { StoreCheck } from '../store-watch.ts';
+import type { Config } from '../config/settings.ts';
+import { openStore, storeCheck, storeLocation } from '../store/open-store.ts';
+import type { StoreCheck } from '../store/store-watch.ts';
 import { systemClock, systemTimers, sleep, type Clock, type Timers } from './clock.ts';
 import { WotdCache, type CacheTtls } from './cache.ts';
 import { addDays, parseAnyDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from './dates.ts';

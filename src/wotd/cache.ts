@@ -1,5 +1,5 @@
 import type Keyv from 'keyv';
-import { scanNamespace } from '../store-scan.ts';
+import { scanNamespace } from '../store/scan.ts';
 import { addDays, type IsoDate, type Variant } from './dates.ts';
 import type { Entry } from './entry.ts';
 import type { WordMatches } from './lookup.ts';

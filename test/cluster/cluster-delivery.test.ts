@@ -1,14 +1,14 @@
 import { afterEach, expect, it } from 'vitest';
-import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
-import { createClusterPacer } from '../../src/cluster/discord-pacer.ts';
+import { RedisDeliveryClaims } from '../../src/cluster/redis-delivery-claims.ts';
+import { createClusterPacer } from '../../src/cluster/redis-discord-pacer.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
+import { entryEmbed } from '../../src/replies/embeds.ts';
 import { fanOut } from '../../src/schedule/delivery.ts';
 import type { DeliveryClaims } from '../../src/schedule/delivery-claims.ts';
 import { currentSlot } from '../../src/schedule/due.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import { openRedisConnection } from '../../src/redis.ts';
+import { openRedisConnection } from '../../src/store/redis-connection.ts';
 import { restFor, startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 import { captureLogger, entryFor, FixedLookup, makeSubscription } from '../schedule/helpers.ts';

@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
-import { createClusterPacer } from '../../src/cluster/discord-pacer.ts';
-import { RedisUpstreamBudget } from '../../src/cluster/upstream-budget.ts';
-import { createLogger } from '../../src/logger.ts';
-import { openRedisConnection } from '../../src/redis.ts';
+import { RedisDeliveryClaims } from '../../src/cluster/redis-delivery-claims.ts';
+import { createClusterPacer } from '../../src/cluster/redis-discord-pacer.ts';
+import { RedisUpstreamBudget } from '../../src/cluster/redis-upstream-budget.ts';
+import { createLogger } from '../../src/config/logger.ts';
+import { openRedisConnection } from '../../src/store/redis-connection.ts';
 import type { UpstreamSlot } from '../../src/wotd/upstream-budget.ts';
 import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 

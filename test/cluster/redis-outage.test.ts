@@ -1,12 +1,12 @@
 import { afterEach, expect, it } from 'vitest';
-import { RedisDeliveryClaims } from '../../src/cluster/delivery-claims.ts';
-import { RedisUpstreamBudget } from '../../src/cluster/upstream-budget.ts';
+import { RedisDeliveryClaims } from '../../src/cluster/redis-delivery-claims.ts';
+import { RedisUpstreamBudget } from '../../src/cluster/redis-upstream-budget.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
+import { entryEmbed } from '../../src/replies/embeds.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import { openRedisConnection } from '../../src/redis.ts';
-import { openStore } from '../../src/store.ts';
+import { openRedisConnection } from '../../src/store/redis-connection.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { createWotdAdapter } from '../../src/wotd/adapter.ts';
 import { restFor, startDiscordServer } from '../support/discord/index.ts';
 import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts';

@@ -5,7 +5,7 @@ import type {
   CommandContext,
   Invoker,
   OutgoingMessage,
-} from '../../src/interactions.ts';
+} from '../../src/replies/interactions.ts';
 
 /** What a command did with its interaction, in order. */
 export type Recorded =

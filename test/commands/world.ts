@@ -1,4 +1,4 @@
-import type { BotServices } from '../../src/interactions.ts';
+import type { BotServices } from '../../src/replies/interactions.ts';
 import type { WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import { addDays, type Variant } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { commands as botCommands } from '../../commands/index.ts';
 import { startDiscordBot, type DiscordBot } from '../../src/discord/bot.ts';
-import type { InteractionObserver } from '../../src/interaction-outcome.ts';
+import type { InteractionObserver } from '../../src/replies/interaction-outcome.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import type { SlashCommand } from '../../src/interactions.ts';
+import type { SlashCommand } from '../../src/replies/interactions.ts';
 import type { WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import { startDiscordServer, type DiscordServer, type GuildInfo, type InteractionHandle, type RecordedRequest } from '../support/discord/index.ts';
 import type { WotdWorld } from '../support/wotd-world.ts';

@@ -1,8 +1,8 @@
 import { PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { InteractionDone } from '../../src/interaction-outcome.ts';
+import type { InteractionDone } from '../../src/replies/interaction-outcome.ts';
 import { SOMETHING_WENT_WRONG, UNKNOWN_BUTTON, UNKNOWN_COMMAND } from '../../src/discord/router.ts';
-import type { SlashCommand } from '../../src/interactions.ts';
+import type { SlashCommand } from '../../src/replies/interactions.ts';
 import { BASE, NO_PINGS, sentFor, startBotWorld, waitForSent, type BotWorld } from './bot-world.ts';
 import { startDiscordBot } from '../../src/discord/bot.ts';
 import { capturingLogger, SITE_URL, TODAY } from './world.ts';

@@ -4,7 +4,7 @@ import { restApiBase } from '../../src/discord/client.ts';
 import { buttonRows, channelKind, newMessagePayload, replacementPayload } from '../../src/discord/contexts.ts';
 import { parseDeployArgs } from '../../src/discord/deploy-commands.ts';
 import { BOT_PERMISSIONS, inviteUrl } from '../../src/discord/invite.ts';
-import { buttonPrefix } from '../../src/interactions.ts';
+import { buttonPrefix } from '../../src/replies/interactions.ts';
 
 describe('invite URL', () => {
   it('asks for bot + applications.commands and only View Channel, Send Messages, Embed Links and Read Message History', () => {

@@ -2,7 +2,7 @@ import { afterEach, expect, it } from 'vitest';
 import { commands } from '../../commands/index.ts';
 import { startDiscordBot, type DiscordBot } from '../../src/discord/bot.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/config/logger.ts';
 import { shardOf, startDiscordServer } from '../support/discord/index.ts';
 import { startWotdWorld } from '../support/wotd-world.ts';
 import { quiet } from './bot-world.ts';

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/config/logger.ts';
 import type { WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import type { Entry } from '../../src/wotd/entry.ts';
 import { startWotdWorld as startWorld, type WotdWorld } from '../support/wotd-world.ts';

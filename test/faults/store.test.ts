@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
+import { entryEmbed } from '../../src/replies/embeds.ts';
 import { SOMETHING_WENT_WRONG } from '../../src/discord/router.ts';
 import { openDailyPosts, type DailyPosts } from '../../src/schedule/daily-posts.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import { openStore } from '../../src/store.ts';
-import { verifySqliteStores } from '../../src/store-file.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { verifySqliteStores } from '../../src/store/sqlite-file.ts';
 import { createWotdAdapter, type WotdAdapter } from '../../src/wotd/adapter.ts';
 import { captureLogger } from '../schedule/helpers.ts';
 import { faultCell, type CellFigures } from './tally.ts';
@@ -21,7 +21,7 @@ import { acknowledgedInTime, ADMIN_ID, entryOn, finalAnswer, SITE_URL, startFaul
  * Store faults × (lookup, subscribe, daily post, subscriptions kept), on a real SQLite store file shared by the
  * cache and the subscriptions as in production, with the real bot answering through the local Discord server.
  *
- * file deleted while running: `rm store.sqlite` under the running bot; the bot writes it back (store-file.ts).
+ * file deleted while running: `rm store.sqlite` under the running bot; the bot writes it back (store/sqlite-file.ts).
  * disk full: every write that would grow a file fails with EFBIG, as on a full disk. This process's own
  *   RLIMIT_FSIZE is lowered with prlimit(1) (no root needed for one's own process), after the WAL is checkpointed
  *   to nothing, so every commit has to grow it. Writes within a file's size still work, as on a full disk.

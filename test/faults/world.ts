@@ -6,7 +6,7 @@ import sqlite3 from 'sqlite3';
 import { commands } from '../../commands/index.ts';
 import { startDiscordBot, type DiscordBot } from '../../src/discord/bot.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import type { BotServices } from '../../src/interactions.ts';
+import type { BotServices } from '../../src/replies/interactions.ts';
 import { startWotdService, type RunningService } from '../../src/service/server.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import type { IsoDate } from '../../src/wotd/dates.ts';

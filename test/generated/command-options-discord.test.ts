@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../commands/index.ts';
 import { startDiscordBot, type DiscordBot } from '../../src/discord/bot.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import type { OutgoingMessage } from '../../src/interactions.ts';
+import type { OutgoingMessage } from '../../src/replies/interactions.ts';
 import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { quiet, sentFor, type SentCall } from '../discord/bot-world.ts';

@@ -15,7 +15,7 @@ import type {
   OutgoingMessage,
   RoleRef,
   SlashCommand,
-} from '../../src/interactions.ts';
+} from '../../src/replies/interactions.ts';
 import { PrivacyService, type DataExport } from '../../src/schedule/privacy.ts';
 import type { Subscription } from '../../src/schedule/subscription.ts';
 import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';

@@ -16,7 +16,7 @@ import type {
   OutgoingMessage,
   RoleRef,
   SlashCommand,
-} from '../../src/interactions.ts';
+} from '../../src/replies/interactions.ts';
 import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { canonicalTimeZone } from '../../src/schedule/zoned-time.ts';

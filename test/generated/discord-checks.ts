@@ -1,7 +1,7 @@
 import type { APIEmbed } from 'discord.js';
 import { expect } from 'vitest';
 import { newMessagePayload, replacementPayload } from '../../src/discord/contexts.ts';
-import type { OutgoingMessage } from '../../src/interactions.ts';
+import type { OutgoingMessage } from '../../src/replies/interactions.ts';
 import { validateMessageBody } from '../support/discord/validation.ts';
 import { activeMarkup } from './discord-markdown.ts';
 import { expectSpecific, wellFormed } from './generated.ts';

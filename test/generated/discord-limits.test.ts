@@ -5,11 +5,11 @@ import { wotdCommand } from '../../commands/wotd.ts';
 import { wotdFindCommand } from '../../commands/wotd-find.ts';
 import { wotdHistoryCommand } from '../../commands/wotd-history.ts';
 import { wotdSubscribeCommand } from '../../commands/wotd-subscribe.ts';
-import { clip, DISCORD_LIMITS, embedsLength } from '../../src/discord-limits.ts';
+import { clip, DISCORD_LIMITS, embedsLength } from '../../src/schedule/discord-limits.ts';
 import { autocompleteChoices, buttonRows } from '../../src/discord/contexts.ts';
-import { dailyPostEmbed } from '../../src/discord/daily-embeds.ts';
-import { entryEmbed, escapeText } from '../../src/discord/embeds.ts';
-import type { AutocompleteChoice, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../../src/interactions.ts';
+import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
+import { entryEmbed, escapeText } from '../../src/replies/embeds.ts';
+import type { AutocompleteChoice, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../../src/replies/interactions.ts';
 import { buildMessage } from '../../src/schedule/delivery.ts';
 import { addDays, type IsoDate } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';
@@ -26,7 +26,7 @@ import { MARKDOWN, MENTIONS, INVISIBLE, settings, wellFormed } from './generated
  * The commands run as they do for a member (/wotd, /wotd-history with up to 8 entries and its Older button,
  * /wotd-find with up to 25 dates and its page buttons, the no-match suggestions, the word autocomplete, the
  * subscribe preview), and the daily post is built in both styles. Text that was cut ends in an ellipsis on a
- * grapheme boundary, never inside an escape. Lengths are UTF-16 units (see src/discord-limits.ts).
+ * grapheme boundary, never inside an escape. Lengths are UTF-16 units (see src/schedule/discord-limits.ts).
  */
 
 const SEED = 20_004;

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, isHttpUrl, isRedisUrl, loadConfig, type Config } from '../../src/config.ts';
+import { ConfigError, isHttpUrl, isRedisUrl, loadConfig, type Config } from '../../src/config/settings.ts';
 import { ShardPlanError, shardPlan } from '../../src/discord/shards.ts';
-import { openStore } from '../../src/store.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { openWotdAdapter } from '../../src/wotd/adapter.ts';
 import { isWotdError } from '../../src/wotd/errors.ts';
 import { startCommandWorld, type CommandWorld } from '../commands/world.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/settings.ts';
 
 const EXPECTED = 'expected a port number from 0 to 65535 (0: any free port); leave it unset to turn the endpoint off';
 

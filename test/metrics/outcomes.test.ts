@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeOf, worseOutcome } from '../../src/interaction-outcome.ts';
+import { outcomeOf, worseOutcome } from '../../src/replies/interaction-outcome.ts';
 import { failureMessage, invalidDateMessage, notRevealedMessage, privateNote, userError } from '../../src/replies/messages.ts';
 import { WotdError } from '../../src/wotd/errors.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBotMetrics } from '../../src/metrics/registry.ts';
-import { MetricsServerError, startMetricsServer, type MetricsServer } from '../../src/metrics/server.ts';
+import { MetricsServerError, startMetricsServer, type MetricsServer } from '../../src/metrics/metrics-server.ts';
 import type { HealthReport } from '../../src/metrics/health.ts';
 import { Scrape } from './prom-text.ts';
 

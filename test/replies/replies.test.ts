@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { describeDate, readDateOption } from '../../src/replies/dates.ts';
+import { createLogger } from '../../src/config/logger.ts';
+import { describeDate, readDateOption } from '../../src/replies/date-text.ts';
 import { replyWhenReady } from '../../src/replies/deliver.ts';
 import { failureMessage } from '../../src/replies/messages.ts';
 import { WotdError } from '../../src/wotd/errors.ts';

@@ -12,7 +12,7 @@ import type {
   OutgoingMessage,
   RoleRef,
   SlashCommand,
-} from '../../src/interactions.ts';
+} from '../../src/replies/interactions.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
 import type { WotdLookup } from '../../src/wotd/lookup.ts';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { commands } from '../../commands/index.ts';
-import { createConsolePoster } from '../../src/console/daily-posts.ts';
+import { createConsolePoster } from '../../src/console/console-poster.ts';
 import { ConsoleSession } from '../../src/console/session.ts';
-import { dailyPostEmbed } from '../../src/discord/daily-embeds.ts';
+import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';

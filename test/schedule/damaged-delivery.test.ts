@@ -1,7 +1,7 @@
 import sqlite3 from 'sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
+import { entryEmbed } from '../../src/replies/embeds.ts';
 import { createBotMetrics } from '../../src/metrics/registry.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';

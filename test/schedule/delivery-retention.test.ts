@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runMigrateStore } from '../../src/migrate-store.ts';
+import { runMigrateStore } from '../../src/cli/migrate-store.ts';
 import { parseDeliveryKey, pruneCutoff, pruneDeliveries } from '../../src/schedule/delivery-retention.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import type { DeliveryRecord } from '../../src/schedule/subscription.ts';
-import { openStore, type StoreLocation } from '../../src/store.ts';
+import { openStore, type StoreLocation } from '../../src/store/open-store.ts';
 import { addDays, type IsoDate } from '../../src/wotd/dates.ts';
 import { describeRedis, useRedisPrefix } from '../support/redis.ts';
 import { makeSubscription, tempStore } from './helpers.ts';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { commands } from '../../commands/index.ts';
 import { wotdSubscribeMeCommand } from '../../commands/wotd-subscribe-me.ts';
 import { startDiscordBot } from '../../src/discord/bot.ts';
-import { startDiscordDailyPosts } from '../../src/discord/daily-posts.ts';
+import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { deliveryNonce } from '../../src/schedule/poster.ts';

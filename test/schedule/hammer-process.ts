@@ -4,9 +4,9 @@
  * as one JSON line. Arguments: NAME LIMIT CHANNELS ROUNDS.
  */
 import { createInterface } from 'node:readline';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/settings.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import { storeLocation } from '../../src/store.ts';
+import { storeLocation } from '../../src/store/open-store.ts';
 import { hammer } from './hammer.ts';
 
 const [name = 'p', limit = '5', channels = '10', rounds = '10'] = process.argv.slice(2);

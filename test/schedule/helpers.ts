@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/config/logger.ts';
 import { DeliveryError, type ChannelPoster, type DailyMessage, type DeliveryFailureKind } from '../../src/schedule/poster.ts';
 import type { Subscription } from '../../src/schedule/subscription.ts';
 import type { Entry } from '../../src/wotd/entry.ts';

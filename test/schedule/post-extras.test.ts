@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { commands } from '../../commands/index.ts';
 import { startDiscordBot } from '../../src/discord/bot.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { dailyPostEmbed } from '../../src/discord/daily-embeds.ts';
+import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { commands } from '../../commands/index.ts';
 import { ConsoleSession } from '../../src/console/session.ts';
 import { startDiscordBot } from '../../src/discord/bot.ts';
-import { startDiscordDailyPosts } from '../../src/discord/daily-posts.ts';
+import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { PrivacyService, SERVER_DATA_RETENTION_DAYS, type DataExport } from '../../src/schedule/privacy.ts';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { wotdSubscriptionsCommand } from '../../commands/wotd-subscriptions.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
-import type { BotServices, CommandContext, OutgoingMessage } from '../../src/interactions.ts';
+import { entryEmbed } from '../../src/replies/embeds.ts';
+import type { BotServices, CommandContext, OutgoingMessage } from '../../src/replies/interactions.ts';
 import { createBotMetrics } from '../../src/metrics/registry.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { compactEntryEmbed, dailyPostEmbed } from '../../src/discord/daily-embeds.ts';
-import { entryEmbed } from '../../src/discord/embeds.ts';
+import { compactEntryEmbed, dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
+import { entryEmbed } from '../../src/replies/embeds.ts';
 import { deliveryNonce } from '../../src/schedule/poster.ts';
 import { DailyScheduler, type SchedulerOptions } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { DM_NOTICES_REFRESH_MS, SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { parseSchedule } from '../../src/replies/schedule-options.ts';
 import { createSubscriptionService, suggestTimeZones } from '../../src/schedule/subscription-service.ts';

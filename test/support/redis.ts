@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@keyv/redis';
 import { afterAll, afterEach, beforeEach, describe, inject } from 'vitest';
-import type { StoreLocation } from '../../src/store.ts';
+import type { StoreLocation } from '../../src/store/open-store.ts';
 
 /**
  * Redis for tests. `describeRedis` runs only when redis-setup.ts found a server; `useRedisPrefix()` gives each

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWotdService, type RunningService } from '../../src/service/server.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
-import { openStore } from '../../src/store.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { createWotdAdapter, type WotdAdapter, type WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import type { IsoDate, Variant } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import sqlite3 from 'sqlite3';
-import { entryEmbed } from '../../src/discord/embeds.ts';
+import { entryEmbed } from '../../src/replies/embeds.ts';
 import { INTERACTIVE } from '../../src/replies/deliver.ts';
 import { slotFor } from '../../src/schedule/due.ts';
 import type { ChannelPoster, DailyMessage } from '../../src/schedule/poster.ts';
@@ -15,7 +15,7 @@ import { createSubscriptionService, type SubscriptionService } from '../../src/s
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { startWotdService, type RunningService } from '../../src/service/server.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
-import { openStore } from '../../src/store.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { createWotdAdapter, type WotdAdapter } from '../../src/wotd/adapter.ts';
 import { addDays, utcDateOf, type IsoDate } from '../../src/wotd/dates.ts';
 import { captureLogger, entryFor } from '../schedule/helpers.ts';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/settings.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from '../../src/wotd/adapter.ts';
-import { openStore } from '../../src/store.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import { ManualClock } from '../support/upstream/manual-clock.ts';
 import { sampleEntries, startDeploymentTwin, type DeploymentTwin } from '../support/upstream/deployment-twin.ts';
 import { drive, failure, sqliteAdapter, tempDir } from './harness.ts';

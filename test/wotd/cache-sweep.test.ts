@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type Keyv from 'keyv';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openStore } from '../../src/store.ts';
-import { scanNamespaceKeys } from '../../src/store-scan.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { scanNamespaceKeys } from '../../src/store/scan.ts';
 import { DEFAULT_TTLS, SWEEP_EVERY_MS, WotdCache } from '../../src/wotd/cache.ts';
 import { entryFor } from '../schedule/helpers.ts';
 import { tempDir } from './harness.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import type { WotdAdapter, WotdAdapterOptions } from '../../src/wotd/adapter.ts';
 import type { Variant } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';

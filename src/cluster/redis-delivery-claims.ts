@@ -1,0 +1,40 @@
+import type { Redis } from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+import type { DeliveryClaim, DeliveryClaims } from '../schedule/delivery-claims.ts';
+import { StoreWatch } from '../store/store-watch.ts';
+import type { IsoDate } from '../wotd/dates.ts';
+
+/**
+ * Claims on (channel, day) as redis-semaphore mutexes with a lease: one attempt, no waiting (another process holds
+ * it, so it is that process's post), released when the post is done, and running out `leaseMs` after a process
+ * died holding it, so the next pass of a living one takes the channel over.
+ */
+export class RedisDeliveryClaims implements DeliveryClaims {
+  /** A claim Redis could not answer is no claim (the post waits for a later pass), counted here and in /healthz. */
+  readonly watch: StoreWatch;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly leaseMs = 30_000,
+  ) {
+    this.watch = new StoreWatch('claims', { read: () => redis.ping() });
+  }
+
+  async claim(channelId: string, day: IsoDate): Promise<DeliveryClaim | null> {
+    const mutex = new Mutex(this.redis, `${this.prefix}claim:${channelId}:${day}`, {
+      lockTimeout: this.leaseMs,
+      acquireAttemptsLimit: 1,
+      // No renewal: a post takes seconds, and redis-semaphore's refresh timer would reject unhandled if Redis went
+      // away. A post outliving its lease may be claimed again; the record, the look in the channel and the nonce stop a double.
+      refreshInterval: 0,
+    });
+    const acquired = await mutex.tryAcquire().catch((error: unknown) => {
+      this.watch.failed('lock', error);
+      return false;
+    });
+    if (!acquired) return null;
+    // A claim that cannot be released runs out with its lease.
+    return { release: () => mutex.release().catch((error: unknown) => void this.watch.failed('lock', error)) };
+  }
+}

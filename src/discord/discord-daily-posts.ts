@@ -1,0 +1,54 @@
+import type { Client } from 'discord.js';
+import type { Cluster } from '../cluster/cluster.ts';
+import type { Logger } from '../config/logger.ts';
+import type { DailyPosts } from '../schedule/daily-posts.ts';
+import type { WotdLookup } from '../wotd/lookup.ts';
+import { createChannelPoster } from './channel-poster.ts';
+import { dailyPostEmbed } from '../replies/daily-embeds.ts';
+import { watchSubscriptionTargets } from './subscription-events.ts';
+
+const SWEEP_EVERY_MS = 60 * 60_000;
+
+/** Daily posts on a connected client: posts through its REST manager, and follows channel and server removals. */
+export function startDiscordDailyPosts(
+  client: Client<true>,
+  daily: DailyPosts,
+  options: {
+    lookup: Pick<WotdLookup, 'getEntry'>;
+    siteUrl: string;
+    logger: Logger;
+    /** Cluster mode: claims on each post, and one pace for the whole cluster under Discord's global limit. */
+    cluster?: Pick<Cluster, 'claims' | 'waitForPostTurn'>;
+    /** The clock of removals and erasures (tests); the scheduler has its own from openDailyPosts. */
+    now?: () => Date;
+    /** Daily posts started per second in this process (default 47); cluster mode paces in Redis instead. */
+    postsPerSecond?: number;
+  },
+): () => void {
+  const log = options.logger.child({ component: 'daily-posts' });
+  const unwatch = watchSubscriptionTargets(client, daily.store, log, options.now);
+  // Servers the bot left long enough ago lose their data; checked now and every hour.
+  const sweep = (): void => {
+    daily.privacy.sweepRemovedServers(log).catch((error: unknown) => log.error({ err: error }, 'could not erase the data of servers the bot left'));
+  };
+  sweep();
+  const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
+  sweeper.unref();
+  daily.start({
+    poster: createChannelPoster(client.rest, {
+      logger: log,
+      ...(options.cluster
+        ? { waitForTurn: options.cluster.waitForPostTurn }
+        : options.postsPerSecond
+          ? { postsPerSecond: options.postsPerSecond }
+          : {}),
+    }),
+    lookup: options.lookup,
+    render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: options.siteUrl }),
+    ...(options.cluster ? { claims: options.cluster.claims } : {}),
+  });
+  return () => {
+    clearInterval(sweeper);
+    unwatch();
+  };
+}

@@ -1,0 +1,34 @@
+import type { APIEmbed } from 'discord.js';
+import { shortDefinition } from './entries.ts';
+import type { PostStyle } from '../schedule/subscription.ts';
+import type { Entry } from '../wotd/entry.ts';
+import { ACCENT, attribution, entryEmbed, escapeText, type EmbedOptions } from './embeds.ts';
+import { clip, DISCORD_LIMITS } from '../schedule/discord-limits.ts';
+
+const SEPARATOR = ' — ';
+
+/** Characters of the definition a compact post shows: one line on a phone. */
+export const COMPACT_DEFINITION_LENGTH = 100;
+
+/**
+ * The word, its IPA and a one-line definition: for channels that want the daily word without the full embed. The
+ * definition is short by design; the IPA (which the service may send at any length) gets what is left of the
+ * description's 4,096, cut after escaping.
+ */
+export function compactEntryEmbed(entry: Entry, options: EmbedOptions): APIEmbed {
+  const definition = shortDefinition(entry.definition, COMPACT_DEFINITION_LENGTH);
+  const ipaRoom = DISCORD_LIMITS.embedDescription - (definition ? definition.length + SEPARATOR.length : 0);
+  const ipa = entry.ipa.trim() ? clip(escapeText(entry.ipa.trim()), ipaRoom) : '';
+  return {
+    title: clip(escapeText(entry.word), DISCORD_LIMITS.embedTitle),
+    url: options.siteUrl,
+    description: [ipa, definition].filter(Boolean).join(SEPARATOR) || '—',
+    color: ACCENT,
+    footer: { text: `${entry.date} · ${attribution(options.siteUrl)}` },
+  };
+}
+
+/** The daily post's embed in a subscription's style; the full one is exactly what /wotd shows. */
+export function dailyPostEmbed(entry: Entry, style: PostStyle, options: EmbedOptions): APIEmbed {
+  return style === 'compact' ? compactEntryEmbed(entry, options) : entryEmbed(entry, options);
+}

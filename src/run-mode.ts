@@ -1,0 +1,310 @@
+import { commands } from '../commands/index.ts';
+import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
+import { singleLine } from './config/message-text.ts';
+import { consoleBanner, type ConsoleSource } from './console/banner.ts';
+import { runConsoleLoop } from './console/console.ts';
+import { ConsoleSession } from './console/session.ts';
+import type { BotServices } from './replies/interactions.ts';
+import { createLogger, type Logger } from './config/logger.ts';
+import { startWotdService, type RunningService } from './service/server.ts';
+import { sqliteStoreFile, storeLocation } from './store/open-store.ts';
+import { lockSqliteStore, StoreInUseError, type StoreLock } from './store/sqlite-store-lock.ts';
+import { DEFAULT_API_URL, openWotdAdapter, type UpstreamEvent, type WotdAdapter } from './wotd/adapter.ts';
+import { createConsolePoster } from './console/console-poster.ts';
+import { dailyPostEmbed } from './replies/daily-embeds.ts';
+import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
+import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
+import { openCluster, type Cluster } from './cluster/cluster.ts';
+import { postsPerSecondFor } from './discord/channel-poster.ts';
+import { parseArgs } from 'node:util';
+import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
+import type { BotMetrics } from './metrics/registry.ts';
+import { limitHeapGrowth } from './cli/heap-growth.ts';
+import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
+
+const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
+
+Runs the bot. With DISCORD_TOKEN set (in the environment or .env) it connects to Discord and uses the
+Word-of-the-Day service at WOTD_API_URL (default ${DEFAULT_API_URL}). Without it, it runs in this terminal:
+an offline console against the embedded service reading WOTD_SERVICE_DB (or WOTD_API_URL when set).
+
+  --shards auto|N    run the gateway in N shards (auto: as many as Discord recommends); default DISCORD_SHARD_COUNT
+  --shard-ids IDS    run only these of the N shards in this process, e.g. 0-3 (others run elsewhere);
+                     default DISCORD_SHARD_IDS, else all N`;
+
+/** Resolves on the first SIGINT or SIGTERM, with the signal's name. */
+function nextSignal(): { promise: Promise<NodeJS.Signals>; dispose: () => void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
+  const promise = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (signal) => resolve(signal);
+  });
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    promise,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+function oneLine(error: unknown): string {
+  return singleLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error');
+}
+
+/** `wotd-bot start` (`npm start`): the Discord bot when DISCORD_TOKEN is set, otherwise the console. */
+export async function runBot(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let flags: { shards?: string; 'shard-ids'?: string };
+  try {
+    flags = parseArgs({ args, options: { shards: { type: 'string' }, 'shard-ids': { type: 'string' } }, strict: true }).values;
+  } catch (error) {
+    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n\n${USAGE}\n`);
+    return 2;
+  }
+  loadDotEnv();
+  const config = loadConfig();
+  let shards: ShardPlan;
+  try {
+    shards = shardPlan(flags.shards ?? config.DISCORD_SHARD_COUNT, flags['shard-ids'] ?? config.DISCORD_SHARD_IDS);
+  } catch (error) {
+    if (!(error instanceof ShardPlanError)) throw error;
+    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    return 2;
+  }
+  if (!config.DISCORD_TOKEN && shards.kind !== 'single') {
+    process.stderr.write('wotd-bot start: shards are for the Discord gateway; set DISCORD_TOKEN to use them\n');
+    return 2;
+  }
+  let loginBackoffBaseMs: number;
+  try {
+    loginBackoffBaseMs = loginBackoffBaseMsFrom(process.env);
+  } catch (error) {
+    if (!(error instanceof LoginSettingError)) throw error;
+    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    return 2;
+  }
+  const storeFile = sqliteStoreFile(storeLocation(config));
+  let lock: StoreLock | undefined;
+  if (storeFile) {
+    try {
+      lock = await lockSqliteStore(storeFile);
+    } catch (error) {
+      process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+      return error instanceof StoreInUseError ? 2 : 1;
+    }
+  }
+  try {
+    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs) : runConsole(config));
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number): Promise<number> {
+  limitHeapGrowth();
+  const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
+  const signal = nextSignal();
+  let adapter: WotdAdapter | undefined;
+  let daily: DailyPosts | undefined;
+  let cluster: Cluster | undefined;
+  let endpoint: MetricsEndpoint | null = null;
+  try {
+    endpoint = await openMetricsEndpoint(config, logger, { mode: 'discord' });
+    const metrics = endpoint?.metrics;
+    if (config.REDIS_URL) {
+      // A cluster member: the store, the service's budget, the daily posts and Discord's global limit are shared.
+      cluster = await openCluster({
+        redisUrl: config.REDIS_URL,
+        keyPrefix: config.REDIS_KEY_PREFIX,
+        rateLimit: config.WOTD_RATE_LIMIT,
+        rateLimitScope: config.WOTD_RATE_LIMIT_SCOPE,
+        postsPerSecond: postsPerSecondFor(config.DISCORD_GLOBAL_RATE_LIMIT),
+        logger,
+      });
+      logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
+      metrics?.watchStoreChecks(cluster.storeChecks());
+    }
+    adapter = await openWotdAdapter(config, { ...upstreamLog(logger, metrics), ...(cluster ? { budget: cluster.budget } : {}) });
+    daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
+    metrics?.watchAdapter(adapter);
+    metrics?.watchStore(daily.store);
+    const services = botServices(config, adapter, daily, logger);
+    logger.info({ apiUrl: withoutPassword(config.WOTD_API_URL ?? DEFAULT_API_URL) }, 'Word-of-the-Day service');
+    const { startDiscordBot } = await import('./discord/bot.ts');
+    // A signal during the login (a back-off included) gives it up at once; a clean stop, exit 0.
+    const giveUp = new AbortController();
+    void signal.promise.then(() => giveUp.abort());
+    const starting = startDiscordBot({
+      config,
+      commands,
+      services,
+      logger,
+      shards,
+      loginBackoffBaseMs,
+      abort: giveUp.signal,
+      ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}),
+    });
+    const bot = await Promise.race([starting, signal.promise.then(() => null)]);
+    if (!bot) {
+      // The login may still settle: a session that came up after all is closed, and its giving up is expected.
+      await starting.then(
+        (late) => late.stop(),
+        (error: unknown) => {
+          if (!(error instanceof LoginAbortedError)) logger.warn({ err: error }, 'the login ended after the stop signal');
+        },
+      );
+      logger.info('stopped before connecting to Discord');
+      return 0;
+    }
+    if (metrics) {
+      const { discordMetricsView } = await import('./discord/metrics-view.ts');
+      metrics.watchDiscord(discordMetricsView(bot.client));
+    }
+    const { startDiscordDailyPosts } = await import('./discord/discord-daily-posts.ts');
+    startDiscordDailyPosts(bot.client, daily, {
+      lookup: adapter,
+      siteUrl: config.WOTD_SITE_URL,
+      logger,
+      postsPerSecond: postsPerSecondFor(config.DISCORD_GLOBAL_RATE_LIMIT),
+      ...(cluster ? { cluster } : {}),
+    });
+    const received = await signal.promise;
+    logger.info({ signal: received }, 'shutting down');
+    // Posting stops first; the store closes (in finally) only after bot.stop() has let running commands finish.
+    await daily.stopPosting();
+    await bot.stop();
+    return 0;
+  } catch (error) {
+    logger.error({ err: error }, 'the Discord bot stopped');
+    process.stderr.write(`wotd-bot start: could not run the Discord bot: ${oneLine(error)}\n`);
+    return 1;
+  } finally {
+    signal.dispose();
+    await endpoint?.close();
+    await daily?.close();
+    await adapter?.close();
+    await cluster?.close();
+    logger.flush();
+  }
+}
+
+/** Passwords in URL settings, in every form a library might print them: the logger hides each wherever it appears. */
+function settingSecrets(config: Config): string[] {
+  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL].flatMap(urlSecrets);
+}
+
+/** What the commands are handed, the same on Discord and at the console. */
+function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, logger: Logger): BotServices {
+  return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions, privacy: daily.privacy };
+}
+
+function dailyPostSettings(config: Config, logger: Logger, metrics?: BotMetrics) {
+  return {
+    store: storeLocation(config),
+    limit: config.SUBSCRIPTION_LIMIT,
+    concurrency: config.DELIVERY_CONCURRENCY,
+    retentionDays: config.DELIVERY_RETENTION_DAYS,
+    logger,
+    ...(metrics ? { observer: metrics.scheduler } : {}),
+  };
+}
+
+/**
+ * Every upstream request at debug level (and counted, with metrics on); a contradicted variant and a failing cache
+ * store as warnings.
+ */
+function upstreamLog(logger: Logger, metrics?: BotMetrics) {
+  let lastStoreWarning = -Infinity;
+  return {
+    onRequest: (event: UpstreamEvent) => {
+      logger.debug({ upstream: event }, 'Word-of-the-Day request');
+      metrics?.upstreamRequest(event);
+    },
+    onWarning: (message: string) => logger.warn(message),
+    onStoreError: (error: unknown) => {
+      // Said at most once a minute (counted each time in wotd_bot_store_errors_total on Redis).
+      const now = performance.now();
+      if (now - lastStoreWarning < 60_000) return;
+      lastStoreWarning = now;
+      logger.warn({ err: error }, 'the cache store failed; lookups go on without it for a while');
+    },
+  };
+}
+
+async function runConsole(config: Config): Promise<number> {
+  // The console is for reading answers: logs stay out of the way unless asked for.
+  const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
+  const logger = createLogger({ level, secrets: settingSecrets(config) });
+  const signal = nextSignal();
+  let service: RunningService | undefined;
+  let adapter: WotdAdapter | undefined;
+  let daily: DailyPosts | undefined;
+  let endpoint: MetricsEndpoint | null = null;
+  try {
+    endpoint = await openMetricsEndpoint(config, logger, { mode: 'console' });
+    const metrics = endpoint?.metrics;
+    let source: ConsoleSource;
+    let baseUrl: string;
+    if (config.WOTD_API_URL) {
+      baseUrl = config.WOTD_API_URL;
+      source = { kind: 'remote', url: baseUrl };
+    } else {
+      try {
+        service = await startWotdService({ dbPath: config.WOTD_SERVICE_DB, variant: 'A', host: '127.0.0.1', port: 0 });
+      } catch (error) {
+        process.stderr.write(`wotd-bot start: ${oneLine(error)} (set WOTD_SERVICE_DB to the word list's SQLite file)\n`);
+        return 2;
+      }
+      baseUrl = service.url;
+      source = { kind: 'embedded', dbPath: config.WOTD_SERVICE_DB };
+    }
+    adapter = await openWotdAdapter(config, {
+      baseUrl,
+      ...(service ? { variant: 'A' as const } : {}),
+      ...upstreamLog(logger, metrics),
+    });
+    const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+    const color = terminal && !process.env.NO_COLOR;
+    daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
+    metrics?.watchAdapter(adapter);
+    metrics?.watchStore(daily.store);
+    // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time.
+    daily.start({
+      poster: createConsolePoster({ write: (text) => process.stdout.write(text), color }),
+      lookup: adapter,
+      render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: config.WOTD_SITE_URL }),
+    });
+    const session = new ConsoleSession({
+      commands,
+      services: botServices(config, adapter, daily, logger),
+      write: (text) => process.stdout.write(text),
+      color,
+      showThinking: terminal,
+    });
+    await runConsoleLoop({
+      session,
+      input: process.stdin,
+      output: process.stdout,
+      banner: consoleBanner(source),
+      terminal,
+      stop: signal.promise.then(() => undefined),
+    });
+    return 0;
+  } catch (error) {
+    logger.error({ err: error }, 'the console stopped');
+    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+    return 1;
+  } finally {
+    signal.dispose();
+    await endpoint?.close();
+    await daily?.close();
+    await adapter?.close();
+    await service?.close();
+    logger.flush();
+  }
+}

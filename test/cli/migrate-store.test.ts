@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runMigrateStore } from '../../src/cli/migrate-store.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import type { DeliveryRecord } from '../../src/schedule/subscription.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { makeSubscription } from '../schedule/helpers.ts';
+import { describeRedis, keysUnder, redisClient, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+
+const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wotd-migrate-'));
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** runMigrateStore in this process, with what it writes to stdout and stderr. */
+async function migrateHere(...args: string[]): Promise<Run> {
+  const run: Run = { code: null, stdout: '', stderr: '' };
+  const capture = (stream: 'stdout' | 'stderr') =>
+    vi.spyOn(process[stream], 'write').mockImplementation((chunk: string | Uint8Array) => {
+      run[stream] += String(chunk);
+      return true;
+    });
+  const spies = [capture('stdout'), capture('stderr')];
+  try {
+    run.code = await runMigrateStore(args);
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  return run;
+}
+
+/** `wotd-bot migrate-store …` as a user runs it, in the temp dir (no .env). */
+function migrateCli(env: Record<string, string>, ...args: string[]): Promise<Run> {
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|REDIS_|STORE_URL)/.test(key)) childEnv[key] = value;
+  const child = spawn(process.execPath, [BIN, 'migrate-store', ...args], { cwd: dir, env: { ...childEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run: Run = { code: null, stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
+  return new Promise((done) => child.on('close', (code) => done({ ...run, code })));
+}
+
+describe('wotd-bot migrate-store: arguments', () => {
+  it.each([
+    [[], '--from is required'],
+    [['--from', 'sqlite://x.sqlite'], '--to is required'],
+    [['--from', 'sqlite://x.sqlite', '--to'], '--to needs a store URL'],
+    [['--from=sqlite://a.sqlite', '--to=redis://127.0.0.1', '--force'], 'unknown option "--force"'],
+    [['--from', 'postgres://db/wotd', '--to', 'redis://127.0.0.1'], '--from "postgres://db/wotd" is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT'],
+    [['--from', 'sqlite://a.sqlite', '--to', 'redis://:pw@'], '--to "redis://***@" is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT'],
+    [['--from', 'sqlite://a.sqlite', '--to', 'sqlite://./a.sqlite'], '--from and --to are the same store'],
+    [['--from', 'sqlite://missing.sqlite', '--to', 'redis://127.0.0.1:6379'], '--from sqlite://missing.sqlite: no such file'],
+  ])('%j: exit 2, "%s" and the usage', async (args, message) => {
+    const run = await migrateHere(...args);
+    expect(run.code).toBe(2);
+    expect(run.stderr.split('\n')[0]).toBe(`wotd-bot migrate-store: ${message}`);
+    expect(run.stderr).toContain('Usage: wotd-bot migrate-store --from URL --to URL');
+    expect(run.stdout).toBe('');
+  });
+
+  it('exits 1 with one line when a store cannot be opened', async () => {
+    const source = join(dir, 'store.sqlite');
+    writeFileSync(source, 'not a database, just text that is long enough to have a header page of its own'.repeat(10));
+    const notDb = await migrateHere('--from', `sqlite://${source}`, '--to', `sqlite://${join(dir, 'copy.sqlite')}`);
+    expect(notDb).toMatchObject({ code: 1, stdout: '' });
+    expect(notDb.stderr).toMatch(
+      /^wotd-bot migrate-store: --from: the store \S+store\.sqlite is damaged \(SQLITE_NOTADB: file is not a database\); it was left untouched\. [^\n]+\n$/,
+    );
+
+    const empty = await SubscriptionStore.open(`sqlite://${join(dir, 'empty.sqlite')}`);
+    await empty.close();
+    const unreachable = await migrateHere('--from', `sqlite://${join(dir, 'empty.sqlite')}`, '--to', 'redis://:secret@127.0.0.1:1');
+    expect(unreachable).toMatchObject({ code: 1, stdout: '' });
+    expect(unreachable.stderr).toMatch(/^wotd-bot migrate-store: --to: could not reach Redis at redis:\/\/\*\*\*@127\.0\.0\.1:1: connect ECONNREFUSED [^\n]*\n$/);
+  });
+});
+
+function delivery(channelId: string, day: string): DeliveryRecord {
+  return { channelId, day, state: 'sent', nonce: `${channelId}-${day}`.slice(0, 25), attempts: 1, messageId: `m-${channelId}-${day}`, updatedAt: `${day}T09:00:00.000Z` };
+}
+
+function days(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
+}
+
+/** Every key under the prefix with its value and TTL, to tell whether a second run changed anything. */
+async function snapshot(prefix: string): Promise<Array<[string, string | null, number]>> {
+  const redis = await redisClient();
+  const keys = await keysUnder(prefix);
+  return Promise.all(keys.map(async (key): Promise<[string, string | null, number]> => [key, await redis.get(key), await redis.pTTL(key)]));
+}
+
+describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
+  const redis = useRedisPrefix();
+
+  it('copies every subscription, delivery record and index entry; a second run changes nothing', async () => {
+    const sqliteUrl = `sqlite://${join(dir, 'store.sqlite')}`;
+    const source = await SubscriptionStore.open(sqliteUrl);
+    const channels: string[] = [];
+    for (let g = 0; g < 3; g += 1) {
+      for (let c = 0; c < 4; c += 1) {
+        const channelId = `g${g}c${c}`;
+        channels.push(channelId);
+        await source.upsert(`g${g}`, channelId, 5, () => makeSubscription({ guildId: `g${g}`, channelId }));
+      }
+    }
+    await source.update('g0c1', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: 'x', channelGone: true } }));
+    // 12 channels × 110 days: more than one page (500) of the scan, and many write batches (100).
+    for (const day of days(110)) for (const channelId of channels) await source.putDelivery(delivery(channelId, day));
+    await source.close();
+    const raw = await openStore<unknown>(sqliteUrl, 'subscriptions');
+    await raw.set('sub:broken', { guildId: 'g9' });
+    await raw.disconnect();
+    const cache = await openStore<unknown>(sqliteUrl, 'wotd-cache');
+    await cache.set('e:2025-01-01', { word: 'cached' });
+    await cache.disconnect();
+
+    // The target already has a subscription of its own, in a server the source also has.
+    const target = await SubscriptionStore.open(redis.location);
+    await target.upsert('g1', 'redis-only', 5, () => makeSubscription({ guildId: 'g1', channelId: 'redis-only' }));
+    await target.close();
+
+    const env = { REDIS_KEY_PREFIX: redis.prefix };
+    const first = await migrateCli(env, '--from', sqliteUrl, '--to', redisTestUrl ?? '');
+    expect(first.stdout).toBe('migrated subscriptions=13 deliveries=1320\n');
+    expect(first.stderr).toBe('wotd-bot migrate-store: warning: subscription sub:broken is damaged; copied as it is\n');
+    expect(first.code).toBe(0);
+    const afterFirst = await snapshot(redis.prefix);
+
+    const second = await migrateCli(env, '--from', sqliteUrl, '--to', redisTestUrl ?? '');
+    expect(second).toEqual(first);
+    expect(await snapshot(redis.prefix)).toEqual(afterFirst);
+
+    const migrated = await SubscriptionStore.open(redis.location);
+    try {
+      const ids = (list: Array<{ channelId: string }>) => list.map((s) => s.channelId).sort();
+      expect(ids(await migrated.listAll())).toEqual([...channels, 'redis-only'].sort());
+      expect(ids(await migrated.listGuild('g1'))).toEqual(['g1c0', 'g1c1', 'g1c2', 'g1c3', 'redis-only']);
+      expect((await migrated.get('g0c1'))?.status).toMatchObject({ state: 'disabled', channelGone: true });
+      for (const day of ['2025-01-01', '2025-04-20']) {
+        expect(await migrated.getDeliveries(channels, day)).toEqual(channels.map((channelId) => delivery(channelId, day)));
+      }
+      // The server lists and the index name every channel exactly once.
+      const lists = afterFirst
+        .filter(([key]) => /::(guild|index):/.test(key))
+        .map(([key, value]) => [key.split('::')[1] ?? '', (JSON.parse(value ?? '{}') as { value: string[] }).value] as const);
+      const entries = (kind: string) => lists.filter(([name]) => name.startsWith(kind)).flatMap(([, ids]) => ids).sort();
+      expect(lists.filter(([name]) => name.startsWith('guild:')).map(([name]) => name).sort()).toEqual(['guild:g0', 'guild:g1', 'guild:g2']);
+      expect(entries('guild:')).toEqual([...channels, 'redis-only'].sort());
+      expect(entries('index:')).toEqual([...channels, 'redis-only'].sort());
+      expect(afterFirst.map(([key]) => key)).toContain(`${redis.prefix}subscriptions::sub:broken`);
+      expect(afterFirst.some(([key]) => key.includes('wotd-cache'))).toBe(false);
+    } finally {
+      await migrated.close();
+    }
+
+    // And back from Redis into a new SQLite file: the same subscriptions, listed the same way.
+    vi.stubEnv('REDIS_KEY_PREFIX', redis.prefix);
+    const backUrl = `sqlite://${join(dir, 'back', 'store.sqlite')}`;
+    const back = await migrateHere('--from', redisTestUrl ?? '', '--to', backUrl);
+    expect(back).toMatchObject({ code: 0, stdout: 'migrated subscriptions=14 deliveries=1320\n' });
+    const copy = await SubscriptionStore.open(backUrl);
+    try {
+      expect((await copy.listAll()).map((s) => s.channelId).sort()).toEqual([...channels, 'redis-only'].sort());
+      expect(await copy.getDeliveries(channels, '2025-02-02')).toEqual(channels.map((channelId) => delivery(channelId, '2025-02-02')));
+    } finally {
+      await copy.close();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/settings.ts';
+
+describe('loadConfig', () => {
+  it('fills in defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.WOTD_API_URL).toBeUndefined();
+    expect(config.WOTD_API_VARIANT).toBe('auto');
+    expect(config.WOTD_RATE_LIMIT).toBe(10);
+    expect(config.STORE_URL).toBe('sqlite://data/store.sqlite');
+    expect(config.DISCORD_TOKEN).toBeUndefined();
+  });
+
+  it('treats empty values as unset and trims trailing slashes from URLs', () => {
+    const config = loadConfig({ WOTD_API_URL: 'http://127.0.0.1:8080/', DISCORD_TOKEN: '  ' });
+    expect(config.WOTD_API_URL).toBe('http://127.0.0.1:8080');
+    expect(config.DISCORD_TOKEN).toBeUndefined();
+  });
+
+  it('names the variable, the value and what is expected in one line', () => {
+    expect(() => loadConfig({ WOTD_API_VARIANT: 'C' })).toThrow(
+      new ConfigError('Invalid WOTD_API_VARIANT="C": expected A, B or auto'),
+    );
+    expect(() => loadConfig({ WOTD_RATE_LIMIT: '0' })).toThrow(/^Invalid WOTD_RATE_LIMIT="0": expected a whole number/);
+    expect(() => loadConfig({ WOTD_API_URL: 'ftp://x' })).toThrow(/^Invalid WOTD_API_URL="ftp:\/\/x": expected an http\(s\) URL/);
+  });
+
+  it('takes a redis:// or rediss:// REDIS_URL, and says what it expected otherwise', () => {
+    expect(loadConfig({}).REDIS_URL).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: ' redis://127.0.0.1:6379 ' }).REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(loadConfig({ REDIS_URL: 'rediss://user:pw@cache.example:6380/2' }).REDIS_URL).toBe('rediss://user:pw@cache.example:6380/2');
+    expect(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' })).toThrow(
+      new ConfigError('Invalid REDIS_URL="http://127.0.0.1:6379": expected a redis:// or rediss:// URL such as redis://127.0.0.1:6379'),
+    );
+    expect(() => loadConfig({ REDIS_URL: '127.0.0.1:6379' })).toThrow(/^Invalid REDIS_URL="127\.0\.0\.1:6379": expected a redis:\/\//);
+    expect(() => loadConfig({ REDIS_URL: 'redis://' })).toThrow(/^Invalid REDIS_URL="redis:\/\/"/);
+  });
+
+  it('hides the whole userinfo (user name and password) of a bad URL', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis-tls://admin:s3cret@cache.example' })).toThrow(
+      /^Invalid REDIS_URL="redis-tls:\/\/\*\*\*@cache\.example": /,
+    );
+    expect(() => loadConfig({ REDIS_URL: 'redis://admin:p@ss w:rd%@127.0.0.1:99999' })).toThrow(
+      /^Invalid REDIS_URL="redis:\/\/\*\*\*@127\.0\.0\.1:99999": /,
+    );
+  });
+
+  it('takes a REDIS_KEY_PREFIX of safe characters, default wotd-bot:', () => {
+    expect(loadConfig({}).REDIS_KEY_PREFIX).toBe('wotd-bot:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'staging:wotd:' }).REDIS_KEY_PREFIX).toBe('staging:wotd:');
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: 'wotd*' })).toThrow(/^Invalid REDIS_KEY_PREFIX="wotd\*": expected letters, digits/);
+  });
+
+  it('reads the shard settings and the rate-limit scope, refusing what they cannot be', () => {
+    expect(loadConfig({ DISCORD_SHARD_COUNT: '8', DISCORD_SHARD_IDS: '0-3' })).toMatchObject({ DISCORD_SHARD_COUNT: '8', DISCORD_SHARD_IDS: '0-3' });
+    expect(loadConfig({}).WOTD_RATE_LIMIT_SCOPE).toBe('service');
+    expect(() => loadConfig({ DISCORD_SHARD_COUNT: 'many' })).toThrow(/^Invalid DISCORD_SHARD_COUNT="many": expected auto or a whole number/);
+    expect(() => loadConfig({ DISCORD_SHARD_IDS: 'first' })).toThrow(/^Invalid DISCORD_SHARD_IDS="first": expected shard ids such as 0-3/);
+    expect(() => loadConfig({ WOTD_RATE_LIMIT_SCOPE: 'ip' })).toThrow(/^Invalid WOTD_RATE_LIMIT_SCOPE="ip": expected service/);
+  });
+
+  it('keeps delivery records 35 days by default, and never fewer than the scheduler reads', () => {
+    expect(loadConfig({}).DELIVERY_RETENTION_DAYS).toBe(35);
+    expect(loadConfig({ DELIVERY_RETENTION_DAYS: ' 90 ' }).DELIVERY_RETENTION_DAYS).toBe(90);
+    expect(() => loadConfig({ DELIVERY_RETENTION_DAYS: '2' })).toThrow(
+      new ConfigError('Invalid DELIVERY_RETENTION_DAYS="2": expected a whole number of days, at least 3 (posts are checked against the last days\' records)'),
+    );
+    expect(() => loadConfig({ DELIVERY_RETENTION_DAYS: 'a month' })).toThrow(/^Invalid DELIVERY_RETENTION_DAYS="a month": expected a whole number of days, at least 3$/);
+  });
+
+  it('reads DISCORD_GLOBAL_RATE_LIMIT, default 50 a second, refusing what is not a positive whole number', () => {
+    expect(loadConfig({}).DISCORD_GLOBAL_RATE_LIMIT).toBe(50);
+    expect(loadConfig({ DISCORD_GLOBAL_RATE_LIMIT: ' 500 ' }).DISCORD_GLOBAL_RATE_LIMIT).toBe(500);
+    expect(() => loadConfig({ DISCORD_GLOBAL_RATE_LIMIT: '0' })).toThrow(/^Invalid DISCORD_GLOBAL_RATE_LIMIT="0": expected a whole number of requests per second/);
+    expect(() => loadConfig({ DISCORD_GLOBAL_RATE_LIMIT: '50/s' })).toThrow(/^Invalid DISCORD_GLOBAL_RATE_LIMIT="50\/s"/);
+  });
+
+  it('never shows the Discord token in an error', () => {
+    expect(() => loadConfig({ DISCORD_TOKEN: 'secret', DISCORD_APPLICATION_ID: 'abc' })).toThrow(/DISCORD_APPLICATION_ID/);
+  });
+});
