@@ -112,7 +112,15 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
     logger.info({ apiUrl: config.WOTD_API_URL ?? DEFAULT_API_URL }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
     const bot = await Promise.race([
-      startDiscordBot({ config, commands, services, logger, shards, ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}) }),
+      startDiscordBot({
+        config,
+        commands,
+        services,
+        logger,
+        shards,
+        ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}),
+        ...(cluster ? { waitForGlobalTurn: cluster.waitForGlobalTurn } : {}),
+      }),
       signal.promise.then(() => null),
     ]);
     if (!bot) return 0;

@@ -9,15 +9,18 @@ import { RedisUpstreamBudget } from './upstream-budget.ts';
 
 /**
  * What makes processes sharing one Redis behave as one bot: the service's request budget, claims on each
- * (channel, day) post, and one pace for all daily posts under Discord's global limit. The store itself (cache,
+ * (channel, day) post, and one pace for every request under Discord's global limit. The store itself (cache,
  * subscriptions, delivery records) is on the same Redis through Keyv; see src/store.ts.
  */
 export interface Cluster {
   redis: Redis;
   budget: UpstreamBudget;
   claims: DeliveryClaims;
-  /** Waits for a daily post's turn under Discord's global limit, counted for the whole cluster. */
-  waitForPostTurn: () => Promise<void>;
+  /**
+   * Waits for a request's turn under Discord's global limit, counted for the whole cluster; every Discord request
+   * of the process that counts toward the limit takes one (src/discord/client.ts), the daily posts' among them.
+   */
+  waitForGlobalTurn: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,7 +30,7 @@ export interface ClusterSettings {
   /** The service's requests per minute for the whole cluster (WOTD_RATE_LIMIT). */
   rateLimit: number;
   rateLimitScope: 'service' | 'endpoint';
-  /** Daily posts started per second across the cluster. */
+  /** Discord requests per second across the cluster (a little under Discord's global limit). */
   postsPerSecond?: number;
   logger: Logger;
 }
@@ -51,9 +54,10 @@ export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
     redis,
     budget,
     claims: new RedisDeliveryClaims(redis, settings.keyPrefix),
-    waitForPostTurn: createClusterPacer({
+    waitForGlobalTurn: createClusterPacer({
       redis,
       prefix: settings.keyPrefix,
+      logger,
       ...(settings.postsPerSecond ? { perSecond: settings.postsPerSecond } : {}),
     }),
     async close() {

@@ -18,6 +18,8 @@ export interface StartDiscordBotOptions {
   shards?: ShardPlan;
   /** Told when each interaction is done (see RouterOptions.onInteractionDone). */
   onInteractionDone?: InteractionObserver;
+  /** Cluster mode: a turn under Discord's global limit, shared by every process, before each request that counts. */
+  waitForGlobalTurn?: () => Promise<void>;
 }
 
 export interface DiscordBot {
@@ -43,6 +45,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
     apiUrl: config.DISCORD_API_URL,
     ...(options.shards ? { shards: options.shards } : {}),
     ...(config.DISCORD_GLOBAL_RATE_LIMIT ? { globalRequestsPerSecond: config.DISCORD_GLOBAL_RATE_LIMIT } : {}),
+    ...(options.waitForGlobalTurn ? { waitForGlobalTurn: options.waitForGlobalTurn } : {}),
   });
   const route = createInteractionRouter({
     commands: options.commands,

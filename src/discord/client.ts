@@ -1,4 +1,4 @@
-import { Client, GatewayIntentBits, Options } from 'discord.js';
+import { Client, DefaultRestOptions, GatewayIntentBits, Options, type RESTOptions } from 'discord.js';
 import { shardClientOptions, type ShardPlan } from './shards.ts';
 
 /** Users and members kept from interactions: enough for the ones in progress; older ones are dropped first. */
@@ -20,6 +20,12 @@ export interface DiscordClientOptions {
   shards?: ShardPlan;
   /** Discord's global limit for this bot (DISCORD_GLOBAL_RATE_LIMIT), which discord.js's REST queue keeps to (default 50). */
   globalRequestsPerSecond?: number;
+  /**
+   * Waits for a turn under Discord's global limit before each request that counts toward it (cluster mode: one pace
+   * for every process; see src/cluster/discord-pacer.ts). Taken just before the request is sent, so the time the
+   * request spends in discord.js's queues (and its retries after a 429) is not spent holding a turn.
+   */
+  waitForGlobalTurn?: () => Promise<void>;
 }
 
 const HANDLER_SWEEP_INTERVAL_MS = 30_000;
@@ -40,6 +46,7 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       // fan-out to 100,000 channels that is 100,000 queues held for an hour (bench:fanout's peak RSS). Idle ones go
       // after 30 s instead; a channel's next post simply starts a new one.
       handlerSweepInterval: HANDLER_SWEEP_INTERVAL_MS,
+      ...(options.waitForGlobalTurn ? { makeRequest: gatedMakeRequest(options.waitForGlobalTurn) } : {}),
     },
     allowedMentions: { parse: [] },
     // The bot reads no messages, so there is nothing worth caching beyond what interactions carry. Every interaction
@@ -54,6 +61,25 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       ...CHANNELS_NOT_CACHED,
     }),
   });
+}
+
+/**
+ * Interaction endpoints (the interaction callback, and the interaction webhook's original response and follow-ups)
+ * "are not bound to the bot's Global Rate Limit" (https://discord.com/developers/docs/topics/rate-limits#global-rate-limit);
+ * every other request is. The bot calls no webhooks other than its interactions'.
+ */
+export function countsTowardGlobalLimit(url: string): boolean {
+  const path = new URL(url).pathname;
+  return !/\/(interactions|webhooks)\//.test(path);
+}
+
+/** discord.js's request function, with a turn under the global limit taken before every request that counts. */
+export function gatedMakeRequest(waitForGlobalTurn: () => Promise<void>): RESTOptions['makeRequest'] {
+  const send = DefaultRestOptions.makeRequest;
+  return async (url, init) => {
+    if (countsTowardGlobalLimit(url)) await waitForGlobalTurn();
+    return send(url, init);
+  };
 }
 
 /**
