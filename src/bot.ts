@@ -119,7 +119,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan): Pro
         logger,
         shards,
         ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}),
-        ...(cluster ? { waitForGlobalTurn: cluster.waitForGlobalTurn } : {}),
+        ...(cluster ? { takeGlobalTurn: cluster.takeGlobalTurn } : {}),
       }),
       signal.promise.then(() => null),
     ]);

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { DeliveryClaims } from '../schedule/delivery-claims.ts';
 import type { UpstreamBudget } from '../wotd/upstream-budget.ts';
 import { RedisDeliveryClaims } from './delivery-claims.ts';
-import { createClusterPacer } from './discord-pacer.ts';
+import { createClusterPacer, type TakeGlobalTurn } from './discord-pacer.ts';
 import { openRedisConnection } from '../redis.ts';
 import { RedisUpstreamBudget } from './upstream-budget.ts';
 
@@ -18,9 +18,9 @@ export interface Cluster {
   claims: DeliveryClaims;
   /**
    * Waits for a request's turn under Discord's global limit, counted for the whole cluster; every Discord request
-   * of the process that counts toward the limit takes one (src/discord/client.ts), the daily posts' among them.
+   * of the process that counts toward the limit takes one and hands it back when answered (src/discord/client.ts).
    */
-  waitForGlobalTurn: () => Promise<void>;
+  takeGlobalTurn: TakeGlobalTurn;
   close(): Promise<void>;
 }
 
@@ -54,7 +54,7 @@ export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
     redis,
     budget,
     claims: new RedisDeliveryClaims(redis, settings.keyPrefix),
-    waitForGlobalTurn: createClusterPacer({
+    takeGlobalTurn: createClusterPacer({
       redis,
       prefix: settings.keyPrefix,
       logger,

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { InteractionObserver } from '../interaction-outcome.ts';
 import type { BotServices, SlashCommand } from '../interactions.ts';
 import type { Logger } from '../logger.ts';
+import type { TakeGlobalTurn } from '../cluster/discord-pacer.ts';
 import { createDiscordClient } from './client.ts';
 import { inviteUrl, userInstallUrl } from './invite.ts';
 import { createInteractionRouter } from './router.ts';
@@ -19,7 +20,7 @@ export interface StartDiscordBotOptions {
   /** Told when each interaction is done (see RouterOptions.onInteractionDone). */
   onInteractionDone?: InteractionObserver;
   /** Cluster mode: a turn under Discord's global limit, shared by every process, before each request that counts. */
-  waitForGlobalTurn?: () => Promise<void>;
+  takeGlobalTurn?: TakeGlobalTurn;
 }
 
 export interface DiscordBot {
@@ -45,7 +46,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
     apiUrl: config.DISCORD_API_URL,
     ...(options.shards ? { shards: options.shards } : {}),
     ...(config.DISCORD_GLOBAL_RATE_LIMIT ? { globalRequestsPerSecond: config.DISCORD_GLOBAL_RATE_LIMIT } : {}),
-    ...(options.waitForGlobalTurn ? { waitForGlobalTurn: options.waitForGlobalTurn } : {}),
+    ...(options.takeGlobalTurn ? { takeGlobalTurn: options.takeGlobalTurn } : {}),
   });
   const route = createInteractionRouter({
     commands: options.commands,

@@ -1,4 +1,5 @@
 import { Client, DefaultRestOptions, GatewayIntentBits, Options, type RESTOptions } from 'discord.js';
+import type { TakeGlobalTurn } from '../cluster/discord-pacer.ts';
 import { shardClientOptions, type ShardPlan } from './shards.ts';
 
 /** Users and members kept from interactions: enough for the ones in progress; older ones are dropped first. */
@@ -21,11 +22,12 @@ export interface DiscordClientOptions {
   /** Discord's global limit for this bot (DISCORD_GLOBAL_RATE_LIMIT), which discord.js's REST queue keeps to (default 50). */
   globalRequestsPerSecond?: number;
   /**
-   * Waits for a turn under Discord's global limit before each request that counts toward it (cluster mode: one pace
-   * for every process; see src/cluster/discord-pacer.ts). Taken just before the request is sent, so the time the
-   * request spends in discord.js's queues (and its retries after a 429) is not spent holding a turn.
+   * Takes a turn under Discord's global limit before each request that counts toward it, and hands it back once the
+   * answer is in (cluster mode: one pace for every process; see src/cluster/discord-pacer.ts). Taken just before the
+   * request is sent, so the time it spends in discord.js's queues is not spent holding a turn, and every retry
+   * after a 429 takes a new one.
    */
-  waitForGlobalTurn?: () => Promise<void>;
+  takeGlobalTurn?: TakeGlobalTurn;
 }
 
 const HANDLER_SWEEP_INTERVAL_MS = 30_000;
@@ -46,7 +48,7 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       // fan-out to 100,000 channels that is 100,000 queues held for an hour (bench:fanout's peak RSS). Idle ones go
       // after 30 s instead; a channel's next post simply starts a new one.
       handlerSweepInterval: HANDLER_SWEEP_INTERVAL_MS,
-      ...(options.waitForGlobalTurn ? { makeRequest: gatedMakeRequest(options.waitForGlobalTurn) } : {}),
+      ...(options.takeGlobalTurn ? { makeRequest: gatedMakeRequest(options.takeGlobalTurn) } : {}),
     },
     allowedMentions: { parse: [] },
     // The bot reads no messages, so there is nothing worth caching beyond what interactions carry. Every interaction
@@ -73,12 +75,20 @@ export function countsTowardGlobalLimit(url: string): boolean {
   return !/\/(interactions|webhooks)\//.test(path);
 }
 
-/** discord.js's request function, with a turn under the global limit taken before every request that counts. */
-export function gatedMakeRequest(waitForGlobalTurn: () => Promise<void>): RESTOptions['makeRequest'] {
+/**
+ * discord.js's request function, with a turn under the global limit for every request that counts: taken before it
+ * is sent, handed back when its answer (or its failure) is in.
+ */
+export function gatedMakeRequest(takeGlobalTurn: TakeGlobalTurn): RESTOptions['makeRequest'] {
   const send = DefaultRestOptions.makeRequest;
   return async (url, init) => {
-    if (countsTowardGlobalLimit(url)) await waitForGlobalTurn();
-    return send(url, init);
+    if (!countsTowardGlobalLimit(url)) return send(url, init);
+    const turn = await takeGlobalTurn();
+    try {
+      return await send(url, init);
+    } finally {
+      turn.done();
+    }
   };
 }
 

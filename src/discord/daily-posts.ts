@@ -19,7 +19,7 @@ export function startDiscordDailyPosts(
     logger: Logger;
     /**
      * Cluster mode: claims on each post. The pace under Discord's global limit is the client's own then (every request
-     * takes a turn shared by the cluster; see startDiscordBot's waitForGlobalTurn), so the poster adds none.
+     * takes a turn shared by the cluster; see startDiscordBot's takeGlobalTurn), so the poster adds none.
      */
     cluster?: Pick<Cluster, 'claims'>;
     /** The clock of removals and erasures (tests); the scheduler has its own from openDailyPosts. */
