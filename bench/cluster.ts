@@ -146,6 +146,30 @@ function upstreamFigures(): { maxPerMinute: number; refused: number; total: numb
   return { maxPerMinute, refused: upstream.log.filter((entry) => entry.status === 429).length, total: times.length };
 }
 
+/**
+ * Where the global 429s came from: for each second that had one (counted from the processes' start) and the second
+ * before it, the requests that arrived, by route, and how many of each were refused; without any, the busiest second.
+ */
+function explainBusySeconds(startedAt: number): void {
+  const limited = new Set(discord.requests.filter((request) => request.limited === 'global').map((request) => Math.floor(request.at / 1000)));
+  const busiest = discord.stats().perSecond.reduce((most, second) => (second.accepted > (most?.accepted ?? -1) ? second : most), discord.stats().perSecond[0]);
+  if (limited.size === 0 && busiest) limited.add(busiest.second);
+  const seconds = [...new Set([...limited].flatMap((second) => [second - 1, second]))].sort((x, y) => x - y).slice(0, 12);
+  for (const second of seconds) {
+    const routes = new Map<string, { accepted: number; refused: number }>();
+    for (const request of discord.requests) {
+      if (Math.floor(request.at / 1000) !== second) continue;
+      const key = request.route ?? `${request.method} ${request.path}`;
+      const counts = routes.get(key) ?? { accepted: 0, refused: 0 };
+      if (request.limited === 'global') counts.refused++;
+      else if (request.countedGlobally) counts.accepted++;
+      routes.set(key, counts);
+    }
+    const parts = [...routes].map(([route, counts]) => `${route} ${counts.accepted}${counts.refused > 0 ? ` (+${counts.refused} refused)` : ''}`);
+    log(`fan-out: requests in second ${(second - Math.floor(startedAt / 1000)).toString()}: ${parts.join(', ')}`);
+  }
+}
+
 try {
   // Guild ids one millisecond apart land on consecutive shards, so every process gets a quarter.
   const perGuild = Math.ceil(CHANNELS / GUILDS);
@@ -218,6 +242,7 @@ try {
   const postCounts = postingSeconds.map((second) => second.posts).sort((x, y) => x - y);
   log(`fan-out: posts per second while posting: min ${postCounts[0] ?? 0}, median ${postCounts[Math.floor(postCounts.length / 2)] ?? 0}, max ${postCounts.at(-1) ?? 0}`);
   log(`fan-out: busiest second accepted ${stats.maxAcceptedPerSecond} requests; global 429s ${stats.global429}, per-route 429s ${stats.bucket429}`);
+  explainBusySeconds(fanOutStarted);
 
   // 2. Lookups spread over every server, so over every process.
   const today = utcDateOf(new Date());

@@ -148,6 +148,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       loginBackoffBaseMs,
       abort: giveUp.signal,
       ...(metrics ? { onInteractionDone: metrics.interactionDone } : {}),
+      ...(cluster ? { takeGlobalTurn: cluster.takeGlobalTurn } : {}),
     });
     const bot = await Promise.race([starting, signal.promise.then(() => null)]);
     if (!bot) {

@@ -4,22 +4,25 @@ import type { DeliveryClaims } from '../schedule/delivery-claims.ts';
 import type { StoreCheck } from '../store/store-watch.ts';
 import type { UpstreamBudget } from '../wotd/upstream-budget.ts';
 import { RedisDeliveryClaims } from './redis-delivery-claims.ts';
-import { createClusterPacer } from './redis-discord-pacer.ts';
+import { createClusterPacer, type TakeGlobalTurn } from './redis-discord-pacer.ts';
 import { openRedisConnection } from '../store/redis-connection.ts';
 import { RedisUpstreamBudget } from './redis-upstream-budget.ts';
 
 /**
  * What makes processes sharing one Redis behave as one bot: the service's request budget, claims on each
- * (channel, day) post, and one pace for all daily posts under Discord's global limit. The store itself (cache,
+ * (channel, day) post, and one pace for every request under Discord's global limit. The store itself (cache,
  * subscriptions, delivery records) is on the same Redis through Keyv; see src/store/open-store.ts.
  */
 export interface Cluster {
   redis: Redis;
   budget: UpstreamBudget;
   claims: DeliveryClaims;
-  /** Waits for a daily post's turn under Discord's global limit, counted for the whole cluster. */
-  waitForPostTurn: () => Promise<void>;
-  /** The claims' health and failures, for /healthz and the metrics. */
+  /**
+   * Waits for a request's turn under Discord's global limit, counted for the whole cluster; every Discord request
+   * of the process that counts toward the limit takes one and hands it back when answered (src/discord/client.ts).
+   */
+  takeGlobalTurn: TakeGlobalTurn;
+  /** The claims' and the budget's health and failures, for /healthz and the metrics. */
   storeChecks(): StoreCheck[];
   close(): Promise<void>;
 }
@@ -30,7 +33,7 @@ export interface ClusterSettings {
   /** The service's requests per minute for the whole cluster (WOTD_RATE_LIMIT). */
   rateLimit: number;
   rateLimitScope: 'service' | 'endpoint';
-  /** Daily posts started per second across the cluster. */
+  /** Discord requests per second across the cluster (a little under Discord's global limit). */
   postsPerSecond?: number;
   logger: Logger;
 }
@@ -56,9 +59,10 @@ export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
     budget,
     claims,
     storeChecks: () => [claims.watch, budget.watch],
-    waitForPostTurn: createClusterPacer({
+    takeGlobalTurn: createClusterPacer({
       redis,
       prefix: settings.keyPrefix,
+      logger,
       ...(settings.postsPerSecond ? { perSecond: settings.postsPerSecond } : {}),
     }),
     async close() {

@@ -3,6 +3,7 @@ import { withoutPassword, type Config } from '../config/settings.ts';
 import type { InteractionObserver } from '../replies/interaction-outcome.ts';
 import type { BotServices, SlashCommand } from '../replies/interactions.ts';
 import type { Logger } from '../config/logger.ts';
+import type { TakeGlobalTurn } from '../cluster/redis-discord-pacer.ts';
 import { createDiscordClient } from './client.ts';
 import { inviteUrl, userInstallUrl } from './invite.ts';
 import { createInteractionRouter } from './router.ts';
@@ -26,6 +27,8 @@ export interface StartDiscordBotOptions {
   abort?: AbortSignal;
   /** The longest one rate limit from Discord may hold a route or the bot, in seconds (default 60). */
   maxRateLimitWaitS?: number;
+  /** Cluster mode: a turn under Discord's global limit, shared by every process, before each request that counts. */
+  takeGlobalTurn?: TakeGlobalTurn;
 }
 
 export interface DiscordBot {
@@ -107,6 +110,7 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
       ...(options.shards ? { shards: options.shards } : {}),
       ...(config.DISCORD_GLOBAL_RATE_LIMIT ? { globalRequestsPerSecond: config.DISCORD_GLOBAL_RATE_LIMIT } : {}),
       ...(options.maxRateLimitWaitS !== undefined ? { maxRateLimitWaitS: options.maxRateLimitWaitS } : {}),
+      ...(options.takeGlobalTurn ? { takeGlobalTurn: options.takeGlobalTurn } : {}),
     });
     client.on(Events.InteractionCreate, (interaction) => {
       const handled = route(interaction).finally(() => inFlight.delete(handled));

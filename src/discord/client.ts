@@ -1,4 +1,5 @@
-import { Client, GatewayIntentBits, Options } from 'discord.js';
+import { Client, DefaultRestOptions, GatewayIntentBits, Options, type RESTOptions } from 'discord.js';
+import type { TakeGlobalTurn } from '../cluster/redis-discord-pacer.ts';
 import { MAX_RATE_LIMIT_WAIT_S, withSaneRateLimits } from './rate-limit-headers.ts';
 import { shardClientOptions, type ShardPlan } from './shards.ts';
 
@@ -23,6 +24,13 @@ export interface DiscordClientOptions {
   globalRequestsPerSecond?: number;
   /** The longest one rate limit from Discord may hold a route or the bot, in seconds (default 60; tests lower it). */
   maxRateLimitWaitS?: number;
+  /**
+   * Takes a turn under Discord's global limit before each request that counts toward it, and hands it back once the
+   * answer is in (cluster mode: one pace for every process; see src/cluster/redis-discord-pacer.ts). Taken just before the
+   * request is sent, so the time it spends in discord.js's queues is not spent holding a turn, and every retry
+   * after a 429 takes a new one.
+   */
+  takeGlobalTurn?: TakeGlobalTurn;
 }
 
 const HANDLER_SWEEP_INTERVAL_MS = 30_000;
@@ -44,7 +52,10 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       // after 30 s instead; a channel's next post simply starts a new one.
       handlerSweepInterval: HANDLER_SWEEP_INTERVAL_MS,
       // Discord's rate-limit numbers become discord.js's timers: checked and bounded first (rate-limit-headers.ts).
-      makeRequest: withSaneRateLimits(undefined, options.maxRateLimitWaitS ?? MAX_RATE_LIMIT_WAIT_S),
+      makeRequest: withSaneRateLimits(
+        options.takeGlobalTurn ? gatedMakeRequest(options.takeGlobalTurn) : undefined,
+        options.maxRateLimitWaitS ?? MAX_RATE_LIMIT_WAIT_S,
+      ),
     },
     allowedMentions: { parse: [] },
     // The bot reads no messages, so there is nothing worth caching beyond what interactions carry. Every interaction
@@ -59,6 +70,33 @@ export function createDiscordClient(options: DiscordClientOptions): Client {
       ...CHANNELS_NOT_CACHED,
     }),
   });
+}
+
+/**
+ * Interaction endpoints (the interaction callback, and the interaction webhook's original response and follow-ups)
+ * "are not bound to the bot's Global Rate Limit" (https://discord.com/developers/docs/topics/rate-limits#global-rate-limit);
+ * every other request is. The bot calls no webhooks other than its interactions'.
+ */
+export function countsTowardGlobalLimit(url: string): boolean {
+  const path = new URL(url).pathname;
+  return !/\/(interactions|webhooks)\//.test(path);
+}
+
+/**
+ * discord.js's request function, with a turn under the global limit for every request that counts: taken before it
+ * is sent, handed back when its answer (or its failure) is in.
+ */
+export function gatedMakeRequest(takeGlobalTurn: TakeGlobalTurn): RESTOptions['makeRequest'] {
+  const send = DefaultRestOptions.makeRequest;
+  return async (url, init) => {
+    if (!countsTowardGlobalLimit(url)) return send(url, init);
+    const turn = await takeGlobalTurn();
+    try {
+      return await send(url, init);
+    } finally {
+      turn.done();
+    }
+  };
 }
 
 /**

@@ -17,8 +17,11 @@ export function startDiscordDailyPosts(
     lookup: Pick<WotdLookup, 'getEntry'>;
     siteUrl: string;
     logger: Logger;
-    /** Cluster mode: claims on each post, and one pace for the whole cluster under Discord's global limit. */
-    cluster?: Pick<Cluster, 'claims' | 'waitForPostTurn'>;
+    /**
+     * Cluster mode: claims on each post. The pace under Discord's global limit is the client's own then (every request
+     * takes a turn shared by the cluster; see startDiscordBot's takeGlobalTurn), so the poster adds none.
+     */
+    cluster?: Pick<Cluster, 'claims'>;
     /** The clock of removals and erasures (tests); the scheduler has its own from openDailyPosts. */
     now?: () => Date;
     /** Daily posts started per second in this process (default 47); cluster mode paces in Redis instead. */
@@ -38,7 +41,7 @@ export function startDiscordDailyPosts(
     poster: createChannelPoster(client.rest, {
       logger: log,
       ...(options.cluster
-        ? { waitForTurn: options.cluster.waitForPostTurn }
+        ? { postsPerSecond: 0 }
         : options.postsPerSecond
           ? { postsPerSecond: options.postsPerSecond }
           : {}),

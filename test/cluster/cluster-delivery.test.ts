@@ -32,7 +32,8 @@ async function member(discord: DiscordServer, prefix: string, leaseMs: number) {
   const redis = await openRedisConnection(redisTestUrl ?? '', { purpose: 'test', whileDown: 'down', whenBack: 'back' });
   cleanups.push(() => store.close(), () => redis.disconnect());
   const claims = new RedisDeliveryClaims(redis, prefix, leaseMs);
-  const poster = createChannelPoster(restFor(discord, { retries: 1 }), { waitForTurn: createClusterPacer({ redis, prefix, perSecond: 40 }) });
+  const pace = createClusterPacer({ redis, prefix, perSecond: 40 });
+  const poster = createChannelPoster(restFor(discord, { retries: 1 }), { waitForTurn: async () => (await pace()).done() });
   return { store, claims, poster };
 }
 

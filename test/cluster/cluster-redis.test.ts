@@ -112,7 +112,7 @@ describeRedis('cluster post pace', () => {
     await Promise.all(
       paces.flatMap((pace) =>
         Array.from({ length: 12 }, async () => {
-          await pace();
+          (await pace()).done();
           starts.push(Date.now());
         }),
       ),
