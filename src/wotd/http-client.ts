@@ -50,7 +50,7 @@ export interface GetOptions {
 
 const USER_AGENT = 'wotd-bot (+https://github.com/wotd-bot)';
 
-type BodyText = { kind: 'text'; text: string } | { kind: 'too_large'; message: string };
+type BodyText = { kind: 'text'; text: string } | { kind: 'too_large' | 'invalid_text'; message: string };
 
 export async function getJson(url: string, options: GetOptions): Promise<Attempt> {
   const doFetch: FetchLike = options.fetch ?? fetch;
@@ -65,7 +65,7 @@ export async function getJson(url: string, options: GetOptions): Promise<Attempt
     const reached = await fetchFollowingSameOrigin(doFetch, url, abort.signal);
     if (reached.kind === 'refused') return { kind: 'bad_response', message: reached.message, status: reached.status };
     response = reached.response;
-    read = await readBounded(response, limit, () => abort.abort());
+    read = await readBounded(response, limit, abort);
   } catch (error) {
     return { kind: 'retryable', message: describeFailure(error, options.timeoutMs), cause: isTimeout(error) ? 'timeout' : 'network' };
   } finally {
@@ -76,7 +76,7 @@ export async function getJson(url: string, options: GetOptions): Promise<Attempt
 
 function classify(response: Response, read: BodyText, now: number): Attempt {
   const { status } = response;
-  if (read.kind === 'too_large' && status >= 200 && status < 300) return { kind: 'bad_response', message: read.message };
+  if (read.kind !== 'text' && status >= 200 && status < 300) return { kind: 'bad_response', message: read.message };
   // An error answer too large to read is still classified by its status, without its text.
   const text = read.kind === 'text' ? read.text : '';
   if (status === 429) return { kind: 'rate_limited', retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now) };
@@ -137,29 +137,48 @@ async function fetchFollowingSameOrigin(doFetch: FetchLike, url: string, signal:
  * without one (or lying about it) as soon as the bytes read pass `limit`. `stop` aborts the request, so the
  * connection is closed rather than drained.
  */
-async function readBounded(response: Response, limit: number, stop: () => void): Promise<BodyText> {
+async function readBounded(response: Response, limit: number, abort: AbortController): Promise<BodyText> {
   const declared = response.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) {
-    stop();
+    abort.abort();
     return { kind: 'too_large', message: `the service's answer is ${Number(declared)} bytes, over the ${limit}-byte limit; not read` };
   }
   if (!response.body) return { kind: 'text', text: '' };
   const reader = response.body.getReader();
+  // A body whose decoding broke (Content-Encoding: gzip over bytes that are not, cut short) can leave a read
+  // pending for ever, deaf to the abort: the deadline ends the read itself.
+  const aborted = new Promise<never>((_resolve, reject) => {
+    const fail = (): void => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new DOMException('aborted', 'AbortError'));
+    if (abort.signal.aborted) fail();
+    else abort.signal.addEventListener('abort', fail, { once: true });
+  });
+  aborted.catch(() => undefined);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      stop();
-      await reader.cancel().catch(() => undefined);
-      return { kind: 'too_large', message: `the service's answer passed the ${limit}-byte limit; stopped reading it` };
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), aborted]);
+      if (done) break;
+      // Decoded bytes: fetch has already undone any Content-Encoding, so a gzip bomb is cut here too.
+      size += value.byteLength;
+      if (size > limit) {
+        abort.abort();
+        return { kind: 'too_large', message: `the service's answer passed the ${limit}-byte limit; stopped reading it` };
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    reader.cancel().catch(() => undefined);
   }
-  return { kind: 'text', text: Buffer.concat(chunks).toString('utf8') };
+  const bytes = Buffer.concat(chunks);
+  try {
+    return { kind: 'text', text: UTF8.decode(bytes) };
+  } catch {
+    return { kind: 'invalid_text', message: `the service's answer is not valid UTF-8 (${bytes.length} bytes)` };
+  }
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Retry-After as a delay in milliseconds from `now`, always within [0, MAX_RETRY_AFTER_MS]; null when absent or
