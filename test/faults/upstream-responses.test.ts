@@ -455,6 +455,12 @@ function expectSpecificFailure(error: unknown, now: number): void {
   }
 }
 
+/** An empty history page after the service itself answered 404 or an empty page: its answer, and remembered a while. */
+function emptyFromNegative(value: unknown, served: Served[]): boolean {
+  const page = value as { entries?: unknown[] };
+  return served.some((answer) => answer.negative) && Array.isArray(page.entries) && page.entries.length === 0;
+}
+
 interface Run {
   variant: Variant;
   configured: Variant | 'auto';
@@ -503,7 +509,8 @@ async function oneRun(endpoint: Endpoint, input: Run): Promise<void> {
     expect(clock.ms - started, `${context}: milliseconds on the adapter's clock`).toBeLessThanOrEqual(bound);
     const lied = served.some((answer) => answer.lie);
     if ('value' in outcome) {
-      if (!lied) ask.check((outcome.value as { value: unknown }).value, variant);
+      const value = (outcome.value as { value: unknown }).value;
+      if (!lied && !emptyFromNegative(value, served)) ask.check(value, variant);
     } else expectSpecificFailure(outcome.error, clock.ms);
     await adapter.settled();
     expectStoreTruthful(map, served, variant, service.url);
@@ -520,10 +527,8 @@ async function oneRun(endpoint: Endpoint, input: Run): Promise<void> {
     } else {
       const lookup = after.value as { value: unknown; stale: boolean };
       expect(lookup.stale, `${ask.describe} after the service recovered`).toBe(false);
-      const page = lookup.value as { entries?: unknown[] };
-      const rememberedEmpty = served.some((answer) => answer.negative) && Array.isArray(page.entries) && page.entries.length === 0;
       // A lie already believed stays until it expires (past entries are kept for good): it cannot be checked.
-      if (!lied && !rememberedEmpty) ask.check(lookup.value, variant);
+      if (!lied && !emptyFromNegative(lookup.value, served)) ask.check(lookup.value, variant);
     }
     expectStoreTruthful(map, served, variant, service.url);
     expect(unhandled.problems, 'unhandled rejections or exceptions').toEqual([]);
