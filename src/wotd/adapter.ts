@@ -19,7 +19,9 @@
  * - `timeoutMs` (5000) per request; `retries` (2) extra attempts for 5xx, timeouts and connection errors,
  *   `retryDelayMs` (250) base of an exponential back-off with jitter. 4xx are never retried.
  *   A 429 pauses every request for its Retry-After, or `pauseAfter429Ms` (60 000, the service's window) without
- *   one, then the request queues once more. A 503 with a Retry-After pauses every request until then (at most 5 minutes) before its retry.
+ *   one, then the request queues once more. A 503 with a Retry-After pauses every request until then before its
+ *   retry. Every Retry-After, on either, is clamped to MAX_RETRY_AFTER_MS (5 minutes) where it is parsed.
+ *   Redirects are followed only within the service's origin (at most MAX_REDIRECTS); see http-client.ts.
  *   An answer over 256 KiB (see http-client.ts) is refused unread, as a bad answer.
  * - `readAhead` (8): a missing past date is fetched as `query_previous` of that many days ending on it, so one
  *   request fills a week of cache; 0 asks `/query` for that date alone.
@@ -58,8 +60,6 @@ export const MAX_HISTORY_LIMIT = 8;
 export const MAX_WORD_LENGTH = 100;
 /** Pause after a 429 that carries no Retry-After: the service's window is 60 s. */
 const DEFAULT_429_PAUSE_MS = 60_000;
-/** The longest a 503's Retry-After holds every request back: a wild value must not silence the service for a day. */
-const MAX_UNAVAILABLE_PAUSE_MS = 5 * 60_000;
 const DEFAULT_BUDGET_WAIT_MS: Record<Priority, number> = { scheduled: 5 * 60_000, interactive: 8_000, background: 30_000 };
 const CACHE_NAMESPACE = 'wotd-cache';
 const ENDPOINTS = ['/query', '/query_previous', '/find_wotd'] as const;
@@ -738,6 +738,7 @@ class Adapter implements WotdAdapter {
         }
         case 'rate_limited': {
           this.counters.upstream429++;
+          // Retry-After arrives clamped to MAX_RETRY_AFTER_MS (5 minutes) by the HTTP client.
           const until = this.now().getTime() + (attempt.retryAfterMs ?? this.options.pauseAfter429Ms ?? DEFAULT_429_PAUSE_MS);
           limiter.pause(until);
           if (rateLimits++ < 1) continue;
@@ -745,7 +746,8 @@ class Adapter implements WotdAdapter {
         }
         case 'retryable': {
           // A 503 saying when the service expects to be back: no request goes before then, this one's retry included.
-          if (attempt.retryAfterMs != null) limiter.pause(this.now().getTime() + Math.min(attempt.retryAfterMs, MAX_UNAVAILABLE_PAUSE_MS));
+          // (Retry-After arrives clamped to MAX_RETRY_AFTER_MS, 5 minutes, by the HTTP client.)
+          if (attempt.retryAfterMs != null) limiter.pause(this.now().getTime() + attempt.retryAfterMs);
           if (failures++ < retries) {
             await sleep(this.timers, this.backoff(failures));
             continue;

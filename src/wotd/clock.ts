@@ -13,10 +13,14 @@ export interface Timers {
 
 export const systemClock: Clock = () => new Date();
 
+/** The longest delay setTimeout takes; past it Node warns (TimeoutOverflowWarning) and fires at once. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
 /** Real timers. They keep the process alive: a queued lookup is work still to do. close() clears the adapter's. */
 export const systemTimers: Timers = {
   setTimeout(callback, ms) {
-    return setTimeout(callback, Math.max(0, ms));
+    // A delay that is not a number or is past the maximum would fire at once: keep it in range (NaN waits 0).
+    return setTimeout(callback, Math.min(MAX_TIMER_DELAY_MS, Math.max(0, ms || 0)));
   },
   clearTimeout(handle) {
     clearTimeout(handle as ReturnType<typeof setTimeout>);

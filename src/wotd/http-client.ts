@@ -13,7 +13,10 @@ export type Attempt =
   /** `status` is set when the service answered with an unexpected HTTP status rather than a bad body. */
   | { kind: 'bad_response'; message: string; status?: number };
 
-export type FetchLike = (input: string, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>;
+export type FetchLike = (
+  input: string,
+  init: { signal: AbortSignal; headers: Record<string, string>; redirect: 'manual' },
+) => Promise<Response>;
 
 /**
  * The largest answer read, in bytes. A day's entry is a few hundred bytes and a full history page a few KB; a
@@ -21,6 +24,19 @@ export type FetchLike = (input: string, init: { signal: AbortSignal; headers: Re
  * memory and time.
  */
 export const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * The longest any Retry-After (429 or 503, seconds or HTTP-date) holds requests back: the service's own window is
+ * 60 s, and a wild value (a day, 1e15 seconds, a date in 9999) must not silence the bot, overflow a timer or make
+ * an invalid Date. parseRetryAfter clamps to it, so nothing downstream sees a longer delay.
+ */
+export const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
+/**
+ * Same-origin redirects followed per request (a moved path on the service's own host). A redirect to another
+ * origin, https to http included, is never followed: its answer would be cached as the service's.
+ */
+export const MAX_REDIRECTS = 3;
 
 export interface GetOptions {
   /** Deadline for the whole exchange, body included: an answer that arrives a byte at a time is cut off at it. */
@@ -34,7 +50,7 @@ export interface GetOptions {
 
 const USER_AGENT = 'wotd-bot (+https://github.com/wotd-bot)';
 
-type BodyText = { kind: 'text'; text: string } | { kind: 'too_large'; message: string };
+type BodyText = { kind: 'text'; text: string } | { kind: 'too_large' | 'invalid_text'; message: string };
 
 export async function getJson(url: string, options: GetOptions): Promise<Attempt> {
   const doFetch: FetchLike = options.fetch ?? fetch;
@@ -46,20 +62,26 @@ export async function getJson(url: string, options: GetOptions): Promise<Attempt
   let response: Response;
   let read: BodyText;
   try {
-    response = await doFetch(url, { signal: abort.signal, headers: { accept: 'application/json', 'user-agent': USER_AGENT } });
-    read = await readBounded(response, limit, () => abort.abort());
+    const reached = await fetchFollowingSameOrigin(doFetch, url, abort.signal);
+    if (reached.kind === 'refused') return { kind: 'bad_response', message: reached.message, status: reached.status };
+    response = reached.response;
+    read = await readBounded(response, limit, abort);
   } catch (error) {
     return { kind: 'retryable', message: describeFailure(error, options.timeoutMs), cause: isTimeout(error) ? 'timeout' : 'network' };
   } finally {
     clearTimeout(deadline);
   }
+  return classify(response, read, options.now);
+}
+
+function classify(response: Response, read: BodyText, now: number): Attempt {
   const { status } = response;
-  if (read.kind === 'too_large' && status >= 200 && status < 300) return { kind: 'bad_response', message: read.message };
+  if (read.kind !== 'text' && status >= 200 && status < 300) return { kind: 'bad_response', message: read.message };
   // An error answer too large to read is still classified by its status, without its text.
   const text = read.kind === 'text' ? read.text : '';
-  if (status === 429) return { kind: 'rate_limited', retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), options.now) };
+  if (status === 429) return { kind: 'rate_limited', retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now) };
   if (status === 503) {
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), options.now);
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
     return { kind: 'retryable', message: `the service answered 503${errorText(text)}`, retryAfterMs, cause: 'http_5xx' };
   }
   if (status >= 500) return { kind: 'retryable', message: `the service answered ${status}${errorText(text)}`, cause: 'http_5xx' };
@@ -73,42 +95,163 @@ export async function getJson(url: string, options: GetOptions): Promise<Attempt
   }
 }
 
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+type Reached = { kind: 'response'; response: Response } | { kind: 'refused'; message: string; status: number };
+
+/**
+ * Fetches without letting fetch follow redirects: up to MAX_REDIRECTS to the same origin as `url` are followed;
+ * one to another origin (another host or port, or https to http) is refused unread, naming both URLs.
+ */
+async function fetchFollowingSameOrigin(doFetch: FetchLike, url: string, signal: AbortSignal): Promise<Reached> {
+  const origin = new URL(url).origin;
+  let current = url;
+  for (let hops = 0; ; hops++) {
+    const response = await doFetch(current, { signal, headers: { accept: 'application/json', 'user-agent': USER_AGENT }, redirect: 'manual' });
+    if (!REDIRECT_STATUSES.has(response.status)) return { kind: 'response', response };
+    await response.body?.cancel().catch(() => undefined);
+    const status = response.status;
+    const location = response.headers.get('location');
+    let target: URL | null = null;
+    try {
+      target = location === null ? null : new URL(location, current);
+    } catch {
+      target = null;
+    }
+    if (target === null) {
+      return { kind: 'refused', status, message: `the service answered ${status} for ${current} without a usable Location (${preview(location ?? '')}); not followed` };
+    }
+    if (target.origin !== origin) {
+      const why = new URL(current).protocol === 'https:' && target.protocol === 'http:' ? 'from https to http' : 'to another origin';
+      return { kind: 'refused', status, message: `the service redirected ${current} ${why}, ${target.href}; redirects leave only within ${origin}, so it was not followed` };
+    }
+    if (hops >= MAX_REDIRECTS) {
+      return { kind: 'refused', status, message: `the service redirected ${url} more than ${MAX_REDIRECTS} times (last to ${target.href}); not followed` };
+    }
+    current = target.href;
+  }
+}
+
 /**
  * The body as text, or why it was refused: a Content-Length over `limit` is refused before reading, and a body
  * without one (or lying about it) as soon as the bytes read pass `limit`. `stop` aborts the request, so the
  * connection is closed rather than drained.
  */
-async function readBounded(response: Response, limit: number, stop: () => void): Promise<BodyText> {
+async function readBounded(response: Response, limit: number, abort: AbortController): Promise<BodyText> {
   const declared = response.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) {
-    stop();
+    abort.abort();
     return { kind: 'too_large', message: `the service's answer is ${Number(declared)} bytes, over the ${limit}-byte limit; not read` };
   }
   if (!response.body) return { kind: 'text', text: '' };
   const reader = response.body.getReader();
+  // A body whose decoding broke (Content-Encoding: gzip over bytes that are not, cut short) can leave a read
+  // pending for ever, deaf to the abort: the deadline ends the read itself.
+  const aborted = new Promise<never>((_resolve, reject) => {
+    const fail = (): void => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new DOMException('aborted', 'AbortError'));
+    if (abort.signal.aborted) fail();
+    else abort.signal.addEventListener('abort', fail, { once: true });
+  });
+  aborted.catch(() => undefined);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      stop();
-      await reader.cancel().catch(() => undefined);
-      return { kind: 'too_large', message: `the service's answer passed the ${limit}-byte limit; stopped reading it` };
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), aborted]);
+      if (done) break;
+      // Decoded bytes: fetch has already undone any Content-Encoding, so a gzip bomb is cut here too.
+      size += value.byteLength;
+      if (size > limit) {
+        abort.abort();
+        return { kind: 'too_large', message: `the service's answer passed the ${limit}-byte limit; stopped reading it` };
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    reader.cancel().catch(() => undefined);
   }
-  return { kind: 'text', text: Buffer.concat(chunks).toString('utf8') };
+  const bytes = Buffer.concat(chunks);
+  try {
+    return { kind: 'text', text: UTF8.decode(bytes) };
+  } catch {
+    return { kind: 'invalid_text', message: `the service's answer is not valid UTF-8 (${bytes.length} bytes)` };
+  }
 }
 
-/** Seconds or an HTTP date; null when absent or unreadable. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Retry-After as a delay in milliseconds from `now`, always within [0, MAX_RETRY_AFTER_MS]; null when absent or
+ * unreadable (the caller then uses its own default). Delay-seconds (a fraction tolerated) or an HTTP-date in any
+ * of its three forms; a date in the past is 0. Anything else (a negative number, "1e3", text) is unreadable.
+ */
 export function parseRetryAfter(header: string | null, now: number): number | null {
   if (header === null) return null;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
+  const text = header.trim();
+  let delay: number;
+  if (/^\d+(\.\d+)?$/.test(text)) delay = Number(text) * 1000;
+  else {
+    const at = parseHttpDate(text, now);
+    if (at === null) return null;
+    delay = at - now;
+  }
+  if (Number.isNaN(delay)) return null;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, Math.ceil(delay)));
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTH = '(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)';
+const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
+/** RFC 9110 §5.6.7: IMF-fixdate, the obsolete RFC 850 form (two-digit year) and asctime (no zone: GMT). */
+const IMF_FIXDATE = new RegExp(`^[a-z]{3}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`, 'i');
+const RFC850_DATE = new RegExp(`^[a-z]{6,9}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`, 'i');
+const ASCTIME_DATE = new RegExp(`^[a-z]{3} ${MONTH} ( \\d|\\d{2}) ${TIME} (\\d{4})$`, 'i');
+
+interface DateParts {
+  day: string;
+  month: string;
+  year: number;
+  hours: string;
+  minutes: string;
+  seconds: string;
+}
+
+/** The parts of an HTTP-date in any of its three forms, or null. */
+function httpDateParts(text: string, now: number): DateParts | null {
+  const imf = IMF_FIXDATE.exec(text);
+  if (imf) {
+    const [, day = '', month = '', year = '', hours = '', minutes = '', seconds = ''] = imf;
+    return { day, month, year: Number(year), hours, minutes, seconds };
+  }
+  const rfc850 = RFC850_DATE.exec(text);
+  if (rfc850) {
+    const [, day = '', month = '', twoDigits = '', hours = '', minutes = '', seconds = ''] = rfc850;
+    // A two-digit year more than 50 years ahead is the most recent past year with those digits.
+    const thisYear = new Date(now).getUTCFullYear();
+    let year = Math.floor(thisYear / 100) * 100 + Number(twoDigits);
+    if (year > thisYear + 50) year -= 100;
+    return { day, month, year, hours, minutes, seconds };
+  }
+  const asctime = ASCTIME_DATE.exec(text);
+  if (asctime) {
+    const [, month = '', day = '', hours = '', minutes = '', seconds = '', year = ''] = asctime;
+    return { day, month, year: Number(year), hours, minutes, seconds };
+  }
+  return null;
+}
+
+/** Epoch ms of an HTTP-date, or null. Parsed by hand: Date.parse reads "1.5" or "x 2" as dates and asctime as local time. */
+function parseHttpDate(text: string, now: number): number | null {
+  const parts = httpDateParts(text, now);
+  if (!parts) return null;
+  const month = MONTHS.indexOf(parts.month.toLowerCase());
+  const day = Number(parts.day.trim());
+  const [hours, minutes, seconds] = [parts.hours, parts.minutes, parts.seconds].map(Number) as [number, number, number];
+  if (hours > 23 || minutes > 59 || seconds > 60) return null;
+  const at = new Date(Date.UTC(2000, month, day, hours, minutes, seconds));
+  at.setUTCFullYear(parts.year);
+  // A day the month does not have (31 Feb) is no date.
+  return at.getUTCDate() === day && at.getUTCMonth() === month ? at.getTime() : null;
 }
 
 function errorText(text: string): string {
