@@ -3,7 +3,8 @@ import type Keyv from 'keyv';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.ts';
 import { scanNamespaceKeys } from '../../src/store/scan.ts';
-import { DEFAULT_TTLS, SWEEP_EVERY_MS, WotdCache } from '../../src/wotd/cache.ts';
+import { SWEEP_EVERY_MS } from '../../src/wotd/cache-sweep.ts';
+import { DEFAULT_TTLS, WotdCache } from '../../src/wotd/cache.ts';
 import { entryFor } from '../schedule/helpers.ts';
 import { tempDir } from './harness.ts';
 
