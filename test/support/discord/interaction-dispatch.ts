@@ -130,5 +130,5 @@ export function dispatchInteraction(
   world.interactionsByToken.set(token, state);
   // Interactions from servers without the bot go to the shard their guild id maps to, like any guild's.
   state.dispatch = world.gateway.dispatch('INTERACTION_CREATE', payload, guildId ?? undefined);
-  return handleFor(world, state);
+  return handleFor(world.changes, state);
 }

@@ -3,7 +3,7 @@ import type { GatewayDispatch } from './gateway.ts';
 import { MessageFlag, viewMessage, type StoredMessage } from './messages.ts';
 import type { User } from './model.ts';
 import type { InteractionHandle, RecordedCallback } from './public-types.ts';
-import type { World } from './world.ts';
+import type { Changes } from './wait.ts';
 
 type Json = Record<string, unknown>;
 
@@ -29,8 +29,8 @@ export interface InteractionState {
   forceEphemeral: boolean;
 }
 
-export function handleFor(world: World, state: InteractionState): InteractionHandle {
-  const until = world.changes.until.bind(world.changes);
+export function handleFor(changes: Changes, state: InteractionState): InteractionHandle {
+  const until = changes.until.bind(changes);
   const isResponse = (m: StoredMessage | undefined): boolean => {
     if (!m || (m.flags & MessageFlag.Loading) !== 0) return false;
     // For a component, the clicked message only counts once the bot updated or edited it.

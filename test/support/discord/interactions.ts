@@ -81,7 +81,7 @@ export function pressButton(world: World, spec: PressButtonSpec): InteractionHan
 
 /** Every interaction dispatched so far. */
 export function interactionHandles(world: World): InteractionHandle[] {
-  return [...world.interactions.values()].map((s) => handleFor(world, s));
+  return [...world.interactions.values()].map((s) => handleFor(world.changes, s));
 }
 
 export function commandFor(world: World, spec: InvokeCommandSpec): { command: RegisteredCommand; place: Place; owners: Record<string, string> } {
