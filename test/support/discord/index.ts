@@ -79,7 +79,8 @@
  *   (160004), the thread takes the message's id) and crossposts (POST …/crosspost: announcement channels only
  *   (50024), once (40033), the bot's own messages with Send Messages, 10 per channel per hour).
  */
-import { DiscordServer, type DiscordServerOptions } from './server.ts';
+import type { DiscordServerOptions } from './public-types.ts';
+import { DiscordServer } from './server.ts';
 
 export { DiscordServer } from './server.ts';
 export type {
@@ -97,7 +98,7 @@ export type {
   RecordedRequest,
   SecondStats,
   ShardView,
-} from './server.ts';
+} from './public-types.ts';
 export type { MessageView } from './messages.ts';
 export type { GatewayDispatch, GatewayEvent, ShardState } from './gateway.ts';
 export { shardOf } from './snowflake.ts';

@@ -71,3 +71,17 @@ export class BucketLimiter {
     return { headers: headers(rule.limit - state.used) };
   }
 }
+
+/** Every route's bucket unless it says otherwise. */
+export const DEFAULT_RULE: BucketRule = { limit: 50, windowMs: 1000 };
+/** Interaction webhooks: per webhook id and token. */
+export const WEBHOOK_RULE: BucketRule = { limit: 5, windowMs: 2000 };
+/** Discord lets a channel publish 10 messages an hour. */
+export const CROSSPOST_RULE: BucketRule = { limit: 10, windowMs: 3_600_000 };
+
+/** The X-RateLimit-Bucket of a route: a stable hash of its template. */
+export function bucketHash(template: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of template) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
