@@ -4,7 +4,7 @@ import type { DeliveryOutcome } from '../schedule/delivery.ts';
 import type { SchedulerObserver } from '../schedule/scheduler.ts';
 import type { SubscriptionStatus } from '../schedule/subscription.ts';
 import { StoreWatch, type StoreCheck } from '../store/store-watch.ts';
-import type { UpstreamEvent } from '../wotd/adapter.ts';
+import type { UpstreamEvent } from '../wotd/upstream-request.ts';
 import { checkHealth, type HealthReport } from './health.ts';
 import type { AdapterView, DiscordView, StoreView } from './sources.ts';
 
