@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isRedisUrl, loadConfig, loadDotEnv, withoutPassword } from '../config/settings.ts';
 import { quoted, singleLine } from '../config/message-text.ts';
-import { SubscriptionStore, type RestoreOutcome } from '../schedule/subscription-store.ts';
+import { SubscriptionStore } from '../schedule/subscription-store.ts';
+import type { RestoreOutcome } from '../schedule/subscription-store/record-namespaces.ts';
 import type { StoredEntry } from '../store/scan.ts';
 
 const USAGE = `Usage: wotd-bot migrate-store --from URL --to URL

@@ -1,7 +1,8 @@
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, nextPostTime, slotFor } from './due.ts';
 import { dmTarget, owesDmNotice, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
-import type { SubscriptionStore, UpsertResult } from './subscription-store.ts';
+import type { SubscriptionStore } from './subscription-store.ts';
+import type { UpsertResult } from './subscription-store/subscription-writes.ts';
 import { knownTimeZones } from './zoned-time.ts';
 
 /** What the admin commands ask of subscriptions; both transports hand commands the same one. */

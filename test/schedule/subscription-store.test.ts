@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.ts';
-import { DM_NOTICES_REFRESH_MS, SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { DM_NOTICES_REFRESH_MS } from '../../src/schedule/subscription-store/dm-notice-list.ts';
 import { parseSchedule } from '../../src/replies/schedule-options.ts';
 import { createSubscriptionService, suggestTimeZones } from '../../src/schedule/subscription-service.ts';
 import { postStyleOf, type Subscription } from '../../src/schedule/subscription.ts';
