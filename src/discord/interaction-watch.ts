@@ -1,5 +1,5 @@
 import { outcomeOf, worseOutcome, type InteractionDone, type InteractionKind, type InteractionOutcome } from '../replies/interaction-outcome.ts';
-import type { SendingHooks } from './contexts.ts';
+import type { SendingHooks } from './sending-hooks.ts';
 
 /**
  * What happened to one interaction, for the router's observer: when its first acknowledgement was accepted, and

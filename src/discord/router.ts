@@ -4,8 +4,11 @@ import { buttonPrefix, type BotServices, type OutgoingMessage, type Respondable,
 import type { Logger } from '../config/logger.ts';
 import { pendingDmNotice } from '../replies/admin-replies.ts';
 import { storeFailureReply, traceWrites, type WriteTrace } from '../store/store-watch.ts';
-import { createAutocompleteContext, createButtonContext, createCommandContext, type TrackedResponses } from './contexts.ts';
+import { createAutocompleteContext } from './autocomplete-context.ts';
+import { createButtonContext } from './button-context.ts';
+import { createCommandContext } from './command-context.ts';
 import { InteractionWatch } from './interaction-watch.ts';
+import type { TrackedResponses } from './sending-hooks.ts';
 
 export const SOMETHING_WENT_WRONG =
   'Sorry, something went wrong on my side while handling that. Please try again in a moment.';

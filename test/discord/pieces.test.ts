@@ -1,7 +1,8 @@
 import { ChannelType, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { restApiBase } from '../../src/discord/client.ts';
-import { buttonRows, channelKind, newMessagePayload, replacementPayload } from '../../src/discord/contexts.ts';
+import { channelKind } from '../../src/discord/command-options.ts';
+import { buttonRows, newMessagePayload, replacementPayload } from '../../src/discord/interaction-payloads.ts';
 import { parseDeployArgs } from '../../src/discord/deploy-commands.ts';
 import { BOT_PERMISSIONS, inviteUrl } from '../../src/discord/invite.ts';
 import { buttonPrefix } from '../../src/replies/interactions.ts';

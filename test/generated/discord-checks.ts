@@ -1,6 +1,6 @@
 import type { APIEmbed } from 'discord.js';
 import { expect } from 'vitest';
-import { newMessagePayload, replacementPayload } from '../../src/discord/contexts.ts';
+import { newMessagePayload, replacementPayload } from '../../src/discord/interaction-payloads.ts';
 import type { OutgoingMessage } from '../../src/replies/interactions.ts';
 import { validateMessageBody } from '../support/discord/validation.ts';
 import { activeMarkup } from './discord-markdown.ts';

@@ -1,0 +1,92 @@
+import {
+  AttachmentBuilder,
+  ButtonStyle,
+  ComponentType,
+  MessageFlags,
+  type APIActionRowComponent,
+  type APIButtonComponentWithCustomId,
+  type APIEmbed,
+  type InteractionEditReplyOptions,
+  type InteractionReplyOptions,
+  type JSONEncodable,
+} from 'discord.js';
+import type { ButtonSpec, OutgoingFile, OutgoingMessage } from '../replies/interactions.ts';
+import { clip } from '../replies/embeds.ts';
+
+// An OutgoingMessage as discord.js sends it: a new message (reply, follow-up) or a replacement (edit, update).
+const BUTTONS_PER_ROW = 5;
+const MAX_ROWS = 5;
+const BUTTON_LABEL_LIMIT = 80;
+
+/** A method, not an own property: the data stays what it was to look at (and to compare in tests). */
+const SENT_AS_IS = {
+  toJSON(this: object) {
+    return { ...this };
+  },
+};
+
+/**
+ * Marks data already in the API's own form to be sent as it is. discord.js runs plain objects in a payload through
+ * its jsonTransformer (toSnakeCase: lodash's snakeCase on every key, all the way down) but sends a JSONEncodable's
+ * toJSON() unchanged; in bench:commands' profile that re-keying of our embeds was a large part of each reply's cost,
+ * as was building and validating buttons with discord.js's builders.
+ */
+export function sentAsIs<T extends object>(data: T): T & JSONEncodable<T> {
+  return Object.assign(Object.create(SENT_AS_IS) as JSONEncodable<T>, data);
+}
+
+export type ButtonRow = APIActionRowComponent<APIButtonComponentWithCustomId> & JSONEncodable<APIActionRowComponent<APIButtonComponentWithCustomId>>;
+
+export function buttonRows(buttons: ButtonSpec[] | undefined): ButtonRow[] {
+  const rows: ButtonRow[] = [];
+  const specs = (buttons ?? []).slice(0, BUTTONS_PER_ROW * MAX_ROWS);
+  for (let start = 0; start < specs.length; start += BUTTONS_PER_ROW) {
+    const components = specs.slice(start, start + BUTTONS_PER_ROW).map(
+      (spec): APIButtonComponentWithCustomId => ({
+        type: ComponentType.Button,
+        custom_id: spec.customId,
+        label: clip(spec.label, BUTTON_LABEL_LIMIT),
+        style: spec.style === 'primary' ? ButtonStyle.Primary : spec.style === 'danger' ? ButtonStyle.Danger : ButtonStyle.Secondary,
+        disabled: spec.disabled ?? false,
+      }),
+    );
+    rows.push(sentAsIs({ type: ComponentType.ActionRow, components }));
+  }
+  return rows;
+}
+
+function embedsAsIs(embeds: APIEmbed[]): Array<APIEmbed & JSONEncodable<APIEmbed>> {
+  return embeds.map(sentAsIs);
+}
+
+function allowedMentionsOf(message: OutgoingMessage): { parse: []; roles: string[] } {
+  return { parse: [], roles: message.mentionRoleIds ?? [] };
+}
+
+/** A new message (reply or follow-up): only what the message has. */
+export function newMessagePayload(message: OutgoingMessage): InteractionReplyOptions {
+  const payload: InteractionReplyOptions = { allowedMentions: allowedMentionsOf(message) };
+  if (message.content !== undefined) payload.content = message.content;
+  if (message.embeds !== undefined) payload.embeds = embedsAsIs(message.embeds);
+  if (message.buttons !== undefined && message.buttons.length > 0) payload.components = buttonRows(message.buttons);
+  if (message.files !== undefined && message.files.length > 0) payload.files = attachmentsOf(message.files);
+  if (message.ephemeral) payload.flags = MessageFlags.Ephemeral;
+  return payload;
+}
+
+function attachmentsOf(files: OutgoingFile[]): AttachmentBuilder[] {
+  return files.map((file) => new AttachmentBuilder(Buffer.from(file.text, 'utf8'), { name: file.name }));
+}
+
+/** A replacement of an existing message: whatever the new message lacks is cleared. */
+export function replacementPayload(message: OutgoingMessage): InteractionEditReplyOptions {
+  const payload: InteractionEditReplyOptions = {
+    content: message.content ?? '',
+    embeds: embedsAsIs(message.embeds ?? []),
+    components: buttonRows(message.buttons),
+    allowedMentions: allowedMentionsOf(message),
+  };
+  // Only answers that come after a deferral carry files (the export), so the message replaced never has any.
+  if (message.files !== undefined && message.files.length > 0) payload.files = attachmentsOf(message.files);
+  return payload;
+}
