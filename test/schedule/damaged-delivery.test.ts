@@ -1,12 +1,10 @@
 import sqlite3 from 'sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/replies/embeds.ts';
 import { createBotMetrics } from '../../src/metrics/registry.ts';
-import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import { restFor, startDiscordServer } from '../support/discord/index.ts';
-import { captureLogger, entryFor, FixedLookup, makeSubscription, tempStore } from './helpers.ts';
+import { startDiscordServer } from '../support/discord/index.ts';
+import { render, schedulerFor } from './discord-scheduler.ts';
+import { entryFor, makeSubscription, tempStore } from './helpers.ts';
 
 /**
  * Finding 8 of issue 20: a delivery record that is stored but cannot be read (not JSON, the wrong shape, an unknown
@@ -19,7 +17,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const render = (entry: ReturnType<typeof entryFor>) => entryEmbed(entry, { siteUrl: 'https://wotd.site' });
 const DAY = '2026-06-15';
 const nine = new Date(`${DAY}T09:00:00Z`);
 
@@ -58,18 +55,8 @@ describe('a damaged delivery record', () => {
       const store = await SubscriptionStore.open(temp.url);
       cleanups.push(() => store.close());
       await store.upsert(guild.id, daily, 50, () => makeSubscription({ guildId: guild.id, channelId: daily }));
-      const rest = restFor(discord, { retries: 1, timeout: 5_000 });
       const metrics = createBotMetrics({ mode: 'discord', defaultMetrics: false });
-      const { logger, lines } = captureLogger();
-      const scheduler = new DailyScheduler({
-        store,
-        lookup: new FixedLookup(),
-        poster: createChannelPoster(rest),
-        render,
-        logger,
-        concurrency: 2,
-        observer: metrics.scheduler,
-      });
+      const { scheduler, lines } = schedulerFor(discord, store, { concurrency: 2, observer: metrics.scheduler });
 
       expect(await scheduler.tick(nine)).toMatchObject({ sent: 1 });
       const [post] = discord.messagesIn(daily);
@@ -102,14 +89,7 @@ describe('a damaged delivery record', () => {
     // A record of the day written before the post (and then damaged): the post never went out.
     await store.putDelivery({ channelId: daily, day: DAY, state: 'sending', nonce: 'n', attempts: 1, updatedAt: `${DAY}T08:59:00.000Z` });
     await writeRow(temp.url.slice('sqlite://'.length), `deliveries:${daily}:${DAY}`, 'not json at all');
-    const scheduler = new DailyScheduler({
-      store,
-      lookup: new FixedLookup(),
-      poster: createChannelPoster(restFor(discord, { retries: 1 })),
-      render,
-      logger: captureLogger().logger,
-      concurrency: 2,
-    });
+    const { scheduler } = schedulerFor(discord, store, { concurrency: 2 });
 
     expect(await scheduler.tick(nine)).toMatchObject({ sent: 2 });
     expect(discord.messagesIn(daily).map((message) => message.embeds[0]?.title)).toEqual([render(entryFor(DAY)).title]);
@@ -127,14 +107,7 @@ describe('a damaged delivery record', () => {
     const store = await SubscriptionStore.open(temp.url);
     cleanups.push(() => store.close());
     await store.upsert(guild.id, daily, 50, () => makeSubscription({ guildId: guild.id, channelId: daily }));
-    const scheduler = new DailyScheduler({
-      store,
-      lookup: new FixedLookup(),
-      poster: createChannelPoster(restFor(discord, { retries: 1 })),
-      render,
-      logger: captureLogger().logger,
-      concurrency: 2,
-    });
+    const { scheduler } = schedulerFor(discord, store, { concurrency: 2 });
     expect(await scheduler.tick(nine)).toMatchObject({ sent: 1 });
     const [post] = discord.messagesIn(daily);
     await store.putDelivery({ channelId: daily, day: DAY, state: 'sending', nonce: 'n', attempts: 1, attemptStartedAt: 'yesterday-ish', updatedAt: 'later' });

@@ -1,11 +1,11 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChannelPoster, dmChannels, postsPerSecondFor } from '../../src/discord/channel-poster.ts';
-import { entryEmbed } from '../../src/replies/embeds.ts';
 import { deliveryNonce, isDeliveryError } from '../../src/schedule/poster.ts';
-import { DailyScheduler, type SchedulerOptions } from '../../src/schedule/scheduler.ts';
+import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { restFor, startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import { render, schedulerFor } from './discord-scheduler.ts';
 import { captureLogger, entryFor, FixedLookup, makeSubscription, tempStore } from './helpers.ts';
 
 /** The scheduler and the discord.js REST poster against the local Discord-compatible server. */
@@ -14,8 +14,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const render = (entry: ReturnType<typeof entryFor>) => entryEmbed(entry, { siteUrl: 'https://wotd.site' });
 
 async function world(options: Parameters<typeof startDiscordServer>[0] = {}) {
   const discord = await startDiscordServer(options);
@@ -37,20 +35,6 @@ async function world(options: Parameters<typeof startDiscordServer>[0] = {}) {
   return { discord, guild, store, storeUrl: temp.url };
 }
 
-function schedulerFor(discord: DiscordServer, store: SubscriptionStore, overrides: Partial<SchedulerOptions> = {}) {
-  const rest = restFor(discord, { retries: 1, timeout: 5_000 });
-  const { logger, lines } = captureLogger();
-  const scheduler = new DailyScheduler({
-    store,
-    lookup: new FixedLookup(),
-    poster: createChannelPoster(rest),
-    render,
-    logger,
-    concurrency: 8,
-    ...overrides,
-  });
-  return { scheduler, lines, rest };
-}
 
 async function subscribe(store: SubscriptionStore, guildId: string, channelId: string, roleId: string | null = null) {
   await store.upsert(guildId, channelId, 50, () => makeSubscription({ guildId, channelId, roleId }));
