@@ -39,6 +39,8 @@ export interface ServiceOptions {
 export interface RunningService {
   url: string;
   port: number;
+  /** Variant A: the folder the /databases snapshots are written to; undefined in variant B. */
+  snapshotDir: string | undefined;
   close(): Promise<void>;
 }
 
@@ -323,6 +325,7 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
   return {
     url: `http://${urlHost}:${address.port}`,
     port: address.port,
+    snapshotDir: snapshots?.shelf.dir,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
