@@ -92,7 +92,8 @@ export class DatabasePages {
       const fault = error instanceof Error ? error : new Error(String(error));
       this.options.onError(fault);
       if (!response.headersSent) {
-        send(request, response, 500, `The database snapshots are not available: ${fault.message.split('\n')[0] ?? 'internal error'}`, {
+        // The reason (which names files on this machine) goes to the operator, not to the client.
+        send(request, response, 500, 'The database snapshots are not available right now; try again later', {
           'content-type': PLAIN,
           'cache-control': 'no-cache',
         });

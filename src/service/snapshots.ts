@@ -159,17 +159,24 @@ export class SnapshotShelf {
   }
 
   /** Makes the folder hold exactly the months due on `today`; rejects when a file cannot be written or deleted. */
-  update(today: IsoDate): Promise<void> {
+  async update(today: IsoDate): Promise<void> {
+    await this.prepare(today).done;
+  }
+
+  /** The months due on `today` and the writing that puts them in the folder (started once per published month). */
+  private prepare(today: IsoDate): { last: YearMonth; due: Set<YearMonth>; done: Promise<void> } {
     const last = lastCompleteMonth(today);
-    if (this.current?.last === last) return this.current.done;
+    if (this.current?.last === last) return this.current;
     const months = dueMonths(this.entries, today, this.keep);
-    const current = { last, due: new Set(months), done: this.write(months) };
+    // After any writing still under way for another month, so two never work on the folder at once.
+    const before = this.current?.done.catch(() => undefined) ?? Promise.resolve();
+    const current = { last, due: new Set(months), done: before.then(() => this.write(months)) };
     this.current = current;
     // A failure is the caller's to report; the next call tries again.
     current.done.catch(() => {
       if (this.current === current) this.current = undefined;
     });
-    return current.done;
+    return current;
   }
 
   /** Resolves once no writing is under way (whether it succeeded or not): before the folder is removed, say. */
@@ -179,8 +186,8 @@ export class SnapshotShelf {
 
   /** The published file names in the folder's own order (not sorted), once `update(today)` is done. */
   async list(today: IsoDate): Promise<string[]> {
-    await this.update(today);
-    const due = this.current?.due ?? new Set<YearMonth>();
+    const { due, done } = this.prepare(today);
+    await done;
     const names = await readdir(this.dir);
     return names.filter((name) => {
       const month = snapshotMonthOf(name);
@@ -192,8 +199,9 @@ export class SnapshotShelf {
   async find(name: string, today: IsoDate): Promise<SnapshotFile | undefined> {
     const month = snapshotMonthOf(name);
     if (month === null || month > lastCompleteMonth(today)) return undefined;
-    await this.update(today);
-    if (!this.current?.due.has(month)) return undefined;
+    const { due, done } = this.prepare(today);
+    await done;
+    if (!due.has(month)) return undefined;
     const path = join(this.dir, snapshotFileName(month));
     try {
       if (!(await stat(path)).isFile()) return undefined;

@@ -2,7 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile, mkdir, rm } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWotdService, type RunningService, type ServiceOptions } from '../../src/service/server.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { sampleEntries } from '../support/upstream/deployment-twin.ts';
@@ -201,6 +202,25 @@ describe('limits and variants', () => {
       const reply = await get(path);
       expect(reply.status, path).toBe(404);
       expect(reply.json, path).toEqual({ error: expect.stringMatching(/no such endpoint/) });
+    }
+  });
+
+  it('answers 500 without details when the snapshots cannot be written, reports why, and tries again next time', async () => {
+    const blocked = join(dir, 'blocked');
+    await writeFile(blocked, 'a file where the folder should be');
+    const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const { get } = await start({ snapshotDir: blocked });
+      const failed = await get('/databases');
+      expect(failed.status).toBe(500);
+      expect(failed.text).toBe('The database snapshots are not available right now; try again later');
+      expect(warnings).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining(blocked) }));
+      expect((await get('/databases/download/wotd_2024-05.db')).status).toBe(500);
+      await rm(blocked);
+      await mkdir(blocked);
+      expect(linksOf((await get('/databases')).text)).toHaveLength(5);
+    } finally {
+      warnings.mockRestore();
     }
   });
 
