@@ -297,7 +297,7 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
   server.requestTimeout = 15_000;
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off('listening', onListening);
       const reason =
@@ -318,6 +318,12 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
     server.once('listening', onListening);
     server.listen(options.port ?? 0, host);
   });
+  try {
+    await listening;
+  } catch (error) {
+    if (snapshots?.temporary) await rm(snapshots.shelf.dir, { recursive: true, force: true });
+    throw error;
+  }
 
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;

@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFile, mkdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWotdService, type RunningService, type ServiceOptions } from '../../src/service/server.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
@@ -221,6 +222,21 @@ describe('limits and variants', () => {
       expect(linksOf((await get('/databases')).text)).toHaveLength(5);
     } finally {
       warnings.mockRestore();
+    }
+  });
+
+  it('leaves no temporary snapshot folder behind when it cannot listen', async () => {
+    const { service } = await start();
+    const ownTmp = await mkdtemp(join(tmpdir(), 'wotd-tmpdir-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = ownTmp;
+    try {
+      await expect(startWotdService({ dbPath, variant: 'A', port: service.port })).rejects.toThrow(/already in use/);
+      expect(await readdir(ownTmp)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      await rm(ownTmp, { recursive: true, force: true });
     }
   });
 
