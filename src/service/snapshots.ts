@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { readUserVersion, writeWordDb } from './word-db.ts';
@@ -92,7 +92,7 @@ export function dueMonths(entries: readonly Entry[], today: IsoDate, keep = DEFA
  * sees the old file or the new one, never half of one. `userVersion` is stored as PRAGMA user_version.
  */
 export async function writeSnapshot(path: string, entries: readonly Entry[], month: YearMonth, userVersion?: number): Promise<void> {
-  const dir = join(path, '..');
+  const dir = dirname(path);
   const temporary = join(dir, `.${snapshotFileName(month)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await writeWordDb(temporary, snapshotEntries(entries, month), userVersion === undefined ? {} : { userVersion });
