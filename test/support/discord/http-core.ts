@@ -180,7 +180,9 @@ async function parseBody(raw: Buffer, contentType: string | undefined): Promise<
     for (const [name, value] of form.entries()) {
       if (name === 'payload_json' && typeof value === 'string') body = JSON.parse(value);
       else if (typeof value !== 'string') {
-        attachments.push({ id: snowflake(), filename: value.name, size: value.size, content_type: value.type, url: `https://cdn.invalid/${value.name}` });
+        const id = snowflake();
+        const path = `attachments/${id}/${encodeURIComponent(value.name)}`;
+        attachments.push({ id, filename: value.name, size: value.size, content_type: value.type, url: `https://cdn.invalid/${path}`, proxy_url: `https://media.invalid/${path}` });
         files.push({ filename: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) });
       }
     }
