@@ -49,7 +49,7 @@
  *   stats() (per epoch second: accepted against the global limit, exempt, posts, global429, bucket429, invalid),
  *   internalErrors, waitFor(probe, description).
  * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times?, answer?: a raw status, headers and body,
- *   rateLimit?: { global, retryAfterMs } (with status 429: a global or per-route 429 with Retry-After) })
+ *  rateLimit?: { global, retryAfterMs, scope?: 'user' | 'shared' } (with status 429: a global, per-route or shared-resource 429) })
  *   → { hits, remove() }; clearFaults().
  * Shards: GET /gateway/bot answers { url, shards: shardCount, session_start_limit: { total, remaining (counts
  *   IDENTIFYs in a day), reset_after, max_concurrency } }; the server enforces neither (discord.js itself will not
