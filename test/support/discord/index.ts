@@ -28,7 +28,8 @@
  *   answer 403 50007, as do (50278) those to a user who shares no server with the bot and has no user install.
  *   Permissions resolve from roles and overwrites (overwrite ids may be '@everyone', '@bot' or a role name); the bot
  *   gets a managed role with View, Send, Embed Links, Read History unless `botMember.roles` says otherwise; REST
- *   answers 50001/50013 from them.
+ *   answers 50001/50013 from them. Without Embed Links a channel post or edit is taken with its embeds dropped (and
+ *   answered 50006 when nothing else is left); interaction replies keep theirs.
  * Interactions (each returns an InteractionHandle: id, token, sentAt, payload, deliveredTo, callbacks, callback,
  *   original, followUps, choices, waitForCallback, waitForResponse, waitForOriginal, waitForFollowUp):
  *   invokeCommand({ name, options, subcommand?, channelId | dm: true, user?, memberPermissions?, appPermissions? })
