@@ -292,7 +292,7 @@ async function runConsole(config: Config): Promise<number> {
       session,
       input: process.stdin,
       output: process.stdout,
-      banner: consoleBanner(source),
+      banner: consoleBanner(source, endpoint?.server.url),
       terminal,
       stop: signal.promise.then(() => undefined),
     });

@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { NO_INPUT_NOTE } from '../../src/console/console.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { describeRedis, keysUnder, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
@@ -87,6 +89,39 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
     const stopped = await waiting.exited;
     expect(stopped.code).toBe(0);
     expect(stopped.stderr).toBe('');
+  });
+
+  it('with no input at all (stdin closed) keeps serving METRICS_PORT until SIGTERM, then exits 0 and frees the port', async () => {
+    // The README's metrics example: `METRICS_PORT=9464 npm start </dev/null &`, scrape, `kill %1`.
+    const { child, run, exited } = startBotIn({ METRICS_PORT: '0' });
+    child.stdin.end();
+    const url = await vi.waitFor(
+      () => {
+        const found = /Health and metrics: (http:\/\/127\.0\.0\.1:\d+)\/healthz/.exec(run.stdout)?.[1];
+        if (!found) throw new Error(`no health URL on the first screen yet:\n${run.stdout}${run.stderr}`);
+        return found;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    await vi.waitFor(() => expect(run.stdout).toContain(NO_INPUT_NOTE), { timeout: 10_000, interval: 50 });
+    // Still there after the end of its input.
+    const health = await fetch(`${url}/healthz`);
+    expect(await health.json()).toMatchObject({ status: 'ok', gateway: { status: 'not_applicable' } });
+    await vi.waitFor(async () => expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/^wotd_bot_scheduler_ticks_total\{outcome="ok"\} [1-9]/m), {
+      timeout: 10_000,
+      interval: 100,
+    });
+    expect(child.exitCode).toBe(null);
+
+    child.kill('SIGTERM');
+    const stopped = await exited;
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toBe('');
+    // The port is free again: something else can listen on it.
+    const port = Number(new URL(url).port);
+    const probe = createServer();
+    await new Promise<void>((listening, failed) => probe.once('error', failed).listen(port, '127.0.0.1', listening));
+    await new Promise<void>((closed) => probe.close(() => closed()));
   });
 
   it('a bad setting prints one line and exits 2', async () => {
