@@ -1,5 +1,6 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
+import { ListenError } from './config/listen-error.ts';
 import { singleLine } from './config/message-text.ts';
 import { consoleBanner, type ConsoleSource } from './console/banner.ts';
 import { runConsoleLoop } from './console/console.ts';
@@ -52,6 +53,12 @@ function nextSignal(): { promise: Promise<NodeJS.Signals>; dispose: () => void }
 
 function oneLine(error: unknown): string {
   return singleLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error');
+}
+
+/** A port in use (METRICS_PORT): one line naming the setting and the port, exit code 2, as for a bad setting. */
+function settingClash(error: ListenError): number {
+  process.stderr.write(`wotd-bot start: ${singleLine(error.message)}\n`);
+  return 2;
 }
 
 /** `wotd-bot start` (`npm start`): the Discord bot when DISCORD_TOKEN is set, otherwise the console. */
@@ -182,6 +189,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     await bot.stop();
     return 0;
   } catch (error) {
+    if (error instanceof ListenError) return settingClash(error);
     logger.error({ err: error }, 'the Discord bot stopped');
     process.stderr.write(`wotd-bot start: could not run the Discord bot: ${oneLine(error)}\n`);
     return 1;
@@ -298,6 +306,7 @@ async function runConsole(config: Config): Promise<number> {
     });
     return 0;
   } catch (error) {
+    if (error instanceof ListenError) return settingClash(error);
     logger.error({ err: error }, 'the console stopped');
     process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
     return 1;

@@ -1,3 +1,4 @@
+import { ListenError, listenFailureText } from '../config/listen-error.ts';
 import { loadConfig, loadDotEnv } from '../config/settings.ts';
 import { quoted, singleLine } from '../config/message-text.ts';
 import type { Variant } from '../wotd/dates.ts';
@@ -118,6 +119,11 @@ export async function runServe(args: string[]): Promise<number> {
       rateLimitPerMinute: flags.rateLimit,
     });
   } catch (error) {
+    if (error instanceof ListenError) {
+      const names = { port: '--port', host: '--host', inUseAdvice: '(--port 0 picks a free one)' };
+      process.stderr.write(`wotd-bot serve: ${singleLine(listenFailureText(error.code, error.host, error.port, names, error.cause instanceof Error ? error.cause.message : ''))}\n`);
+      return 2;
+    }
     // The reason may quote the --db path or --host as given: it stays one line.
     process.stderr.write(`wotd-bot serve: ${singleLine(error instanceof Error ? error.message : String(error))}\n`);
     return 1;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NO_INPUT_NOTE } from '../../src/console/console.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
@@ -122,6 +122,27 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
     const probe = createServer();
     await new Promise<void>((listening, failed) => probe.once('error', failed).listen(port, '127.0.0.1', listening));
     await new Promise<void>((closed) => probe.close(() => closed()));
+  });
+
+  it('a METRICS_PORT in use prints one line naming it, and exits 2, at the console and on Discord alike', async () => {
+    const holder = createServer();
+    await new Promise<void>((listening) => holder.listen(0, '127.0.0.1', listening));
+    try {
+      const { port } = holder.address() as AddressInfo;
+      // On Discord the endpoint opens before the login, so no Discord server is needed to see it refused.
+      for (const env of [{}, { DISCORD_TOKEN: 'never-used' }]) {
+        const { child, exited } = startBotIn({ METRICS_PORT: String(port), LOG_LEVEL: 'info', ...env });
+        child.stdin.end('exit\n');
+        const result = await exited;
+        expect(result.code).toBe(2);
+        expect(result.stderr).toBe(
+          `wotd-bot start: METRICS_PORT ${port} is already in use on 127.0.0.1; choose another (each process of a cluster needs its own)\n`,
+        );
+        expect(result.stdout).toBe('');
+      }
+    } finally {
+      await new Promise<void>((closed) => holder.close(() => closed()));
+    }
   });
 
   it('a bad setting prints one line and exits 2', async () => {
