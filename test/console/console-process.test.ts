@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NO_INPUT_NOTE } from '../../src/console/console.ts';
@@ -143,6 +143,16 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
     } finally {
       await new Promise<void>((closed) => holder.close(() => closed()));
     }
+  });
+
+  it('with .env copied from .env.example, logs only warnings, as without one', async () => {
+    await copyFile(resolve(import.meta.dirname, '../../.env.example'), join(dir, '.env'));
+    const { child, exited } = startBotIn();
+    child.stdin.end('/wotd date:2025-01-14\n');
+    const result = await exited;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('│ 2025-01-14 · Word of the Day from wotd.site');
+    expect(result.stderr).toBe('');
   });
 
   it('a bad setting prints one line and exits 2', async () => {
