@@ -58,9 +58,8 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
       ].join('\n'),
       '│ Words of the day before 14 January 2025',
       '│ mark_down · 2025-01-13',
-      '[1: Older]',
-      '(the message above is updated)',
-      '│ Words of the day before 12 January 2025',
+      'message #1: [1: Older]',
+      'Pressed Older on message #1 (/wotd-history date:2025-01-14 limit:2).\n(message #1 is updated)\n│ Words of the day before 12 January 2025',
       '│ serendipity: word of the day once',
       '│ 2025-01-14 · noun · /ˌsɛɹ.ənˈdɪp.ɪ.ti/ — (historical) The "happy" faculty',
       '(only you can see this)\n“serendipty” has not been a word of the day, as far as the service knows. Did you mean serendipity?',
@@ -70,6 +69,36 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
     ]);
     // Nothing after `exit` is run.
     expect(result.stdout).not.toContain('2025-01-13 · Word of the Day');
+  });
+
+  it('press acts on the latest message with buttons unless a number names another, and says which it pressed', async () => {
+    const { child, exited } = startBotIn();
+    child.stdin.end(
+      [
+        '/wotd-history date:2025-01-14 limit:2',
+        '/wotd-data forget',
+        // The latest message with buttons is #2 (Erase, Keep it): its Older is not there, and #1's is not pressed unasked.
+        'press Older',
+        'press #1 Older',
+        'press #2 2',
+        'press #7 1',
+        '',
+      ].join('\n'),
+    );
+    const result = await exited;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expectInOrder(result.stdout, [
+      '│ Words of the day before 14 January 2025',
+      'message #1: [1: Older]',
+      'message #2: [1: Erase]  [2: Keep it]',
+      'Message #2 has no button “Older”. Its buttons: [1: Erase]  [2: Keep it]. Message #1 has one: press #1 Older\n',
+      'Pressed Older on message #1 (/wotd-history date:2025-01-14 limit:2).\n(message #1 is updated)\n│ Words of the day before 12 January 2025',
+      'Pressed Keep it on message #2 (/wotd-data forget).',
+      'There is no message #7 with buttons to press; the latest is #',
+    ]);
+    // Only the one Older press went through.
+    expect(result.stdout.split('│ Words of the day before 12 January 2025').length).toBe(2);
   });
 
   it('ends cleanly at the end of input (Ctrl-D) and on SIGTERM', async () => {
