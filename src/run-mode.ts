@@ -4,6 +4,7 @@ import { ListenError } from './config/listen-error.ts';
 import { singleLine } from './config/message-text.ts';
 import { consoleBanner, type ConsoleSource } from './console/banner.ts';
 import { runConsoleLoop } from './console/console.ts';
+import { PromptScreen } from './console/prompt-screen.ts';
 import { ConsoleSession } from './console/session.ts';
 import type { BotServices } from './replies/interactions.ts';
 import { createLogger, type Logger } from './config/logger.ts';
@@ -283,16 +284,18 @@ async function runConsole(config: Config): Promise<number> {
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
+    // Replies and daily posts print above the prompt while it waits, so a half-typed line is not broken up.
+    const screen = new PromptScreen(process.stdout);
     // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time.
     daily.start({
-      poster: createConsolePoster({ write: (text) => process.stdout.write(text), color }),
+      poster: createConsolePoster({ write: screen.write, color }),
       lookup: adapter,
       render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: config.WOTD_SITE_URL }),
     });
     const session = new ConsoleSession({
       commands,
       services: botServices(config, adapter, daily, logger),
-      write: (text) => process.stdout.write(text),
+      write: screen.write,
       color,
       showThinking: terminal,
     });
@@ -302,6 +305,7 @@ async function runConsole(config: Config): Promise<number> {
       output: process.stdout,
       banner: consoleBanner(source, endpoint?.server.url),
       terminal,
+      screen,
       stop: signal.promise.then(() => undefined),
     });
     return 0;

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { PromptScreen } from './prompt-screen.ts';
 import type { ConsoleSession } from './session.ts';
 
 export interface ConsoleLoopOptions {
@@ -11,6 +12,8 @@ export interface ConsoleLoopOptions {
   terminal: boolean;
   /** Resolves when the console should stop early (a signal). */
   stop?: Promise<void>;
+  /** Where everything else that prints to `output` (the session, daily posts) writes, so it keeps clear of the prompt. */
+  screen?: PromptScreen;
 }
 
 /** Said when input ends before its first line: nobody will type, so the console serves until it is stopped. */
@@ -41,6 +44,8 @@ export async function runConsoleLoop(options: ConsoleLoopOptions): Promise<void>
         }
       : undefined,
   });
+  const screen = options.screen ?? new PromptScreen(output);
+  if (terminal) screen.attach(readline);
   let stopped = false;
   readline.on('SIGINT', () => readline.close());
   void options.stop?.then(() => {
@@ -48,13 +53,13 @@ export async function runConsoleLoop(options: ConsoleLoopOptions): Promise<void>
     readline.close();
   });
   output.write(`${options.banner}\n\n`);
-  if (terminal) readline.prompt();
+  if (terminal) screen.prompt();
   let lines = 0;
   for await (const line of readline) {
     lines += 1;
     const keepGoing = await session.handleLine(line);
     if (!keepGoing) break;
-    if (terminal) readline.prompt();
+    if (terminal) screen.prompt();
   }
   readline.close();
   if (terminal) output.write('\n');

@@ -159,7 +159,7 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
     try {
       const { port } = holder.address() as AddressInfo;
       // On Discord the endpoint opens before the login, so no Discord server is needed to see it refused.
-      for (const env of [{}, { DISCORD_TOKEN: 'never-used' }]) {
+      for (const env of [{}, { DISCORD_TOKEN: 'never-used' }] as Array<Record<string, string>>) {
         const { child, exited } = startBotIn({ METRICS_PORT: String(port), LOG_LEVEL: 'info', ...env });
         child.stdin.end('exit\n');
         const result = await exited;
