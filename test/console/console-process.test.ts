@@ -101,6 +101,36 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
     expect(result.stdout.split('│ Words of the day before 12 January 2025').length).toBe(2);
   });
 
+  it('subscribing again says what changed, from what to what, or that nothing did', async () => {
+    const { child, exited } = startBotIn();
+    child.stdin.end(
+      [
+        '/wotd-subscribe channel:#words time:07:30',
+        '/wotd-subscribe channel:#words time:08:15 timezone:Europe/London role:@readers style:compact thread:true',
+        '/wotd-subscribe channel:#words time:08:15 timezone:Europe/London role:@readers style:compact thread:true',
+        '/wotd-subscribe channel:#words',
+        '/wotd-subscribe-me time:07:00',
+        '/wotd-subscribe-me time:06:45 timezone:Asia/Tokyo',
+        '',
+      ].join('\n'),
+    );
+    const result = await exited;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expectInOrder(result.stdout, [
+      'Subscribed #words: the word of the day every day at 07:30 (UTC).',
+      'Updated #words: the word of the day every day at 08:15 (Europe/London), compact (word, IPA and a one-line definition), ' +
+        'mentioning @readers, with a thread on each post. Changed: the time from 07:30 to 08:15, the time zone from UTC to ' +
+        'Europe/London, the role from none to @readers, the style from full to compact, a thread on each post from off to on.',
+      'Updated #words: the word of the day every day at 08:15 (Europe/London), compact (word, IPA and a one-line definition), ' +
+        'mentioning @readers, with a thread on each post. Nothing changed: it had these settings already.',
+      'Updated #words: the word of the day every day at 09:00 (UTC). Changed: the time from 08:15 to 09:00, the time zone from ' +
+        'Europe/London to UTC, the role from @readers to none, the style from compact to full, a thread on each post from on to off.',
+      "Subscribed: I'll DM you the word of the day every day at 07:00 (UTC).",
+      "Updated: I'll DM you the word of the day every day at 06:45 (Asia/Tokyo). Changed: the time from 07:00 to 06:45, the time zone from UTC to Asia/Tokyo.",
+    ]);
+  });
+
   it('ends cleanly at the end of input (Ctrl-D) and on SIGTERM', async () => {
     const piped = startBotIn();
     piped.child.stdin.end('/wotd date:14-01-2025\n');
