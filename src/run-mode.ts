@@ -1,7 +1,8 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
 import { ListenError } from './config/listen-error.ts';
-import { singleLine } from './config/message-text.ts';
+import { quoted, singleLine } from './config/message-text.ts';
+import { nearestName } from './config/nearest-name.ts';
 import { consoleBanner, type ConsoleSource } from './console/banner.ts';
 import { runConsoleLoop } from './console/console.ts';
 import { PromptScreen } from './console/prompt-screen.ts';
@@ -69,6 +70,13 @@ export async function runBot(args: string[]): Promise<number> {
     return 0;
   }
   let flags: { shards?: string; 'shard-ids'?: string };
+  const unknown = args.find((arg) => arg.startsWith('--') && arg !== '--' && !['shards', 'shard-ids'].includes(arg.slice(2).split('=')[0] ?? ''));
+  if (unknown !== undefined) {
+    const name = unknown.split('=')[0] ?? unknown;
+    const nearest = nearestName(name, ['--shards', '--shard-ids']);
+    process.stderr.write(`wotd-bot start: unknown option ${quoted(name)}${nearest ? `; did you mean \`${nearest}\`?` : ''}\n\n${USAGE}\n`);
+    return 2;
+  }
   try {
     flags = parseArgs({ args, options: { shards: { type: 'string' }, 'shard-ids': { type: 'string' } }, strict: true }).values;
   } catch (error) {

@@ -1,6 +1,7 @@
 import { ListenError, listenFailureText } from '../config/listen-error.ts';
 import { loadConfig, loadDotEnv } from '../config/settings.ts';
 import { quoted, singleLine } from '../config/message-text.ts';
+import { nearestName } from '../config/nearest-name.ts';
 import type { Variant } from '../wotd/dates.ts';
 import { DEFAULT_RATE_LIMIT, startWotdService } from './server.ts';
 
@@ -44,8 +45,10 @@ export function parseServeFlags(args: readonly string[]): ServeFlags | 'help' {
     if (arg === '-h' || arg === '--help') return 'help';
     const equals = arg.indexOf('=');
     const name = arg.startsWith('--') && equals !== -1 ? arg.slice(0, equals) : arg;
-    if (!['--port', '--host', '--variant', '--db', '--rate-limit'].includes(name)) {
-      throw new UsageError(`unknown option ${quoted(arg)} (see wotd-bot serve --help)`);
+    const known = ['--port', '--host', '--variant', '--db', '--rate-limit'];
+    if (!known.includes(name)) {
+      const nearest = name.startsWith('--') ? nearestName(name, known) : null;
+      throw new UsageError(`unknown option ${quoted(arg)}${nearest ? `; did you mean \`${nearest}\`?` : ''} (see wotd-bot serve --help)`);
     }
     let value: string;
     if (equals !== -1 && name !== arg) {

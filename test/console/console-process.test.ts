@@ -63,7 +63,7 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
       '│ serendipity: word of the day once',
       '│ 2025-01-14 · noun · /ˌsɛɹ.ənˈdɪp.ɪ.ti/ — (historical) The "happy" faculty',
       '(only you can see this)\n“serendipty” has not been a word of the day, as far as the service knows. Did you mean serendipity?',
-      '(only you can see this)\nThe word of the day for 1 January 2999 has not been revealed yet.',
+      "(only you can see this)\nThere is no word of the day for 1 January 2999 yet: the service reveals each day's word on that day (UTC).",
       '/wotd-history limit must be a whole number from 1 to 8; 12 is not.',
       'There is no command /wotd-nonsense.',
     ]);
