@@ -1,8 +1,11 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
-import { singleLine } from './config/message-text.ts';
+import { ListenError } from './config/listen-error.ts';
+import { quoted, singleLine } from './config/message-text.ts';
+import { nearestName } from './config/nearest-name.ts';
 import { consoleBanner, type ConsoleSource } from './console/banner.ts';
 import { runConsoleLoop } from './console/console.ts';
+import { PromptScreen } from './console/prompt-screen.ts';
 import { ConsoleSession } from './console/session.ts';
 import type { BotServices } from './replies/interactions.ts';
 import { createLogger, type Logger } from './config/logger.ts';
@@ -54,6 +57,12 @@ function oneLine(error: unknown): string {
   return singleLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error');
 }
 
+/** A port in use (METRICS_PORT): one line naming the setting and the port, exit code 2, as for a bad setting. */
+function settingClash(error: ListenError): number {
+  process.stderr.write(`wotd-bot start: ${singleLine(error.message)}\n`);
+  return 2;
+}
+
 /** `wotd-bot start` (`npm start`): the Discord bot when DISCORD_TOKEN is set, otherwise the console. */
 export async function runBot(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -61,6 +70,13 @@ export async function runBot(args: string[]): Promise<number> {
     return 0;
   }
   let flags: { shards?: string; 'shard-ids'?: string };
+  const unknown = args.find((arg) => arg.startsWith('--') && arg !== '--' && !['shards', 'shard-ids'].includes(arg.slice(2).split('=')[0] ?? ''));
+  if (unknown !== undefined) {
+    const name = unknown.split('=')[0] ?? unknown;
+    const nearest = nearestName(name, ['--shards', '--shard-ids']);
+    process.stderr.write(`wotd-bot start: unknown option ${quoted(name)}${nearest ? `; did you mean \`${nearest}\`?` : ''}\n\n${USAGE}\n`);
+    return 2;
+  }
   try {
     flags = parseArgs({ args, options: { shards: { type: 'string' }, 'shard-ids': { type: 'string' } }, strict: true }).values;
   } catch (error) {
@@ -182,6 +198,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     await bot.stop();
     return 0;
   } catch (error) {
+    if (error instanceof ListenError) return settingClash(error);
     logger.error({ err: error }, 'the Discord bot stopped');
     process.stderr.write(`wotd-bot start: could not run the Discord bot: ${oneLine(error)}\n`);
     return 1;
@@ -277,16 +294,18 @@ async function runConsole(config: Config): Promise<number> {
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
+    // Replies and daily posts print above the prompt while it waits, so a half-typed line is not broken up.
+    const screen = new PromptScreen(process.stdout);
     // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time.
     daily.start({
-      poster: createConsolePoster({ write: (text) => process.stdout.write(text), color }),
+      poster: createConsolePoster({ write: screen.write, color }),
       lookup: adapter,
       render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: config.WOTD_SITE_URL }),
     });
     const session = new ConsoleSession({
       commands,
       services: botServices(config, adapter, daily, logger),
-      write: (text) => process.stdout.write(text),
+      write: screen.write,
       color,
       showThinking: terminal,
     });
@@ -294,12 +313,14 @@ async function runConsole(config: Config): Promise<number> {
       session,
       input: process.stdin,
       output: process.stdout,
-      banner: consoleBanner(source),
+      banner: consoleBanner(source, endpoint?.server.url),
       terminal,
+      screen,
       stop: signal.promise.then(() => undefined),
     });
     return 0;
   } catch (error) {
+    if (error instanceof ListenError) return settingClash(error);
     logger.error({ err: error }, 'the console stopped');
     process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
     return 1;

@@ -1,5 +1,7 @@
+import { ListenError, listenFailureText } from '../config/listen-error.ts';
 import { loadConfig, loadDotEnv } from '../config/settings.ts';
 import { quoted, singleLine } from '../config/message-text.ts';
+import { nearestName } from '../config/nearest-name.ts';
 import type { Variant } from '../wotd/dates.ts';
 import { DEFAULT_RATE_LIMIT, startWotdService } from './server.ts';
 import { DEFAULT_DATABASE_RATE_LIMIT } from './database-pages.ts';
@@ -55,8 +57,10 @@ export function parseServeFlags(args: readonly string[]): ServeFlags | 'help' {
     if (arg === '-h' || arg === '--help') return 'help';
     const equals = arg.indexOf('=');
     const name = arg.startsWith('--') && equals !== -1 ? arg.slice(0, equals) : arg;
-    if (!['--port', '--host', '--variant', '--db', '--rate-limit', '--snapshot-dir'].includes(name)) {
-      throw new UsageError(`unknown option ${quoted(arg)} (see wotd-bot serve --help)`);
+    const known = ['--port', '--host', '--variant', '--db', '--rate-limit', '--snapshot-dir'];
+    if (!known.includes(name)) {
+      const nearest = name.startsWith('--') ? nearestName(name, known) : null;
+      throw new UsageError(`unknown option ${quoted(arg)}${nearest ? `; did you mean \`${nearest}\`?` : ''} (see wotd-bot serve --help)`);
     }
     let value: string;
     if (equals !== -1 && name !== arg) {
@@ -135,6 +139,11 @@ export async function runServe(args: string[]): Promise<number> {
       ...(flags.snapshotDir === undefined ? {} : { snapshotDir: flags.snapshotDir }),
     });
   } catch (error) {
+    if (error instanceof ListenError) {
+      const names = { port: '--port', host: '--host', inUseAdvice: '(--port 0 picks a free one)' };
+      process.stderr.write(`wotd-bot serve: ${singleLine(listenFailureText(error.code, error.host, error.port, names, error.cause instanceof Error ? error.cause.message : ''))}\n`);
+      return 2;
+    }
     // The reason may quote the --db path or --host as given: it stays one line.
     process.stderr.write(`wotd-bot serve: ${singleLine(error instanceof Error ? error.message : String(error))}\n`);
     return 1;

@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { hasWireShape, parseWireDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from '../wotd/dates.ts';
+import { ListenError } from '../config/listen-error.ts';
 import { quoted } from '../config/message-text.ts';
 import { readWordDb, WordDbError } from './word-db.ts';
 import { WordIndex } from './word-index.ts';
@@ -308,7 +309,7 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
             : error.code === 'EACCES'
               ? 'permission denied'
               : error.message;
-      reject(new Error(`cannot listen on ${host}:${options.port ?? 0}: ${reason}`, { cause: error }));
+      reject(new ListenError(`cannot listen on ${host}:${options.port ?? 0}: ${reason}`, error.code, host, options.port ?? 0, { cause: error }));
     };
     const onListening = (): void => {
       server.off('error', onError);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeFlags, UsageError } from '../../src/service/serve-command.ts';
@@ -101,6 +102,20 @@ describe('wotd-bot serve', () => {
     expect(spawned.stderr()).toBe(
       'wotd-bot serve: cannot open word database no/such/words.sqlite: the file does not exist or cannot be opened\n',
     );
+  });
+
+  it('fails with one line naming --port and exit code 2 when the port is in use', async () => {
+    const holder = createServer();
+    await new Promise<void>((listening) => holder.listen(0, '127.0.0.1', listening));
+    try {
+      const { port } = holder.address() as AddressInfo;
+      const spawned = serve(['--port', String(port)]);
+      expect(await spawned.exit).toBe(2);
+      expect(spawned.stderr()).toBe(`wotd-bot serve: --port ${port} is already in use on 127.0.0.1; choose another (--port 0 picks a free one)\n`);
+      expect(spawned.stdout()).toBe('');
+    } finally {
+      await new Promise<void>((closed) => holder.close(() => closed()));
+    }
   });
 
   it('fails with one line and exit code 2 for a bad flag value', async () => {

@@ -53,8 +53,8 @@ describe('wotd-bot start on a SQLite store another process holds', () => {
       await started(first.run, first.exited);
 
       const refused = startBot(dir);
-      // Were it to start after all, an ended stdin stops its console at once (exit 0) rather than hanging the test.
-      refused.child.stdin.end();
+      // Were it to start after all, `exit` stops its console at once (exit 0) rather than hanging the test.
+      refused.child.stdin.end('exit\n');
       const second = await refused.exited;
       expect(second.code).toBe(2);
       expect(second.stdout).toBe('');
@@ -78,7 +78,7 @@ describe('wotd-bot start on a SQLite store another process holds', () => {
     try {
       await started(third.run, third.exited);
     } finally {
-      third.child.stdin.end();
+      third.child.stdin.end('exit\n');
     }
     const ended = await third.exited;
     expect(ended.code, ended.stderr).toBe(0);
