@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { quoted } from './message-text.ts';
+import { bundledWordList } from './package-files.ts';
 
 /**
  * Every setting the bot reads from the environment, validated once at start-up.
@@ -120,7 +121,7 @@ const envSchema = z.object({
     .enum(['service', 'endpoint'], { message: 'expected service (one budget for all endpoints) or endpoint (one each)' })
     .default('service'),
   WOTD_TIMEOUT_MS: positiveInt(`a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, MAX_TIMER_MS).default(5000),
-  WOTD_SERVICE_DB: z.string().trim().min(1, { message: 'expected a path to a SQLite file' }).default('data/words.sqlite'),
+  WOTD_SERVICE_DB: z.string().trim().min(1, { message: 'expected a path to a SQLite file' }).default(bundledWordList),
   STORE_URL: z
     .string()
     .trim()

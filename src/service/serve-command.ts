@@ -29,7 +29,7 @@ Options:
   --port N          port to listen on, 0 for any free port (default ${DEFAULT_SERVE_PORT})
   --host HOST       address to listen on (default 127.0.0.1)
   --variant A|B     date format: A = YYYY-MM-DD, B = DD-MM-YYYY (default A)
-  --db FILE         SQLite word list (default WOTD_SERVICE_DB, data/words.sqlite)
+  --db FILE         SQLite word list (default WOTD_SERVICE_DB, else the bot's own data/words.sqlite)
   --rate-limit N    requests per minute per client address, 0 for none (default ${DEFAULT_RATE_LIMIT});
                     the /databases pages allow ${DEFAULT_DATABASE_RATE_LIMIT} each, or none with 0
   --snapshot-dir D  variant A: keep the monthly snapshots of /databases in folder D (default a temporary

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/settings.ts';
 
@@ -9,6 +10,9 @@ describe('loadConfig', () => {
     expect(config.WOTD_RATE_LIMIT).toBe(10);
     expect(config.STORE_URL).toBe('sqlite://data/store.sqlite');
     expect(config.DISCORD_TOKEN).toBeUndefined();
+    // The word list that comes with the bot, wherever it is started from (a relative path would follow the working directory).
+    expect(config.WOTD_SERVICE_DB).toBe(join(resolve(import.meta.dirname, '../..'), 'data', 'words.sqlite'));
+    expect(loadConfig({ WOTD_SERVICE_DB: 'words/mine.sqlite' }).WOTD_SERVICE_DB).toBe('words/mine.sqlite');
   });
 
   it('treats empty values as unset and trims trailing slashes from URLs', () => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeFlags, UsageError } from '../../src/service/serve-command.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
@@ -15,12 +15,13 @@ interface Spawned {
   exit: Promise<number | null>;
 }
 
+const ROOT = resolve(import.meta.dirname, '../..');
 const children: ChildProcess[] = [];
 
-function serve(args: string[]): Spawned {
+function serve(args: string[], cwd = ROOT): Spawned {
   const env = { ...process.env };
   delete env.WOTD_SERVICE_DB;
-  const child = spawn(process.execPath, ['bin/wotd-bot.js', 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/wotd-bot.js'), 'serve', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -47,12 +48,13 @@ afterEach(() => {
 });
 
 describe('wotd-bot serve', () => {
-  it('serves data/words.sqlite on the port it reports, rate-limits at ten a minute and stops on SIGTERM', async () => {
-    const spawned = serve(['--port', '0']);
-    const url = await listeningUrl(spawned);
+  it("serves the bot's own data/words.sqlite from any folder, on the port it reports, rate-limits at ten a minute and stops on SIGTERM", async () => {
+    const elsewhere = await tempDir('serve-cwd');
+    const spawned = serve(['--port', '0'], elsewhere.dir);
+    const url = await listeningUrl(spawned).finally(() => elsewhere.cleanup());
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toMatch(/:0$/);
-    expect(spawned.stdout()).toContain('(variant A, data/words.sqlite, 10 requests/min per client)');
+    expect(spawned.stdout()).toContain(`(variant A, ${join(ROOT, 'data/words.sqlite')}, 10 requests/min per client)`);
 
     const first = await send(`${url}/query?date=2025-01-01`);
     expect(first.status).toBe(200);
