@@ -29,6 +29,8 @@ declare module 'pg' {
     max?: number;
     /** How long an idle connection is kept before it is closed (ms). */
     idleTimeoutMillis?: number;
+    /** Run on each new connection before it is handed out; a rejection fails that connection. */
+    onConnect?: (client: PoolClient) => Promise<void>;
   }
 
   export interface Queryable {

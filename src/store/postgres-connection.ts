@@ -1,4 +1,4 @@
-import { DatabaseError, escapeIdentifier, Pool } from 'pg';
+import { DatabaseError, escapeIdentifier, Pool, type PoolClient } from 'pg';
 import { withoutPassword } from '../config/settings.ts';
 
 /**
@@ -52,6 +52,7 @@ export async function openPostgresConnection(url: string): Promise<PostgresConne
       idleTimeoutMillis: IDLE_CLOSE_MS,
       lock_timeout: LOCK_TIMEOUT_MS,
       application_name: `wotd-bot pid ${process.pid}`,
+      onConnect: checkClientWhileRunning,
     });
     // An idle connection the server closed (a restart, an administrator) is dropped by the pool and opened again
     // when next needed; the operations that need it fail or succeed on their own. Without a listener, pg would
@@ -94,6 +95,21 @@ export async function openPostgresConnection(url: string): Promise<PostgresConne
 /** Pools open in this process (for tests of clean shutdown). */
 export function openPostgresPools(): number {
   return pools.size;
+}
+
+/**
+ * Has the server check every second, while a statement of this session runs (or waits for a lock), that the bot is
+ * still there, and cancel the statement when it is not: a write the bot sent just before it was killed must not
+ * take effect later, after a restarted bot has moved on. PostgreSQL 14 and later; an older server does without.
+ */
+async function checkClientWhileRunning(client: PoolClient): Promise<void> {
+  try {
+    await client.query('SET client_connection_check_interval = 1000');
+  } catch (error) {
+    // 42704: a server older than 14 has no such setting. Any other failure fails the connection, and with it the
+    // statement that asked for one.
+    if (!(error instanceof DatabaseError) || error.code !== '42704') throw error;
+  }
 }
 
 /** SQLSTATEs of a table that is not what it should be, or data the server itself finds damaged. */
