@@ -91,7 +91,8 @@ async function freshSchema(): Promise<string> {
   return schema;
 }
 
-function schemaOf(location: StoreLocation): string {
+/** The test schema a PostgreSQL test store's URL names. */
+export function schemaOf(location: StoreLocation): string {
   const options = new URL(location.url).searchParams.get('options') ?? '';
   const schema = /search_path=(\w+)/.exec(options)?.[1];
   if (!schema) throw new Error(`${location.url} names no test schema`);
