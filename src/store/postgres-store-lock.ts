@@ -133,7 +133,9 @@ async function connect(url: string): Promise<Client> {
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
-    throw new Error(`could not reach PostgreSQL at ${withoutPassword(url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    const shown = withoutPassword(url);
+    const reason = (error instanceof Error ? error.message : String(error)).split(url).join(shown);
+    throw new Error(`could not reach PostgreSQL at ${shown}: ${reason}`, { cause: error });
   }
   return client;
 }
