@@ -151,7 +151,7 @@ async function prepare(pool: Pool, url: string): Promise<{ schema: string }> {
   const textual = (name: string) => ['text', 'character varying'].includes(types.get(name) ?? '');
   if (!textual('key') || !textual('value')) {
     const found = columns.rows.map((row) => `${row.column_name} ${row.data_type}`).join(', ') || 'no columns';
-    throw damaged(shown, `its table ${schema}.${STORE_TABLE} is not a key-value table (${found}; expected key text, value text)`);
+    throw damaged(shown, `table ${schema}.${STORE_TABLE} has (${found}), not (key text, value text)`);
   }
   try {
     // One read through the primary key, as every lookup does: a damaged index or page shows here.
@@ -166,6 +166,6 @@ async function prepare(pool: Pool, url: string): Promise<{ schema: string }> {
 
 function damaged(shown: string, reason: string): Error {
   return new Error(
-    `the PostgreSQL store at ${shown} is damaged: ${reason}; it was left untouched. Restore it from a backup, or point STORE_URL at an empty database or schema (every subscription in it would be lost).`,
+    `the PostgreSQL store at ${shown} is damaged: ${reason}; it was left untouched. Restore it from a backup, or use an empty database or schema (losing every subscription in it).`,
   );
 }

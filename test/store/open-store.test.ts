@@ -160,7 +160,7 @@ describePostgres('openStore on PostgreSQL', () => {
     await admin.query(`CREATE TABLE ${pg.schema}.keyv (id integer, data bytea)`);
     await admin.query(`INSERT INTO ${pg.schema}.keyv VALUES (1, 'precious')`);
     await expect(openStore(pg.url, 'subscriptions')).rejects.toThrow(
-      `the PostgreSQL store at ${withoutPassword(pg.url)} is damaged: its table ${pg.schema}.keyv is not a key-value table (id integer, data bytea; expected key text, value text); it was left untouched.`,
+      `the PostgreSQL store at ${withoutPassword(pg.url)} is damaged: table ${pg.schema}.keyv has (id integer, data bytea), not (key text, value text); it was left untouched.`,
     );
     expect((await admin.query(`SELECT id, data::text AS data FROM ${pg.schema}.keyv`)).rows).toEqual([{ id: 1, data: '\\x70726563696f7573' }]);
     expect(openPostgresPools()).toBe(0);
