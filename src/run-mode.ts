@@ -159,7 +159,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
         ...(claims ? { claims } : {}),
       });
       logger.info(
-        { shards: describeShardPlan(shards), store: isPostgresStore(location) ? 'postgresql' : 'redis' },
+        { shards: describeShardPlan(shards), store: isPostgresStore(location) ? 'PostgreSQL' : 'Redis' },
         'running as a cluster member on Redis',
       );
       metrics?.watchStoreChecks(cluster.storeChecks());
