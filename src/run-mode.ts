@@ -117,7 +117,7 @@ async function lockStore(config: Config): Promise<BotStoreLock | undefined> {
   if (storeFile) return lockSqliteStore(storeFile);
   if (isPostgresStore(location) && !location.lockRedisUrl) {
     const { lockPostgresStore } = await import('./store/postgres-store-lock.ts');
-    return lockPostgresStore(location.url);
+    return lockPostgresStore(location.url, location.setting ? { setting: location.setting } : {});
   }
   return undefined;
 }
@@ -145,7 +145,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       const location = storeLocation(config);
       // On a PostgreSQL store the claims on each day's posts are kept there, beside the delivery records.
       const claims = isPostgresStore(location)
-        ? await (await import('./schedule/postgres-delivery-claims.ts')).PostgresDeliveryClaims.open(location.url)
+        ? await (await import('./schedule/postgres-delivery-claims.ts')).PostgresDeliveryClaims.open(location)
         : undefined;
       storeClaims = claims;
       // A cluster member: the store, the service's budget, the daily posts and Discord's global limit are shared.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { StoreLocation } from '../store/open-store.ts';
 import { openPostgresConnection, type PostgresConnection } from '../store/postgres-connection.ts';
 import { StoreWatch } from '../store/store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
@@ -31,8 +32,9 @@ export class PostgresDeliveryClaims implements DeliveryClaims {
     this.watch = new StoreWatch('claims', { read: () => connection.pool.query('SELECT 1') });
   }
 
-  static async open(url: string, leaseMs = 30_000): Promise<PostgresDeliveryClaims> {
-    const connection = await openPostgresConnection(url);
+  static async open(where: string | StoreLocation, leaseMs = 30_000): Promise<PostgresDeliveryClaims> {
+    const { url, setting } = typeof where === 'string' ? { url: where, setting: undefined } : where;
+    const connection = await openPostgresConnection(url, setting);
     const claims = new PostgresDeliveryClaims(connection, leaseMs);
     try {
       await claims.prepare();

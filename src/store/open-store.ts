@@ -18,6 +18,8 @@ export interface StoreLocation {
    * PostgreSQL store in cluster mode. Unset, a store that is not Redis is locked in this process only.
    */
   lockRedisUrl?: string;
+  /** The setting the URL came from (STORE_URL), named with it in messages about the store. */
+  setting?: string;
 }
 
 /**
@@ -25,10 +27,9 @@ export interface StoreLocation {
  * the data is on that Redis, unless STORE_URL is PostgreSQL, which keeps it with the locks on Redis.
  */
 export function storeLocation(config: Pick<Config, 'STORE_URL' | 'REDIS_URL' | 'REDIS_KEY_PREFIX'>): StoreLocation {
-  if (config.REDIS_URL && isPostgresUrl(config.STORE_URL)) {
-    return { url: config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX, lockRedisUrl: config.REDIS_URL };
-  }
-  return { url: config.REDIS_URL ?? config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
+  if (!isPostgresUrl(config.STORE_URL)) return { url: config.REDIS_URL ?? config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
+  const location: StoreLocation = { url: config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX, setting: 'STORE_URL' };
+  return config.REDIS_URL ? { ...location, lockRedisUrl: config.REDIS_URL } : location;
 }
 
 /** The absolute path of a SQLite store's file; null for any other store, and for an in-memory SQLite one. */
@@ -67,12 +68,12 @@ export async function openStore<Value>(
   namespace: string,
   options: OpenStoreOptions = {},
 ): Promise<Keyv<Value>> {
-  const { url, keyPrefix = DEFAULT_REDIS_KEY_PREFIX } = typeof where === 'string' ? { url: where } : where;
+  const { url, keyPrefix = DEFAULT_REDIS_KEY_PREFIX, setting } = typeof where === 'string' ? { url: where, setting: undefined } : where;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
   if (!scheme) throw new Error(`STORE_URL "${withoutPassword(url)}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
   const throwOnErrors = options.throwOnErrors ?? false;
   if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, namespace);
-  if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres<Value>(url, namespace);
+  if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres<Value>(url, namespace, setting);
   const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
   const path = sqlitePath(url);
   if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqliteConnection(url));
@@ -128,11 +129,11 @@ async function openRedis<Value>(url: string, namespace: string, name: string): P
  * A namespace of a PostgreSQL store, on the store's shared pool (checked when it opens). As on Redis, a failure is
  * always an error, counted on the namespace's watch.
  */
-async function openPostgres<Value>(url: string, namespace: string): Promise<Keyv<Value>> {
+async function openPostgres<Value>(url: string, namespace: string, setting?: string): Promise<Keyv<Value>> {
   // Loaded here, so that a bot on another store never loads pg.
   const { openPostgresConnection } = await import('./postgres-connection.ts');
   const { WatchedKeyvPostgres } = await import('./postgres-watched-store.ts');
-  const connection = await openPostgresConnection(url);
+  const connection = await openPostgresConnection(url, setting);
   try {
     return new Keyv<Value>({ store: new WatchedKeyvPostgres(connection, namespace), namespace, throwOnErrors: true });
   } catch (error) {

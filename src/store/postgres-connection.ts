@@ -41,8 +41,16 @@ interface SharedPool {
 
 const pools = new Map<string, SharedPool>();
 
-/** Opens (or joins) the pool of the store at `url`, checked as described above. */
-export async function openPostgresConnection(url: string): Promise<PostgresConnection> {
+/**
+ * How a message names the store: its URL without the password, after the setting it came from when there is one
+ * (`STORE_URL=postgres://***@db.example/wotd`).
+ */
+export function shownStore(url: string, setting?: string): string {
+  return `${setting ? `${setting}=` : ''}${withoutPassword(url)}`;
+}
+
+/** Opens (or joins) the pool of the store at `url`, checked as described above; `setting` names it in messages. */
+export async function openPostgresConnection(url: string, setting?: string): Promise<PostgresConnection> {
   let shared = pools.get(url);
   if (!shared) {
     const pool = new Pool({
@@ -58,7 +66,7 @@ export async function openPostgresConnection(url: string): Promise<PostgresConne
     // when next needed; the operations that need it fail or succeed on their own. Without a listener, pg would
     // crash the process for it.
     pool.on('error', () => undefined);
-    const created: SharedPool = { pool, users: 0, ready: prepare(pool, url) };
+    const created: SharedPool = { pool, users: 0, ready: prepare(pool, url, shownStore(url, setting)) };
     shared = created;
     pools.set(url, created);
     created.ready.catch(() => {
@@ -122,14 +130,13 @@ function reasonOf(error: unknown): string {
   return String(error);
 }
 
-async function prepare(pool: Pool, url: string): Promise<{ schema: string }> {
-  const shown = withoutPassword(url);
+async function prepare(pool: Pool, url: string, shown: string): Promise<{ schema: string }> {
   let schema: string | null;
   try {
     const result = await pool.query<{ schema: string | null }>('SELECT current_schema() AS schema');
     schema = result.rows[0]?.schema ?? null;
   } catch (error) {
-    throw new Error(`could not reach PostgreSQL at ${shown}: ${reasonOf(error).split(url).join(shown)}`, { cause: error });
+    throw new Error(`could not reach PostgreSQL at ${shown}: ${reasonOf(error).split(url).join(withoutPassword(url))}`, { cause: error });
   }
   if (schema === null) {
     throw new Error(`the PostgreSQL store at ${shown} has no schema to keep its table in: the search_path names none that exists`);

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import type { Logger } from '../config/logger.ts';
 import { withoutPassword } from '../config/settings.ts';
+import { shownStore } from './postgres-connection.ts';
 import { StoreInUseError, type StoreLock } from './sqlite-store-lock.ts';
 
 /**
@@ -33,6 +34,8 @@ export interface PostgresStoreLock extends StoreLock {
 }
 
 export interface PostgresStoreLockOptions {
+  /** The setting the URL came from (STORE_URL), named in messages. */
+  setting?: string;
   logger?: Logger;
   /** How long to wait for a lock held elsewhere; WAIT_MS by default. */
   waitMs?: number;
@@ -40,8 +43,8 @@ export interface PostgresStoreLockOptions {
 
 /** Takes the store's lock for this process, or throws StoreInUseError naming the holder. */
 export async function lockPostgresStore(url: string, options: PostgresStoreLockOptions = {}): Promise<PostgresStoreLock> {
-  const shown = withoutPassword(url);
-  const client = await connect(url);
+  const shown = shownStore(url, options.setting);
+  const client = await connect(url, shown);
   const deadline = Date.now() + (options.waitMs ?? WAIT_MS);
   try {
     while (!(await tryLock(client))) {
@@ -106,7 +109,7 @@ class HeldLock implements PostgresStoreLock {
     if (this.released) return;
     let client: Client | null = null;
     try {
-      client = await connect(this.url);
+      client = await connect(this.url, withoutPassword(this.url));
       if (this.released) throw new Error('released');
       if (!(await tryLock(client))) {
         const holder = await holderPid(client);
@@ -125,7 +128,7 @@ class HeldLock implements PostgresStoreLock {
   }
 }
 
-async function connect(url: string): Promise<Client> {
+async function connect(url: string, shown: string): Promise<Client> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: `${APPLICATION}${process.pid}` });
   // Until a listener is added for the lock itself, a connection error must not crash the process.
   client.on('error', () => undefined);
@@ -133,8 +136,7 @@ async function connect(url: string): Promise<Client> {
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
-    const shown = withoutPassword(url);
-    const reason = (error instanceof Error ? error.message : String(error)).split(url).join(shown);
+    const reason = (error instanceof Error ? error.message : String(error)).split(url).join(withoutPassword(url));
     throw new Error(`could not reach PostgreSQL at ${shown}: ${reason}`, { cause: error });
   }
   return client;

@@ -20,10 +20,15 @@ describe('storeLocation', () => {
   });
 
   it('is a PostgreSQL STORE_URL even in cluster mode, with the locks on REDIS_URL', () => {
-    expect(storeLocation(loadConfig({ STORE_URL: 'postgres://db.example/wotd' }))).toEqual({ url: 'postgres://db.example/wotd', keyPrefix: 'wotd-bot:' });
+    expect(storeLocation(loadConfig({ STORE_URL: 'postgres://db.example/wotd' }))).toEqual({
+      url: 'postgres://db.example/wotd',
+      keyPrefix: 'wotd-bot:',
+      setting: 'STORE_URL',
+    });
     expect(storeLocation(loadConfig({ STORE_URL: 'postgresql://db.example/wotd', REDIS_URL: 'redis://r.example:6379' }))).toEqual({
       url: 'postgresql://db.example/wotd',
       keyPrefix: 'wotd-bot:',
+      setting: 'STORE_URL',
       lockRedisUrl: 'redis://r.example:6379',
     });
   });

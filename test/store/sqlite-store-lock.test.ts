@@ -77,7 +77,7 @@ const LOCKED: LockedStore[] = [
   },
   {
     backend: postgresBackend,
-    shown: (location) => withoutPassword(location.url),
+    shown: (location) => `STORE_URL=${withoutPassword(location.url)}`,
     kind: 'PostgreSQL',
     // PostgreSQL keeps nothing behind: the lock was the holder's session's.
     leftByKilled: () => false,
@@ -133,7 +133,7 @@ postgresBackend.describe('wotd-bot start on a PostgreSQL store it cannot use', (
     run.child.stdin.end();
     const result = await run.exited;
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toBe('wotd-bot start: could not reach PostgreSQL at postgres://***@127.0.0.1:1/wotd: connect ECONNREFUSED 127.0.0.1:1\n');
+    expect(result.stderr).toBe('wotd-bot start: could not reach PostgreSQL at STORE_URL=postgres://***@127.0.0.1:1/wotd: connect ECONNREFUSED 127.0.0.1:1\n');
   });
 
   it('refuses a damaged store in one line, exit 1, and leaves it as it was', async () => {
@@ -146,7 +146,7 @@ postgresBackend.describe('wotd-bot start on a PostgreSQL store it cannot use', (
     const result = await run.exited;
     expect(result).toMatchObject({ code: 1, stdout: '' });
     // Said in one line (beside the console's JSON log line of the failure), cut at 300 characters if need be.
-    const said = `wotd-bot start: the PostgreSQL store at ${withoutPassword(location.url)} is damaged: table ${schema}.keyv has (key text, stored jsonb), not (key text, value text); it was left untouched.`;
+    const said = `wotd-bot start: the PostgreSQL store at STORE_URL=${withoutPassword(location.url)} is damaged: table ${schema}.keyv has (key text, stored jsonb), not (key text, value text); it was left untouched.`;
     expect(result.stderr.split('\n').filter((line) => line.startsWith('wotd-bot start:'))).toEqual([expect.stringContaining(said)]);
     expect((await postgresAdmin().query(`SELECT key, stored FROM ${schema}.keyv`)).rows).toEqual([{ key: 'subscriptions:sub:c1', stored: { kept: true } }]);
   });
