@@ -109,15 +109,16 @@ type BotStoreLock = StoreLock & { logTo?(logger: Logger): void };
 
 /**
  * One bot per store outside cluster mode: a SQLite file always (several processes share a store through Redis), a
- * PostgreSQL store without REDIS_URL. Redis stores need none.
+ * PostgreSQL store without REDIS_URL; with it, the members of a cluster share the PostgreSQL store's lock. Redis
+ * stores need none.
  */
 async function lockStore(config: Config): Promise<BotStoreLock | undefined> {
   const location = storeLocation(config);
   const storeFile = sqliteStoreFile(location);
   if (storeFile) return lockSqliteStore(storeFile);
-  if (isPostgresStore(location) && !location.lockRedisUrl) {
+  if (isPostgresStore(location)) {
     const { lockPostgresStore } = await import('./store/postgres-store-lock.ts');
-    return lockPostgresStore(location.url, location.setting ? { setting: location.setting } : {});
+    return lockPostgresStore(location.url, { shared: location.lockRedisUrl !== undefined, ...(location.setting ? { setting: location.setting } : {}) });
   }
   return undefined;
 }

@@ -12,7 +12,8 @@ import { StoreInUseError, type StoreLock } from './sqlite-store-lock.ts';
  * schemas or databases are locked apart. The holder's connection carries its pid in application_name, only to name
  * it in the message.
  *
- * Several processes on one PostgreSQL store is what cluster mode (REDIS_URL) is for; they take no such lock.
+ * Several processes on one PostgreSQL store is what cluster mode (REDIS_URL) is for: its members take the same lock
+ * shared, so they run side by side, while a bot outside cluster mode cannot start beside them, nor they beside it.
  */
 
 /** "wotd" in ASCII: the first half of the advisory lock's key. */
@@ -39,6 +40,8 @@ export interface PostgresStoreLockOptions {
   logger?: Logger;
   /** How long to wait for a lock held elsewhere; WAIT_MS by default. */
   waitMs?: number;
+  /** Cluster mode: shared with the other members, refused while a bot outside cluster mode holds the store. */
+  shared?: boolean;
 }
 
 /** Takes the store's lock for this process, or throws StoreInUseError naming the holder. */
@@ -47,7 +50,7 @@ export async function lockPostgresStore(url: string, options: PostgresStoreLockO
   const client = await connect(url, shown);
   const deadline = Date.now() + (options.waitMs ?? WAIT_MS);
   try {
-    while (!(await tryLock(client))) {
+    while (!(await tryLock(client, options.shared ?? false))) {
       if (Date.now() >= deadline) throw new StoreInUseError(shown, await holderPid(client), 'PostgreSQL');
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
@@ -56,7 +59,7 @@ export async function lockPostgresStore(url: string, options: PostgresStoreLockO
     if (error instanceof StoreInUseError) throw error;
     throw new Error(`could not lock the PostgreSQL store at ${shown}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  return new HeldLock(url, client, options.logger);
+  return new HeldLock(url, client, options.shared ?? false, options.logger);
 }
 
 class HeldLock implements PostgresStoreLock {
@@ -66,6 +69,7 @@ class HeldLock implements PostgresStoreLock {
   constructor(
     private readonly url: string,
     private client: Client,
+    private readonly shared: boolean,
     private logger?: Logger,
   ) {
     this.watch(client);
@@ -111,7 +115,7 @@ class HeldLock implements PostgresStoreLock {
     try {
       client = await connect(this.url, withoutPassword(this.url));
       if (this.released) throw new Error('released');
-      if (!(await tryLock(client))) {
+      if (!(await tryLock(client, this.shared))) {
         const holder = await holderPid(client);
         throw new Error(`another wotd-bot process holds it${holder === null ? '' : ` (pid ${holder})`}`);
       }
@@ -142,12 +146,13 @@ async function connect(url: string, shown: string): Promise<Client> {
   return client;
 }
 
-async function tryLock(client: Client): Promise<boolean> {
-  const result = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS locked', [LOCK_CLASS]);
+async function tryLock(client: Client, shared: boolean): Promise<boolean> {
+  const take = shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
+  const result = await client.query<{ locked: boolean }>(`SELECT ${take}($1, hashtext(current_schema())) AS locked`, [LOCK_CLASS]);
   return result.rows[0]?.locked === true;
 }
 
-/** The pid named by the holding session's application_name, when there is one to see. */
+/** The pid named by a holding session's application_name, when there is one to see. */
 async function holderPid(client: Client): Promise<number | null> {
   const result = await client.query<{ name: string | null }>(
     `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
