@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StoreLocation } from '../store/open-store.ts';
-import { openPostgresConnection, type PostgresConnection } from '../store/postgres-connection.ts';
+import { CREATED_ELSEWHERE, openPostgresConnection, type PostgresConnection } from '../store/postgres-connection.ts';
 import { StoreWatch } from '../store/store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaim, DeliveryClaims } from './delivery-claims.ts';
@@ -87,9 +87,9 @@ export class PostgresDeliveryClaims implements DeliveryClaims {
            PRIMARY KEY (channel_id, day))`,
       );
     } catch (error) {
-      // Created by another process at the same moment.
+      // Created by another process at the same moment (see CREATED_ELSEWHERE).
       const code = (error as { code?: unknown }).code;
-      if (code !== '23505' && code !== '42P07') throw new Error(`could not set up delivery claims in the PostgreSQL store: ${String((error as Error).message)}`, { cause: error });
+      if (typeof code !== 'string' || !CREATED_ELSEWHERE.has(code)) throw new Error(`could not set up delivery claims in the PostgreSQL store: ${String((error as Error).message)}`, { cause: error });
     }
     await this.connection.pool.query(`DELETE FROM ${this.table} WHERE expires_at < clock_timestamp() - interval '${FORGET_AFTER}'`);
   }

@@ -120,6 +120,12 @@ async function checkClientWhileRunning(client: PoolClient): Promise<void> {
   }
 }
 
+/**
+ * What CREATE TABLE IF NOT EXISTS answers when another session created the same table at the same moment: a
+ * unique violation in the catalogue (23505), the table (42P07) or its row type (42710) already there.
+ */
+export const CREATED_ELSEWHERE: ReadonlySet<string> = new Set(['23505', '42P07', '42710']);
+
 /** SQLSTATEs of a table that is not what it should be, or data the server itself finds damaged. */
 const DAMAGED = new Set(['XX001', 'XX002', '42703', '42804', '42809']);
 
@@ -146,9 +152,9 @@ async function prepare(pool: Pool, url: string, shown: string): Promise<{ schema
     // COLLATE "C": keys compare byte by byte, so a namespace is one range of the primary key's index (see keyPages).
     await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (key TEXT COLLATE "C" PRIMARY KEY, value TEXT)`);
   } catch (error) {
-    // Two processes creating it at once: one of them wins, which is all that is needed.
+    // Two processes creating it at once: the other one's table is there (committed) when this one is refused.
     const code = error instanceof DatabaseError ? error.code : undefined;
-    if (code !== '23505' && code !== '42P07') throw new Error(`could not open the PostgreSQL store at ${shown}: ${reasonOf(error)}`, { cause: error });
+    if (!CREATED_ELSEWHERE.has(code ?? '')) throw new Error(`could not open the PostgreSQL store at ${shown}: ${reasonOf(error)}`, { cause: error });
   }
   const columns = await pool.query<{ column_name: string; data_type: string }>(
     `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`,
