@@ -10,8 +10,9 @@ import { ConsoleSession } from './console/session.ts';
 import type { BotServices } from './replies/interactions.ts';
 import { createLogger, type Logger } from './config/logger.ts';
 import { startWotdService, type RunningService } from './service/server.ts';
-import { sqliteStoreFile, storeLocation } from './store/open-store.ts';
+import { isPostgresStore, isRedisStore, sqliteStoreFile, storeLocation } from './store/open-store.ts';
 import { lockSqliteStore, StoreInUseError, type StoreLock } from './store/sqlite-store-lock.ts';
+import { reportRedisPersistence } from './store/redis-persistence.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
 import { createConsolePoster } from './console/console-poster.ts';
@@ -105,35 +106,65 @@ export async function runBot(args: string[]): Promise<number> {
     process.stderr.write(`wotd-bot start: ${error.message}\n`);
     return 2;
   }
-  const storeFile = sqliteStoreFile(storeLocation(config));
-  let lock: StoreLock | undefined;
-  if (storeFile) {
-    try {
-      lock = await lockSqliteStore(storeFile);
-    } catch (error) {
-      process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
-      return error instanceof StoreInUseError ? 2 : 1;
-    }
+  let lock: BotStoreLock | undefined;
+  try {
+    lock = await lockStore(config);
+  } catch (error) {
+    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+    return error instanceof StoreInUseError ? 2 : 1;
   }
   try {
-    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs) : runConsole(config));
+    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs, lock) : runConsole(config, lock));
   } finally {
     await lock?.release();
   }
 }
 
-async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number): Promise<number> {
+/** The store's lock of this process, where the bot must be its store's only one, with where to log about it. */
+type BotStoreLock = StoreLock & { logTo?(logger: Logger): void };
+
+/**
+ * One bot per store outside cluster mode: a SQLite file always (several processes share a store through Redis), a
+ * PostgreSQL store without REDIS_URL; with it, the members of a cluster share the PostgreSQL store's lock. Redis
+ * stores need none.
+ */
+async function lockStore(config: Config): Promise<BotStoreLock | undefined> {
+  const location = storeLocation(config);
+  const storeFile = sqliteStoreFile(location);
+  if (storeFile) return lockSqliteStore(storeFile);
+  if (isPostgresStore(location)) {
+    const { lockPostgresStore } = await import('./store/postgres-store-lock.ts');
+    return lockPostgresStore(location.url, { shared: location.lockRedisUrl !== undefined, ...(location.setting ? { setting: location.setting } : {}) });
+  }
+  return undefined;
+}
+
+/** Where the durable data is on Redis, one line on whether it survives a Redis restart (see redis-persistence.ts). */
+async function reportStoreDurability(config: Config, logger: Logger): Promise<void> {
+  const location = storeLocation(config);
+  if (isRedisStore(location)) await reportRedisPersistence(location.url, logger);
+}
+
+async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number, lock?: BotStoreLock): Promise<number> {
   limitHeapGrowth();
   const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
+  lock?.logTo?.(logger);
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
   let daily: DailyPosts | undefined;
   let cluster: Cluster | undefined;
+  let storeClaims: { close(): Promise<void> } | undefined;
   let endpoint: MetricsEndpoint | null = null;
   try {
     endpoint = await openMetricsEndpoint(config, logger, { mode: 'discord' });
     const metrics = endpoint?.metrics;
     if (config.REDIS_URL) {
+      const location = storeLocation(config);
+      // On a PostgreSQL store the claims on each day's posts are kept there, beside the delivery records.
+      const claims = isPostgresStore(location)
+        ? await (await import('./schedule/postgres-delivery-claims.ts')).PostgresDeliveryClaims.open(location)
+        : undefined;
+      storeClaims = claims;
       // A cluster member: the store, the service's budget, the daily posts and Discord's global limit are shared.
       cluster = await openCluster({
         redisUrl: config.REDIS_URL,
@@ -142,12 +173,17 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
         rateLimitScope: config.WOTD_RATE_LIMIT_SCOPE,
         postsPerSecond: postsPerSecondFor(config.DISCORD_GLOBAL_RATE_LIMIT),
         logger,
+        ...(claims ? { claims } : {}),
       });
-      logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
+      logger.info(
+        { shards: describeShardPlan(shards), store: isPostgresStore(location) ? 'PostgreSQL' : 'Redis' },
+        'running as a cluster member on Redis',
+      );
       metrics?.watchStoreChecks(cluster.storeChecks());
     }
     adapter = await openWotdAdapter(config, { ...upstreamLog(logger, metrics), ...(cluster ? { budget: cluster.budget } : {}) });
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
+    await reportStoreDurability(config, logger);
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
     const services = botServices(config, adapter, daily, logger);
@@ -208,6 +244,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     await daily?.close();
     await adapter?.close();
     await cluster?.close();
+    await storeClaims?.close();
     logger.flush();
   }
 }
@@ -255,10 +292,11 @@ function upstreamLog(logger: Logger, metrics?: BotMetrics) {
   };
 }
 
-async function runConsole(config: Config): Promise<number> {
+async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> {
   // The console is for reading answers: logs stay out of the way unless asked for.
   const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
   const logger = createLogger({ level, secrets: settingSecrets(config) });
+  lock?.logTo?.(logger);
   const signal = nextSignal();
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;
@@ -292,6 +330,7 @@ async function runConsole(config: Config): Promise<number> {
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
     const color = terminal && !process.env.NO_COLOR;
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
+    await reportStoreDurability(config, logger);
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
     // Replies and daily posts print above the prompt while it waits, so a half-typed line is not broken up.

@@ -35,6 +35,16 @@ export function isRedisUrl(value: string): boolean {
   }
 }
 
+/** A postgres: or postgresql: URL, as STORE_URL and migrate-store take for a PostgreSQL store. */
+export function isPostgresUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The one way a URL from the settings is shown (messages, logs, exit output): its whole userinfo (user name and
  * password) replaced by ***, whatever characters the password holds and whether or not the URL parses.

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NO_INPUT_NOTE } from '../../src/console/console.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
-import { describeRedis, keysUnder, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import { describeRedis, keysUnder, redisClient, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 import { readSnapshot } from '../support/upstream/snapshot-file.ts';
 import { expectInOrder, startBot } from './console-process.ts';
 
@@ -252,11 +252,15 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
 describeRedis('wotd-bot start with REDIS_URL', () => {
   const redis = useRedisPrefix();
 
-  it('keeps the cache and the subscriptions on Redis under REDIS_KEY_PREFIX, and nothing in STORE_URL', async () => {
+  it('keeps the cache and the subscriptions on Redis under REDIS_KEY_PREFIX, and nothing in STORE_URL; warns once if Redis keeps nothing on disk', async () => {
     const { child, exited } = startBotIn({ REDIS_URL: redisTestUrl ?? '', REDIS_KEY_PREFIX: redis.prefix });
     child.stdin.end('/wotd-subscribe channel:#words time:07:30\n/wotd date:2025-01-14\n');
     const result = await exited;
-    expect(result.stderr).toBe('');
+    const client = await redisClient();
+    const durable = (await client.configGet('appendonly')).appendonly === 'yes' || ((await client.configGet('save')).save ?? '').trim() !== '';
+    const logged = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string });
+    // The console logs warnings only: this one is the whole of stderr.
+    expect(logged.map((line) => [line.level, line.msg.split(':')[0]])).toEqual(durable ? [] : [[40, 'Redis keeps nothing on disk (appendonly no, no save points)']]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Subscribed #words');
     expect(result.stdout).toContain('│ 2025-01-14 · Word of the Day from wotd.site');

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, isHttpUrl, isRedisUrl, loadConfig, type Config } from '../../src/config/settings.ts';
 import { ShardPlanError, shardPlan } from '../../src/discord/shards.ts';
-import { openStore } from '../../src/store/open-store.ts';
+import { openStore, storeLocation } from '../../src/store/open-store.ts';
 import { openWotdAdapter } from '../../src/wotd/adapter.ts';
 import { isWotdError } from '../../src/wotd/errors.ts';
 import { startCommandWorld, type CommandWorld } from '../commands/world.ts';
@@ -183,7 +183,7 @@ describe('accepted settings at work', () => {
         }
         if (/^rediss?:/i.test(config.STORE_URL)) return;
         try {
-          const store = await withinBound(`STORE_URL=${url}`, openStore<unknown>(config.STORE_URL, 'probe'));
+          const store = await withinBound(`STORE_URL=${url}`, openStore<unknown>(storeLocation(config), 'probe'));
           await store.set('k', 1);
           await store.disconnect();
         } catch (error) {

@@ -249,7 +249,7 @@ const SCENARIOS: Scenario[] = [
     env: (secret, user) => ({ REDIS_URL: `redis://${user}:${secret}@127.0.0.1:99999` }),
   },
   {
-    name: 'STORE_URL of an adapter that is not installed, and an API URL with userinfo',
+    name: 'STORE_URL of a PostgreSQL that does not answer, and an API URL with userinfo',
     serve: false,
     expectedCodes: [1],
     env: (secret, user) => ({
