@@ -72,6 +72,9 @@ export function urlSecrets(value: string | undefined): string[] {
   if (at < 0) return [];
   const userinfo = rest.slice(0, at);
   const colon = userinfo.indexOf(':');
+  // A PostgreSQL URL's userinfo without a colon is a role name (often "postgres"), not a secret; elsewhere (Redis)
+  // a lone userinfo may be the password itself.
+  if (colon < 0 && /^postgres(ql)?:\/\/$/i.test(scheme.trim())) return [];
   const parts = colon < 0 ? [userinfo] : [userinfo, userinfo.slice(colon + 1)];
   const forms = new Set<string>();
   for (const part of parts) {

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/settings.ts';
+import { ConfigError, loadConfig, urlSecrets } from '../../src/config/settings.ts';
 
 describe('loadConfig', () => {
   it('fills in defaults for an empty environment', () => {
@@ -81,5 +81,19 @@ describe('loadConfig', () => {
 
   it('never shows the Discord token in an error', () => {
     expect(() => loadConfig({ DISCORD_TOKEN: 'secret', DISCORD_APPLICATION_ID: 'abc' })).toThrow(/DISCORD_APPLICATION_ID/);
+  });
+});
+
+describe('urlSecrets (what the logger redacts of a URL setting)', () => {
+  it('takes a password in every form, but not a PostgreSQL role name, which would blank "postgres" out of every log line', () => {
+    expect(urlSecrets('postgres://postgres@127.0.0.1:5432/wotd')).toEqual([]);
+    expect(urlSecrets('postgresql://wotd@db/wotd')).toEqual([]);
+    expect(urlSecrets('postgres://wotd:s3cr%40t-pass@db/wotd')).toEqual(
+      expect.arrayContaining(['s3cr%40t-pass', 's3cr@t-pass', 'wotd:s3cr%40t-pass']),
+    );
+    expect(urlSecrets('postgres://wotd:s3cr%40t-pass@db/wotd')).not.toContain('wotd');
+    // Redis may carry the password alone before the @.
+    expect(urlSecrets('redis://longpassword@127.0.0.1:6379')).toContain('longpassword');
+    expect(urlSecrets('sqlite://data/store.sqlite')).toEqual([]);
   });
 });
