@@ -1,4 +1,4 @@
-import { DatabaseError, escapeIdentifier, Pool, type PoolClient } from 'pg';
+import { DatabaseError, escapeIdentifier, Pool, type ClientBase } from 'pg';
 import { withoutPassword } from '../config/settings.ts';
 
 /**
@@ -110,7 +110,7 @@ export function openPostgresPools(): number {
  * still there, and cancel the statement when it is not: a write the bot sent just before it was killed must not
  * take effect later, after a restarted bot has moved on. PostgreSQL 14 and later; an older server does without.
  */
-async function checkClientWhileRunning(client: PoolClient): Promise<void> {
+async function checkClientWhileRunning(client: ClientBase): Promise<void> {
   try {
     await client.query('SET client_connection_check_interval = 1000');
   } catch (error) {
