@@ -5,7 +5,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { ApiError, invalidForm, unknown } from './api-error.ts';
 import { channelFor, dmChannel } from './channel-routes.ts';
-import { createMessage, editMessage, MessageFlag, serializeMessage, viewMessage, type StoredMessage } from './messages.ts';
+import { createMessage, editMessage, messageEvent, MessageFlag, serializeMessage, viewMessage, type StoredMessage } from './messages.ts';
 import { ChannelKind, type Channel } from './model.ts';
 import { bucketHash, CROSSPOST_RULE } from './ratelimit.ts';
 import { noContent, ok, type RouteTable } from './route-table.ts';
@@ -44,7 +44,7 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       if (nonceKey) world.nonces.set(nonceKey, { messageId: message.id, at: Date.now() });
       world.onMessageCreated?.(viewMessage(message));
       const payload = serializeMessage(message, world.applicationId);
-      if (channel.guildId) world.gateway.dispatch('MESSAGE_CREATE', { ...payload, member: { roles: [] } }, channel.guildId, 1 << 9);
+      if (channel.guildId) world.gateway.dispatch('MESSAGE_CREATE', { ...messageEvent(payload, channel.guildId), member: { roles: [] } }, channel.guildId, 1 << 9);
       else world.gateway.dispatch('MESSAGE_CREATE', payload, undefined, 1 << 12);
       return ok(payload);
     },
@@ -103,7 +103,7 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       message.flags |= MessageFlag.Crossposted;
       const payload = serializeMessage(message, world.applicationId);
       world.changes.notify();
-      world.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
+      world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(payload, channel.guildId), channel.guildId, 1 << 9);
       return ok(payload);
     },
     // Discord lets a channel publish 10 messages an hour.
@@ -126,7 +126,7 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
     editMessage(message, body);
     world.keep(message);
     const payload = serializeMessage(message, world.applicationId);
-    world.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
+    world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(payload, channel.guildId), channel.guildId, 1 << 9);
     return ok(payload);
   });
   table.on('DELETE', '/channels/:channel_id/messages/:message_id', ({ params }) => {
