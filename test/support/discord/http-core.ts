@@ -11,7 +11,7 @@ import { ApiError } from './api-error.ts';
 import { statusAnswer, type Faults } from './faults.ts';
 import type { StoredFile } from './messages.ts';
 import type { RecordedRequest } from './public-types.ts';
-import type { BucketLimiter, GlobalLimiter } from './ratelimit.ts';
+import { rateLimitAnswer, type BucketLimiter, type GlobalLimiter } from './ratelimit.ts';
 import type { Recorder } from './recording.ts';
 import type { RouteTable } from './route-table.ts';
 import { snowflake } from './snowflake.ts';
@@ -113,8 +113,9 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
       if (verdict.ok) record.countedGlobally = true;
       else {
         record.limited = 'global';
-        headers = { 'Retry-After': String(Math.ceil(verdict.retryAfter)), 'X-RateLimit-Global': 'true', 'X-RateLimit-Scope': 'global' };
-        respond(429, { message: 'You are being rate limited.', retry_after: Number(verdict.retryAfter.toFixed(3)), global: true });
+        const limited = rateLimitAnswer('global', verdict.retryAfter);
+        headers = limited.headers;
+        respond(limited.status, limited.body);
         return;
       }
     }
@@ -151,8 +152,9 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
       headers = verdict.headers;
       if (verdict.retryAfter !== undefined) {
         record.limited = 'bucket';
-        headers['Retry-After'] = String(Math.ceil(verdict.retryAfter));
-        respond(429, { message: 'You are being rate limited.', retry_after: Number(verdict.retryAfter.toFixed(3)), global: false });
+        const limited = rateLimitAnswer('user', verdict.retryAfter, verdict.headers);
+        headers = limited.headers;
+        respond(limited.status, limited.body);
         return;
       }
     }
@@ -188,7 +190,9 @@ async function parseBody(raw: Buffer, contentType: string | undefined): Promise<
     for (const [name, value] of form.entries()) {
       if (name === 'payload_json' && typeof value === 'string') body = JSON.parse(value);
       else if (typeof value !== 'string') {
-        attachments.push({ id: snowflake(), filename: value.name, size: value.size, content_type: value.type, url: `https://cdn.invalid/${value.name}` });
+        const id = snowflake();
+        const path = `attachments/${id}/${encodeURIComponent(value.name)}`;
+        attachments.push({ id, filename: value.name, size: value.size, content_type: value.type, url: `https://cdn.invalid/${path}`, proxy_url: `https://media.invalid/${path}` });
         files.push({ filename: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) });
       }
     }

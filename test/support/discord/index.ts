@@ -49,7 +49,7 @@
  *   stats() (per epoch second: accepted against the global limit, exempt, posts, global429, bucket429, invalid),
  *   internalErrors, waitFor(probe, description).
  * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times?, answer?: a raw status, headers and body,
- *   rateLimit?: { global, retryAfterMs } (with status 429: a global or per-route 429 with Retry-After) })
+ *  rateLimit?: { global, retryAfterMs, scope?: 'user' | 'shared' } (with status 429: a global, per-route or shared-resource 429) })
  *   → { hits, remove() }; clearFaults().
  * Spec check: every routed request, every answer (not a raw `answer` fault's bytes, nor a 5xx) and every gateway
  *   dispatch is checked against discord-api-spec (spec-check.ts); a violation fails the test it happened in
@@ -77,8 +77,9 @@
  * Discord's rules it keeps: 401 without `Bot <token>`; global limit per token in fixed one-second windows, counted
  *   over every REST client and process that uses the token, interaction routes exempt; per-route buckets with
  *   X-RateLimit-* headers; 429 bodies and Retry-After; 3 s deadline (404 10062) and single acknowledgement
- *   (400 40060); nonce + enforce_nonce dedupe; 50035 validation (content, embeds, allowed_mentions, components,
- *   commands); 50006 empty message; 10003/10004/10008/10062/10063 unknowns. Threads from a message (POST
+ *   (400 40060); nonce + enforce_nonce dedupe; 50035 validation (content, embeds, allowed_mentions with no repeated
+ *   id, components: buttons and every select menu, message_reference, commands); command counts per scope (100 chat
+ *   input, 15 user, 15 message: 30032); 50006 empty message; 10003/10004/10008/10062/10063 unknowns. Threads from a message (POST
  *   /channels/:id/messages/:mid/threads: Create Public Threads, text or announcement channels, one per message
  *   (160004), the thread takes the message's id) and crossposts (POST …/crosspost: announcement channels only
  *   (50024), once (40033), the bot's own messages with Send Messages, 10 per channel per hour).

@@ -6,7 +6,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import { ApiError, invalidForm, unknown } from './api-error.ts';
 import { channelFor, dmChannel } from './channel-routes.ts';
 import { createMessage, editMessage, messageEvent, MessageFlag, serializeMessage, viewMessage, type StoredMessage } from './messages.ts';
-import { ChannelKind, type Channel } from './model.ts';
+import { ChannelKind, serializeMember, type Channel } from './model.ts';
 import { bucketHash, CROSSPOST_RULE } from './ratelimit.ts';
 import { noContent, ok, type RouteTable } from './route-table.ts';
 import { FormErrors, isEmptyMessage, validateMessageBody } from './validation.ts';
@@ -44,7 +44,10 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       if (nonceKey) world.nonces.set(nonceKey, { messageId: message.id, at: Date.now() });
       world.onMessageCreated?.(viewMessage(message));
       const payload = serializeMessage(message, world.applicationId);
-      if (channel.guildId) world.gateway.dispatch('MESSAGE_CREATE', { ...messageEvent(payload, channel.guildId), member: { roles: [] } }, channel.guildId, 1 << 9);
+      const member = channel.guildId ? world.guilds.get(channel.guildId)?.members.get(world.botUser.id) : undefined;
+      if (channel.guildId) {
+        world.gateway.dispatch('MESSAGE_CREATE', { ...messageEvent(payload, channel.guildId), ...(member ? { member: serializeMember(member, false) } : {}) }, channel.guildId, 1 << 9);
+      }
       else world.gateway.dispatch('MESSAGE_CREATE', payload, undefined, 1 << 12);
       return ok(payload);
     },
@@ -86,7 +89,12 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       thread_metadata: { archived: false, auto_archive_duration: Number(archive ?? 4320), archive_timestamp: now, locked: false, create_timestamp: now },
     };
     world.threads.set(message.id, thread);
+    // Discord marks the message: it carries the thread and the HAS_THREAD flag from now on, and says so in an update.
+    message.thread = thread;
+    message.flags |= MessageFlag.HasThread;
+    world.changes.notify();
     world.gateway.dispatch('THREAD_CREATE', { ...thread, newly_created: true }, channel.guildId, 1);
+    world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(serializeMessage(message, world.applicationId), channel.guildId), channel.guildId, 1 << 9);
     return ok(thread, 201);
   });
   table.on(

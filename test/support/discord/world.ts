@@ -15,7 +15,7 @@ import {
   guildCreatePayload,
   makeUser,
   resolveOverwrite,
-  serializeUser,
+  serializeCurrentUser,
   type Channel,
   type ChannelSpec,
   type Guild,
@@ -116,7 +116,7 @@ export class World {
       changes: this.changes,
       checkDispatch: (t, d) => this.spec.dispatch(t, d),
       readyPayload: (session) => ({
-        user: { ...serializeUser(this.botUser), verified: true, mfa_enabled: false, flags: 0 },
+        user: serializeCurrentUser(this.botUser),
         guilds: this.guildsOnShard(session.shard).map((g) => ({ id: g.id, unavailable: true })),
         private_channels: [],
         application: { id: this.applicationId, flags: 0 },
@@ -272,6 +272,8 @@ export class World {
       mentionEveryone,
       roleMentionable: (id) => guild?.roles.get(id)?.mentionable === true,
     });
+    // Discord lists a mentioned user who is unknown to this world as a bare account; tests mention real ones.
+    message.mentionedUsers = message.pings.users.map((id) => this.users.get(id) ?? makeUser({ id }));
     if (!this.messages.has(message.id)) {
       this.messages.set(message.id, message);
       const list = this.messagesByChannel.get(message.channelId);
