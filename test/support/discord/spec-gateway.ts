@@ -39,6 +39,8 @@ const ready = z.strictObject({
 });
 
 const guildCreate = z.extend(S.GuildResponseSchema, {
+  // Not in the documentation's list; discord-api-types' GUILD_CREATE (its guild object) carries it.
+  hub_type: z.optional(z.nullable(z.int())),
   joined_at: timestamp,
   large: z.boolean(),
   unavailable: z.optional(z.boolean()),
