@@ -87,10 +87,12 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
     }
     record.body = parsed.body;
     if (!url.pathname.startsWith(`${prefix}/`)) {
+      exchange = deps.world.spec.unserved(method, url.pathname);
       respond(404, { message: '404: Not Found', code: 0 });
       return;
     }
     const match = deps.routes.match(method, path);
+    if (!match || match === 'method') exchange = deps.world.spec.unserved(method, path);
     if (!match) {
       respond(404, { message: '404: Not Found', code: 0 });
       return;

@@ -5,6 +5,7 @@
  * ledger, and process-setup.ts fails the test it happened in. Answers above 499 are not checked (the spec describes
  * none), nor the raw bytes of an injected `answer` fault (deliberately anything).
  */
+import { pathsList } from 'discord-api-spec';
 import { specLedger, type SpecViolation } from '../spec-ledger.ts';
 import { DEVIATIONS } from './spec-deviations.ts';
 import { dispatchSchema } from './spec-gateway.ts';
@@ -40,6 +41,16 @@ export interface Exchange {
 }
 
 /** Refusals of a body that Discord answers itself: Invalid Form Body, empty message, unreadable JSON. */
+/** Whether the spec has an operation for this method and concrete path ("/channels/123/pins"). */
+function specOperationExists(method: string, path: string): boolean {
+  const templates: readonly string[] = (pathsList as Record<string, readonly string[] | undefined>)[method.toLowerCase()] ?? [];
+  const parts = path.split('/').filter(Boolean);
+  return templates.some((template) => {
+    const segments = template.split('/').filter(Boolean);
+    return segments.length === parts.length && segments.every((segment, i) => segment.startsWith('{') || segment === parts[i]);
+  });
+}
+
 function codeOf(body: unknown): number {
   return typeof body === 'object' && body !== null && 'code' in body && typeof body.code === 'number' ? body.code : 0;
 }
@@ -52,6 +63,15 @@ export class SpecCheck {
   /** An exchange for a request no route matched (its answer is a 404 or 405 error body). */
   unrouted(method: string, path: string): Exchange {
     return { route: `${method} ${path}`, operation: null, issues: [] };
+  }
+
+  /** An exchange for a request the server has no route for: the sender called something it does not serve. */
+  unserved(method: string, path: string): Exchange {
+    const inSpec = specOperationExists(method, path);
+    const message = inSpec
+      ? 'the local server does not serve this Discord route (add it, and its entry in spec-routes.ts)'
+      : 'no such route in Discord\'s API';
+    return { route: `${method} ${path}`, operation: null, issues: [{ field: 'route', message }] };
   }
 
   /** Checks a request against its route's operation (a route the spec mapping lacks is itself a violation). */

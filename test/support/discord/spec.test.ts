@@ -102,6 +102,15 @@ describe('the spec check at the server', () => {
     expect(violationError(takeSpecViolations(), 'during this test')?.message).toMatch(/POST \/channels\/\{channel_id\}\/messages request: body\.colour: not in the spec \(unknown key\)$/m);
   });
 
+  it('fails a call of a route the server does not serve, telling a Discord route it lacks from one Discord lacks', async () => {
+    expect((await raw(`/channels/${general}/pins`, { method: 'GET' })).status).toBe(404);
+    expect((await raw('/channels/made-up', { method: 'POST', body: {} })).status).toBe(405);
+    expect(takeSpecViolations()).toEqual([
+      { route: `GET /channels/${general}/pins`, direction: 'request', field: 'route', message: 'the local server does not serve this Discord route (add it, and its entry in spec-routes.ts)' },
+      { route: 'POST /channels/made-up', direction: 'request', field: 'route', message: "no such route in Discord's API" },
+    ]);
+  });
+
   it('leaves a body the server refused as Discord would (400 Invalid Form Body) to that answer', async () => {
     const refused = await raw(`/channels/${general}/messages`, { method: 'POST', body: { content: 'x'.repeat(4001), colour: 3 } });
     expect([refused.status, ((await refused.json()) as { code: number }).code]).toEqual([400, 50035]);
