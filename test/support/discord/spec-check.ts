@@ -40,7 +40,6 @@ export interface Exchange {
   issues: FieldIssue[];
 }
 
-/** Refusals of a body that Discord answers itself: Invalid Form Body, empty message, unreadable JSON. */
 /** Whether the spec has an operation for this method and concrete path ("/channels/123/pins"). */
 function specOperationExists(method: string, path: string): boolean {
   const templates: readonly string[] = (pathsList as Record<string, readonly string[] | undefined>)[method.toLowerCase()] ?? [];
@@ -55,12 +54,13 @@ function codeOf(body: unknown): number {
   return typeof body === 'object' && body !== null && 'code' in body && typeof body.code === 'number' ? body.code : 0;
 }
 
+/** Refusals of a body that Discord answers itself: Invalid Form Body, empty message, unreadable JSON. */
 const BODY_REFUSALS = new Set([50035, 50006, 50109]);
 
 export class SpecCheck {
   private readonly schemas = strictSchemas();
 
-  /** An exchange for a request no route matched (its answer is a 404 or 405 error body). */
+  /** An exchange for a request not routed yet (a body that is not JSON is answered before routing). */
   unrouted(method: string, path: string): Exchange {
     return { route: `${method} ${path}`, operation: null, issues: [] };
   }

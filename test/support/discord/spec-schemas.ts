@@ -88,6 +88,11 @@ export class StrictSchemas {
         break;
       case 'optional':
       case 'nullable':
+      case 'nonoptional':
+      case 'default':
+      case 'prefault':
+      case 'readonly':
+      case 'catch':
         made = schema.clone({ ...def, innerType: sub(def.innerType) } as never);
         break;
       case 'union':
@@ -99,7 +104,14 @@ export class StrictSchemas {
       case 'record':
         made = schema.clone({ ...def, keyType: sub(def.keyType), valueType: sub(def.valueType) } as never);
         break;
+      case 'tuple':
+        made = schema.clone({ ...def, items: (def.items as Schema[]).map(sub), rest: def.rest ? sub(def.rest) : def.rest } as never);
+        break;
+      case 'pipe':
+        made = schema.clone({ ...def, in: sub(def.in), out: sub(def.out) } as never);
+        break;
       default:
+        // Leaves: strings, numbers, literals, enums…
         made = schema;
     }
     return made;

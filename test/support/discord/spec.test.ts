@@ -44,6 +44,26 @@ describe('the spec mapping', () => {
   });
 });
 
+describe('the strict schemas', () => {
+  const strict = new StrictSchemas({ deviations: [], onDeviation: () => undefined });
+
+  it('refuse an unknown key at any depth, through arrays, unions and lazy references, naming the field', () => {
+    const body = { content: 'x', components: [{ type: 1, components: [{ type: 2, style: 1, custom_id: 'a', label: 'Go', colour: 1 }] }] };
+    expect(issuesOf(strict.strict(specSchemas.MessageCreateRequestSchema), body, 'body')).toEqual([
+      { field: 'body.components[0].components[0].colour', message: 'not in the spec (unknown key)' },
+    ]);
+    // The package's own schemas stay as they were (they strip unknown keys).
+    expect(specSchemas.MessageCreateRequestSchema.safeParse(body).success).toBe(true);
+  });
+
+  it('explain a union no option fits by the option whose type matched', () => {
+    const body = { components: [{ type: 1, components: [{ type: 2, style: 1, custom_id: 'x'.repeat(101), label: 'Go' }] }] };
+    expect(issuesOf(strict.strict(specSchemas.MessageCreateRequestSchema), body, 'body')).toEqual([
+      { field: 'body.components[0].components[0].custom_id', message: 'Too big: expected string to have <=100 characters' },
+    ]);
+  });
+});
+
 describe('the allow-list (spec-deviations.ts)', () => {
   for (const deviation of DEVIATIONS) {
     it(`${deviation.id}: the spec still rejects its example, and the entry lets it through`, () => {
