@@ -40,7 +40,8 @@ export interface QueryParam<T> {
 }
 const snowflakeText = z.string().check(z.regex(/^(0|[1-9][0-9]*)$/));
 export const query = {
-  boolean: { schema: z.enum(['true', 'false', 'True', 'False', '1', '0']) } as QueryParam<boolean>,
+  // What discord.js sends for a boolean (Discord's documentation shows true and false).
+  boolean: { schema: z.enum(['true', 'false']) } as QueryParam<boolean>,
   integer: { schema: z.string().check(z.regex(/^-?\d+$/)) } as QueryParam<number>,
   snowflake: { schema: snowflakeText } as QueryParam<string>,
 };
@@ -71,7 +72,7 @@ type Problems<P extends SpecPath, M extends MethodOf<P>, I extends OperationInpu
   | StatusProblems<P, M, I['responses']>
   | ErrorProblems<P, M>;
 
-/** What the server checks for one spec operation (spec.test.ts also uses `operation` to prove its compile-time check). */
+/** What the server checks for one spec operation. */
 export interface SpecOperation {
   /** "POST /channels/{channel_id}/messages" */
   key: string;
@@ -83,6 +84,10 @@ export interface SpecOperation {
   responses: Record<string, Schema>;
 }
 
+/**
+ * One operation's schemas, compared with the spec's `Paths` entry for `path` and `method` at compile time: a
+ * mismatch is an error on `input` naming each difference (spec.test.ts proves the refusals with @ts-expect-error).
+ */
 export function operation<P extends SpecPath, M extends MethodOf<P>, I extends OperationInput>(
   path: P,
   method: M,
