@@ -8,6 +8,6 @@ export default defineConfig({
     setupFiles: ['./test/support/process-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    reporters: ['default', './test/support/summary-reporter.ts', './test/faults/fault-reporter.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts', './test/faults/fault-reporter.ts', './test/support/spec-reporter.ts'],
   },
 });

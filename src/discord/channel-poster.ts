@@ -6,7 +6,6 @@ import {
   RESTJSONErrorCodes,
   Routes,
   SnowflakeUtil,
-  type APIChannel,
   type APIEmbed,
   type APIMessage,
   type APIUser,
@@ -301,6 +300,8 @@ async function postExtras(rest: REST, message: DailyMessage, created: APIMessage
 /** DM channels remembered by a poster: members who unsubscribe or come and go must not grow it for good. */
 export const DM_CHANNELS_REMEMBERED = 10_000;
 
+const SNOWFLAKE = /^\d{1,20}$/;
+
 /**
  * The Discord channel of a subscription's channel id: itself, or for a DM subscription (`dm:<user id>`) the bot's DM
  * channel with that user, opened (POST /users/@me/channels) on its first post and remembered. Discord keeps one DM
@@ -313,15 +314,23 @@ export function dmChannels(rest: REST, remember = DM_CHANNELS_REMEMBERED): (chan
     if (userId === null) return channelId;
     const known = opened.get(userId);
     if (known) return known;
-    const channel = (await rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as APIChannel;
-    opened.set(userId, channel.id);
+    const answer: unknown = await rest.post(Routes.userChannels(), { body: { recipient_id: userId } });
+    const id = typeof answer === 'object' && answer !== null && 'id' in answer ? answer.id : undefined;
+    // Discord's answer is checked like any outside input: its id goes into the post's URL.
+    if (typeof id !== 'string' || !SNOWFLAKE.test(id)) {
+      throw new DeliveryError('transient', 'Discord opened the DM channel but its answer carried no channel id');
+    }
+    opened.set(userId, id);
     // Opening again gives the same channel, so forgetting the oldest costs one request at its owner's next post.
     if (opened.size > remember) opened.delete(opened.keys().next().value ?? userId);
-    return channel.id;
+    return id;
   };
 }
 
-/** What a failed request means for the post; a 404 is checked before it is taken to mean the channel is gone. */
+/**
+ * What a failed request means for the post (a DeliveryError already says); a 404 is checked before it is taken to
+ * mean the channel is gone.
+ */
 async function postFailure(rest: REST, channelId: string, error: unknown): Promise<DeliveryError> {
   const failure = classifyPostError(error);
   // A DM subscription's channel is the bot's own DM with the member; its failures say what they mean.
@@ -363,6 +372,7 @@ function refusedBy(error: DiscordAPIError): DeliveryError {
 }
 
 export function classifyPostError(error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
   if (error instanceof DiscordAPIError) {
     const detail = `${error.message} (${error.code})`;
     // A member's DMs: closed to the bot, or no longer reachable (no shared server and no user install). Switched off

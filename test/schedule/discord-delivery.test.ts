@@ -84,6 +84,25 @@ describe('daily posts through the local Discord-compatible server', () => {
     expect(opens()).toBe(4);
   });
 
+  it('refuses a DM channel answer without a channel id, posting to no made-up channel', async () => {
+    const { discord, guild } = await world();
+    const member = '700000000000000009';
+    discord.addMember(guild.id, { id: member, username: 'member-9' });
+    discord.injectFault({ route: 'POST /users/@me/channels', answer: { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{}' }, times: 1 });
+    const poster = createChannelPoster(restFor(discord, { retries: 0 }), { postsPerSecond: 0, selfId: discord.botUser.id });
+    const message = { channelId: `dm:${member}`, embeds: [render(entryFor('2026-06-14'))], mentionRoleId: null, nonce: 'dm-1' };
+    const failure = await poster.post(message).then(
+      () => new Error('expected the post to fail'),
+      (error: unknown) => error,
+    );
+    expect(isDeliveryError(failure) && failure.kind).toBe('transient');
+    expect((failure as Error).message).toBe('Discord opened the DM channel but its answer carried no channel id');
+    expect(discord.requests.filter((request) => request.route === 'POST /channels/:channel_id/messages')).toEqual([]);
+    // The next post opens the channel again, and lands.
+    await poster.post(message);
+    expect(discord.messagesIn(discord.dmChannelOf(member))).toHaveLength(1);
+  });
+
   it('403: missing access or permissions marks the subscription failing with the reason', async () => {
     const { discord, guild, store } = await world();
     const locked = guild.channelId('locked');

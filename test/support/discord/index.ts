@@ -53,6 +53,10 @@
  * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times?, answer?: a raw status, headers and body,
  *  rateLimit?: { global, retryAfterMs, scope?: 'user' | 'shared' } (with status 429: a global, per-route or shared-resource 429) })
  *   → { hits, remove() }; clearFaults().
+ * Spec check: every routed request, every answer (not a raw `answer` fault's bytes, nor a 5xx) and every gateway
+ *   dispatch is checked against discord-api-spec (spec-check.ts); a violation fails the test it happened in
+ *   (test/support/process-setup.ts). takeSpecViolations() (test/support/spec-ledger.ts) takes them for a test that
+ *   provokes them on purpose; rewriteResponse = (route, status, body) => body changes what routes answer (test-only).
  * Shards: GET /gateway/bot answers { url, shards: shardCount, session_start_limit: { total, remaining (counts
  *   IDENTIFYs in a day), reset_after, max_concurrency } }; the server enforces neither (discord.js itself will not
  *   start more shards than `remaining`, and paces IDENTIFYs by max_concurrency within one process). An IDENTIFY with

@@ -5,7 +5,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { ApiError, invalidForm, unknown } from './api-error.ts';
 import { channelFor, dmChannel } from './channel-routes.ts';
-import { createMessage, editMessage, MessageFlag, serializeMessage, viewMessage, type StoredMessage } from './messages.ts';
+import { createMessage, editMessage, messageEvent, MessageFlag, serializeMessage, viewMessage, type StoredMessage } from './messages.ts';
 import { ChannelKind, serializeMember, type Channel } from './model.ts';
 import { bucketHash, CROSSPOST_RULE } from './ratelimit.ts';
 import { noContent, ok, type RouteTable } from './route-table.ts';
@@ -48,7 +48,9 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       world.onMessageCreated?.(viewMessage(message));
       const payload = serializeMessage(message, world.applicationId);
       const member = channel.guildId ? world.guilds.get(channel.guildId)?.members.get(world.botUser.id) : undefined;
-      if (channel.guildId) world.gateway.dispatch('MESSAGE_CREATE', { ...payload, ...(member ? { member: serializeMember(member, false) } : {}) }, channel.guildId, 1 << 9);
+      if (channel.guildId) {
+        world.gateway.dispatch('MESSAGE_CREATE', { ...messageEvent(payload, channel.guildId), ...(member ? { member: serializeMember(member, false) } : {}) }, channel.guildId, 1 << 9);
+      }
       else world.gateway.dispatch('MESSAGE_CREATE', payload, undefined, 1 << 12);
       return ok(payload);
     },
@@ -95,7 +97,7 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
     message.flags |= MessageFlag.HasThread;
     world.changes.notify();
     world.gateway.dispatch('THREAD_CREATE', { ...thread, newly_created: true }, channel.guildId, 1);
-    world.gateway.dispatch('MESSAGE_UPDATE', serializeMessage(message, world.applicationId), channel.guildId, 1 << 9);
+    world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(serializeMessage(message, world.applicationId), channel.guildId), channel.guildId, 1 << 9);
     return ok(thread, 201);
   });
   table.on(
@@ -112,7 +114,7 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       message.flags |= MessageFlag.Crossposted;
       const payload = serializeMessage(message, world.applicationId);
       world.changes.notify();
-      world.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
+      world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(payload, channel.guildId), channel.guildId, 1 << 9);
       return ok(payload);
     },
     // Discord lets a channel publish 10 messages an hour.
@@ -140,7 +142,7 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
     editMessage(message, body);
     world.keep(message);
     const payload = serializeMessage(message, world.applicationId);
-    world.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
+    world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(payload, channel.guildId), channel.guildId, 1 << 9);
     return ok(payload);
   });
   table.on('DELETE', '/channels/:channel_id/messages/:message_id', ({ params }) => {

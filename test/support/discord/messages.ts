@@ -166,16 +166,16 @@ export function editMessage(m: StoredMessage, body: Json): StoredMessage {
 }
 
 /**
- * A message as Discord answers it. The stored embeds and components are what the sender sent; here they take the
- * fields Discord adds (see wireEmbed, wireComponents). `withNonce: false` for messages read back later: Discord
- * echoes a nonce only when the message is created.
+ * A message as REST answers it: without `guild_id`, which only the gateway's MESSAGE_CREATE and MESSAGE_UPDATE add
+ * (messageEvent). The stored embeds and components are what the sender sent; here they take the fields Discord adds
+ * (see wireEmbed, wireComponents). `withNonce: false` for messages read back later: Discord echoes a nonce only when
+ * the message is created.
  */
 export function serializeMessage(m: StoredMessage, applicationId: string, { withNonce = true }: { withNonce?: boolean } = {}): Json {
   return {
     id: m.id,
     type: m.interactionId ? 20 : 0,
     channel_id: m.channelId,
-    ...(m.guildId ? { guild_id: m.guildId } : {}),
     author: serializeUser(m.author),
     content: m.content,
     timestamp: new Date(m.createdAt).toISOString(),
@@ -266,4 +266,9 @@ export function resolvePings(
     roles: [...new Set(roleIds)].filter((id) => allowRole(id) && (can.mentionEveryone || can.roleMentionable(id))),
     users: [...new Set(userIds)].filter(allowUser),
   };
+}
+
+/** A message as MESSAGE_CREATE and MESSAGE_UPDATE carry it: the REST object plus, in a server, its `guild_id`. */
+export function messageEvent(payload: Json, guildId: string | null): Json {
+  return guildId ? { ...payload, guild_id: guildId } : payload;
 }

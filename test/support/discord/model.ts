@@ -332,7 +332,6 @@ export function serializeGuild(guild: Guild): Record<string, unknown> {
     max_stage_video_channel_users: 50,
     max_video_channel_users: 25,
     nsfw: false,
-    hub_type: null,
     incidents_data: null,
   };
 }
@@ -341,6 +340,8 @@ export function serializeGuild(guild: Guild): Record<string, unknown> {
 export function guildCreatePayload(guild: Guild): Record<string, unknown> {
   return {
     ...serializeGuild(guild),
+    // Not in the API description's guild object (so not in REST answers), but in discord-api-types' GUILD_CREATE.
+    hub_type: null,
     joined_at: guild.joinedAt,
     large: false,
     unavailable: false,

@@ -27,6 +27,7 @@ import {
 import { ApiError } from './api-error.ts';
 import type { DiscordServerOptions, InvokeUser } from './public-types.ts';
 import { shardOf, snowflake } from './snowflake.ts';
+import { SpecCheck } from './spec-check.ts';
 import { Changes } from './wait.ts';
 
 type Json = Record<string, unknown>;
@@ -47,6 +48,8 @@ export class World {
   /** The member used for interactions when no `user` is given; added to every guild with no extra roles. */
   readonly defaultUser: User;
   readonly changes = new Changes();
+  /** Checks requests, answers and dispatches against Discord's API spec (spec-check.ts). */
+  readonly spec = new SpecCheck();
   readonly gateway: Gateway;
   private readonly recommendedShards: number | undefined;
   /** Default guild ids take one millisecond each, so guilds spread evenly over any shard count as they are added. */
@@ -76,6 +79,8 @@ export class World {
    * the bot here leaves a post Discord made and the bot never heard of.
    */
   onMessageCreated: ((message: MessageView) => void) | null = null;
+  /** A test's hook that changes what a route answers (to prove the spec check catches a bad answer). */
+  rewriteResponse: ((route: string, status: number, body: unknown) => unknown) | null = null;
   readonly interactions = new Map<string, InteractionState>();
   readonly interactionsByToken = new Map<string, InteractionState>();
   readonly globalCommands: CommandScope;
@@ -109,6 +114,7 @@ export class World {
       maxGuildsPerShard: this.options.maxGuildsPerShard,
       guildCount: () => this.guilds.size,
       changes: this.changes,
+      checkDispatch: (t, d) => this.spec.dispatch(t, d),
       readyPayload: (session) => ({
         user: serializeCurrentUser(this.botUser),
         guilds: this.guildsOnShard(session.shard).map((g) => ({ id: g.id, unavailable: true })),
