@@ -210,7 +210,7 @@ describe('the store', () => {
     const generation = w.holder.loadedGeneration;
     // The SQLite file may not grow any more: the next chunk's write fails with SQLITE_FULL.
     const sqlite = w.keyv.store as KeyvSqlite;
-    const [{ page_count: pages }] = (await sqlite.query('PRAGMA page_count')) as Array<{ page_count: number }>;
+    const pages = ((await sqlite.query('PRAGMA page_count')) as Array<{ page_count: number }>)[0]?.page_count ?? 0;
     await sqlite.query(`PRAGMA max_page_count = ${pages}`);
     const entries = [...(w.holder.current()?.entries() ?? []), { date: '2024-06-15', word: 'x'.repeat(4000), pos: '', ipa: '', definition: 'y'.repeat(60_000) }];
     const install = w.store.install(entries, { source: before?.source ?? '', coveredThrough: '2024-06-15', holes: [], snapshot: null, skippedRows: 0 }, before, w.clock.ms);
