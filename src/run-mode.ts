@@ -264,6 +264,8 @@ async function runConsole(config: Config): Promise<number> {
       }
       baseUrl = service.url;
       source = { kind: 'embedded', dbPath: config.WOTD_SERVICE_DB };
+      // Variant A, as the public site: it also offers its monthly database snapshots on /databases.
+      logger.info({ apiUrl: service.url, databases: `${service.url}/databases` }, 'embedded Word-of-the-Day service');
     }
     adapter = await openWotdAdapter(config, {
       baseUrl,

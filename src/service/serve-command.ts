@@ -2,6 +2,7 @@ import { loadConfig, loadDotEnv } from '../config/settings.ts';
 import { quoted, singleLine } from '../config/message-text.ts';
 import type { Variant } from '../wotd/dates.ts';
 import { DEFAULT_RATE_LIMIT, startWotdService } from './server.ts';
+import { DEFAULT_DATABASE_RATE_LIMIT } from './database-pages.ts';
 
 export const DEFAULT_SERVE_PORT = 8080;
 
@@ -11,6 +12,7 @@ export interface ServeFlags {
   variant: Variant;
   db: string | undefined;
   rateLimit: number;
+  snapshotDir: string | undefined;
 }
 
 export class UsageError extends Error {
@@ -26,7 +28,10 @@ Options:
   --host HOST       address to listen on (default 127.0.0.1)
   --variant A|B     date format: A = YYYY-MM-DD, B = DD-MM-YYYY (default A)
   --db FILE         SQLite word list (default WOTD_SERVICE_DB, data/words.sqlite)
-  --rate-limit N    requests per minute per client address, 0 for none (default ${DEFAULT_RATE_LIMIT})
+  --rate-limit N    requests per minute per client address, 0 for none (default ${DEFAULT_RATE_LIMIT});
+                    the /databases pages allow ${DEFAULT_DATABASE_RATE_LIMIT} each, or none with 0
+  --snapshot-dir D  variant A: keep the monthly snapshots of /databases in folder D (default a temporary
+                    folder, removed when the service stops)
   -h, --help        show this help`;
 
 function wholeNumber(flag: string, text: string, max: number, expected: string): number {
@@ -37,13 +42,20 @@ function wholeNumber(flag: string, text: string, max: number, expected: string):
 
 /** Reads `--flag value` and `--flag=value` forms; anything unknown or malformed is a UsageError. */
 export function parseServeFlags(args: readonly string[]): ServeFlags | 'help' {
-  const flags: ServeFlags = { port: DEFAULT_SERVE_PORT, host: '127.0.0.1', variant: 'A', db: undefined, rateLimit: DEFAULT_RATE_LIMIT };
+  const flags: ServeFlags = {
+    port: DEFAULT_SERVE_PORT,
+    host: '127.0.0.1',
+    variant: 'A',
+    db: undefined,
+    rateLimit: DEFAULT_RATE_LIMIT,
+    snapshotDir: undefined,
+  };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] as string;
     if (arg === '-h' || arg === '--help') return 'help';
     const equals = arg.indexOf('=');
     const name = arg.startsWith('--') && equals !== -1 ? arg.slice(0, equals) : arg;
-    if (!['--port', '--host', '--variant', '--db', '--rate-limit'].includes(name)) {
+    if (!['--port', '--host', '--variant', '--db', '--rate-limit', '--snapshot-dir'].includes(name)) {
       throw new UsageError(`unknown option ${quoted(arg)} (see wotd-bot serve --help)`);
     }
     let value: string;
@@ -74,6 +86,10 @@ export function parseServeFlags(args: readonly string[]): ServeFlags | 'help' {
       case '--db':
         if (value.trim() === '') throw new UsageError('--db must not be empty');
         flags.db = value;
+        break;
+      case '--snapshot-dir':
+        if (value.trim() === '') throw new UsageError('--snapshot-dir must not be empty');
+        flags.snapshotDir = value;
         break;
       case '--rate-limit':
         flags.rateLimit = wholeNumber(
@@ -116,6 +132,7 @@ export async function runServe(args: string[]): Promise<number> {
       host: flags.host,
       port: flags.port,
       rateLimitPerMinute: flags.rateLimit,
+      ...(flags.snapshotDir === undefined ? {} : { snapshotDir: flags.snapshotDir }),
     });
   } catch (error) {
     // The reason may quote the --db path or --host as given: it stays one line.
@@ -126,6 +143,9 @@ export async function runServe(args: string[]): Promise<number> {
   process.stdout.write(
     `wotd service listening on ${service.url} (variant ${flags.variant}, ${dbPath}, ${limit})\n`,
   );
+  if (service.snapshotDir !== undefined) {
+    process.stdout.write(`monthly database snapshots on ${service.url}/databases (files in ${service.snapshotDir})\n`);
+  }
 
   const running = service;
   await new Promise<void>((resolve) => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { describeRedis, keysUnder, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import { readSnapshot } from '../support/upstream/snapshot-file.ts';
 import { expectInOrder, startBot } from './console-process.ts';
 
 let dir: string;
@@ -87,6 +88,30 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
     const stopped = await waiting.exited;
     expect(stopped.code).toBe(0);
     expect(stopped.stderr).toBe('');
+  });
+
+  it('its embedded service offers the monthly database snapshots a mirror downloads (issue 23)', async () => {
+    const { child, run, exited } = startBotIn({ LOG_LEVEL: 'info' });
+    const apiUrl = await new Promise<string>((found, fail) => {
+      const look = (): void => {
+        const line = run.stderr.split('\n').find((text) => text.includes('embedded Word-of-the-Day service'));
+        if (line) found((JSON.parse(line) as { apiUrl: string }).apiUrl);
+      };
+      child.stderr.on('data', look);
+      child.on('close', () => fail(new Error(`the console ended first: ${run.stderr}`)));
+    });
+    expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const listing = await (await fetch(`${apiUrl}/databases`)).text();
+    const months = [...listing.matchAll(/href="\/databases\/download\/wotd_(\d{4}-\d{2})\.db"/g)].map((match) => match[1] as string);
+    // The words start in November 2024; every month that is over since then is offered, the current one never.
+    expect(months).toContain('2024-12');
+    expect(months).not.toContain(new Date().toISOString().slice(0, 7));
+    const december = await fetch(`${apiUrl}/databases/download/wotd_2024-12.db`);
+    expect(december.headers.get('content-type')).toBe('application/x-sqlite3');
+    const rows = (await readSnapshot(Buffer.from(await december.arrayBuffer()))).rows;
+    expect([rows[0]?.date, rows.at(-1)?.date]).toEqual(['2024-11-01', '2024-12-31']);
+    child.stdin.end('exit\n');
+    expect((await exited).code).toBe(0);
   });
 
   it('a bad setting prints one line and exits 2', async () => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeFlags, UsageError } from '../../src/service/serve-command.ts';
@@ -59,8 +60,18 @@ describe('wotd-bot serve', () => {
     for (let i = 0; i < 10; i += 1) statuses.push((await send(`${url}/query?date=2025-01-01`)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429]);
 
+    // The /databases pages have their own allowance, and their files a temporary folder removed at the stop.
+    const folder = /monthly database snapshots on http:\S+\/databases \(files in (.+)\)\n/.exec(spawned.stdout())?.[1];
+    expect(folder).toBeDefined();
+    const listing = await send(`${url}/databases`);
+    expect(listing.status).toBe(200);
+    const newest = [...listing.text.matchAll(/wotd_(\d{4}-\d{2})\.db"/g)].map((match) => match[1] as string).sort().at(-1) as string;
+    expect(newest < new Date().toISOString().slice(0, 7)).toBe(true);
+    expect(existsSync(join(folder as string, `wotd_${newest}.db`))).toBe(true);
+
     spawned.child.kill('SIGTERM');
     expect(await spawned.exit).toBe(0);
+    expect(existsSync(folder as string)).toBe(false);
     expect(spawned.stdout()).toContain('wotd service stopping (SIGTERM)');
   });
 
@@ -101,7 +112,7 @@ describe('wotd-bot serve', () => {
 
 describe('serve flags', () => {
   it('has documented defaults', () => {
-    expect(parseServeFlags([])).toEqual({ port: 8080, host: '127.0.0.1', variant: 'A', db: undefined, rateLimit: 10 });
+    expect(parseServeFlags([])).toEqual({ port: 8080, host: '127.0.0.1', variant: 'A', db: undefined, rateLimit: 10, snapshotDir: undefined });
     expect(parseServeFlags(['--help'])).toBe('help');
   });
 
@@ -116,6 +127,7 @@ describe('serve flags', () => {
     [['--variant', 'AB'], '--variant "AB": expected A (YYYY-MM-DD) or B (DD-MM-YYYY)'],
     [['--host', ' '], '--host must not be empty'],
     [['--db='], '--db must not be empty'],
+    [['--snapshot-dir', ''], '--snapshot-dir must not be empty'],
     [['--verbose'], 'unknown option "--verbose" (see wotd-bot serve --help)'],
     [['8080'], 'unknown option "8080" (see wotd-bot serve --help)'],
   ])('refuses %j', (args, message) => {
@@ -123,12 +135,15 @@ describe('serve flags', () => {
   });
 
   it('reads every flag', () => {
-    expect(parseServeFlags(['--port', '0', '--host', '::1', '--variant=B', '--db', 'x.sqlite', '--rate-limit', '0'])).toEqual({
+    expect(
+      parseServeFlags(['--port', '0', '--host', '::1', '--variant=B', '--db', 'x.sqlite', '--rate-limit', '0', '--snapshot-dir=snaps']),
+    ).toEqual({
       port: 0,
       host: '::1',
       variant: 'B',
       db: 'x.sqlite',
       rateLimit: 0,
+      snapshotDir: 'snaps',
     });
   });
 });
