@@ -265,7 +265,7 @@ export class MirrorRefresher {
       const failures = failed ? (state.source === this.key ? state.failures : 0) + 1 : 0;
       const backoff = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(20, failures - 1));
       const nextAt = failed
-        ? now + Math.max(retryAfterMs ?? 0, backoff * (0.75 + this.random() * 0.5))
+        ? now + Math.round(Math.max(retryAfterMs ?? 0, backoff * (0.75 + this.random() * 0.5)))
         : fillIncomplete
           ? now + FILL_AGAIN_MS
           : this.nextDaily(now);
