@@ -432,9 +432,11 @@ export class MirrorRefresher {
   }
 
   /**
-   * Fills the days after the mirror's last covered day up to yesterday, a page of PAGE_DAYS at a time ending on the
-   * day after them, so each page (newest first, days without a word skipped) accounts for every day it spans and
-   * the coverage grows without a gap. Installs what it got, even when a page fails partway.
+   * Fills the days after the mirror's last covered day up to yesterday. First the page before today: when it reaches
+   * back into the mirror (the usual day, or a service with no newer words), it alone fills the gap. Otherwise pages
+   * of PAGE_DAYS go forward from the mirror's last day, each ending on the day after its span, so each page (newest
+   * first, days without a word skipped) accounts for every day it spans and the coverage grows without a gap until
+   * it meets the first page. Installs what it got, even when a page fails partway.
    */
   private async fill(base: MirrorModel, record: MirrorRecord, today: IsoDate): Promise<{ detail: string | null; installed: boolean; failed: boolean; incomplete: boolean }> {
     const yesterday = addDays(today, -1);
@@ -442,32 +444,49 @@ export class MirrorRefresher {
     if (covered >= yesterday) return { detail: null, installed: false, failed: false, incomplete: false };
     const added: Entry[] = [];
     let failure: string | null = null;
-    for (let pages = 0; covered < yesterday && pages < MAX_FILL_PAGES; pages++) {
-      const end = addDays(covered, PAGE_DAYS + 1);
-      const before = end < today ? end : today;
-      let page: HistoryPage;
+    const ask = async (before: IsoDate): Promise<HistoryPage | null> => {
       try {
-        page = (await this.options.lookup.getPrevious(before, PAGE_DAYS, { priority: 'background', maxWaitMs: REQUEST_WAIT_MS })).value;
+        return (await this.options.lookup.getPrevious(before, PAGE_DAYS, { priority: 'background', maxWaitMs: REQUEST_WAIT_MS })).value;
       } catch (error) {
         failure = oneLine(error);
-        break;
+        return null;
       }
-      const reaches = page.entries.length >= PAGE_DAYS || page.entries.some((entry) => entry.date <= covered);
-      if (!reaches) {
-        failure = `the service's page before ${before} does not reach ${covered}, the mirror's last day`;
-        break;
+    };
+    const recent = await ask(today);
+    const start = covered;
+    if (recent && recent.entries.some((entry) => entry.date <= start)) {
+      added.push(...recent.entries.filter((entry) => entry.date > start));
+      covered = yesterday;
+    } else if (recent) {
+      // The page spans its oldest entry to yesterday: fill forward from the mirror until it is met.
+      const meet = recent.entries.at(-1)?.date ?? today;
+      for (let pages = 1; covered < addDays(meet, -1) && pages < MAX_FILL_PAGES; pages++) {
+        const end = addDays(covered, PAGE_DAYS + 1);
+        const before = end < meet ? end : meet;
+        const page = await ask(before);
+        if (!page) break;
+        if (!(page.entries.length >= PAGE_DAYS || page.entries.some((entry) => entry.date <= covered))) {
+          failure = `the service's page before ${before} does not reach ${covered}, the mirror's last day`;
+          break;
+        }
+        const after = covered;
+        added.push(...page.entries.filter((entry) => entry.date > after && entry.date < before));
+        covered = addDays(before, -1);
       }
-      const after = covered;
-      added.push(...page.entries.filter((entry) => entry.date > after && entry.date < before));
-      covered = addDays(before, -1);
+      if (covered >= addDays(meet, -1)) {
+        const after = covered;
+        added.push(...recent.entries.filter((entry) => entry.date > after));
+        covered = yesterday;
+      }
     }
-    const incomplete = failure === null && covered < yesterday;
+    const stopped: string | null = failure;
+    const incomplete = stopped === null && covered < yesterday;
     if (covered === base.coveredThrough) {
-      return { detail: `filling the days after ${covered} failed (${failure ?? 'no page'})`, installed: false, failed: true, incomplete: false };
+      return { detail: `filling the days after ${covered} failed (${stopped ?? 'no page'})`, installed: false, failed: true, incomplete: false };
     }
     await this.install([...base.entries(), ...added], { source: this.key, coveredThrough: covered, holes: [...base.holes], snapshot: record.snapshot, skippedRows: record.skippedRows }, record);
-    const detail = `filled ${added.length} entries through ${covered}${failure ? `, then stopped (${failure})` : incomplete ? ', more next time' : ''}`;
-    return { detail, installed: true, failed: failure !== null, incomplete };
+    const detail = `filled ${added.length} entries through ${covered}${stopped ? `, then stopped (${stopped})` : incomplete ? ', more next time' : ''}`;
+    return { detail, installed: true, failed: stopped !== null, incomplete };
   }
 
   /** Stores and swaps in a new copy; a copy installed meanwhile by another process wins and is loaded instead. */

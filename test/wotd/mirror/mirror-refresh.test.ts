@@ -45,7 +45,7 @@ describe('a good snapshot', () => {
     expect(model?.coveredThrough).toBe('2024-06-14');
     // The newest file was downloaded, not the others; the days after it took two history pages.
     expect(w.site.requests.map((request) => request.path)).toEqual(['/databases', '/databases/download/wotd_2024-05.db']);
-    expect(w.twin.requests.filter((request) => request.path === '/query_previous').map((request) => request.query.date)).toEqual(['2024-06-09', '2024-06-15']);
+    expect(w.twin.requests.filter((request) => request.path === '/query_previous').map((request) => request.query.date)).toEqual(['2024-06-15', '2024-06-07']);
 
     const asked = apiRequests(w);
     const entry = await w.adapter.getEntry('2024-02-29');
@@ -106,6 +106,34 @@ describe('the next days', () => {
     const oldChunks = old?.chunks.map((chunk) => chunk.key) ?? [];
     for (const key of oldChunks.filter((key) => !current?.chunks.some((chunk) => chunk.key === key))) expect(await w.keyv.get(key)).toBeUndefined();
     expect(oldChunks.length).toBeGreaterThan(0);
+  });
+});
+
+describe('filling the days after the snapshot', () => {
+  it('a snapshot months old: a few pages a round, the next round soon after, until yesterday', async () => {
+    world = await startMirrorWorld({ today: TODAY, entries: ALL });
+    const w = world;
+    await w.publish('2024-03', through('2024-03-31'));
+    const first = await w.refresh();
+    expect(first?.detail).toBe('installed wotd_2024-03.db: 91 entries through 2024-03-31; filled 56 entries through 2024-05-26, more next time');
+    expect(first?.outcome).toBe('updated');
+    expect(w.twin.requests.filter((request) => request.path === '/query_previous')).toHaveLength(8);
+    expect((w.refresher.status().nextRefreshAt ?? 0) - w.clock.ms).toBe(15 * 60_000);
+    w.clock.advanceTo(w.refresher.status().nextRefreshAt ?? 0);
+    const second = await w.refresh();
+    expect(second?.detail).toBe('wotd_2024-03.db is unchanged (304); filled 19 entries through 2024-06-14');
+    expect(w.holder.current()?.rows).toBe(166);
+  });
+
+  it('a service with no word since the snapshot: one page says so', async () => {
+    world = await startMirrorWorld({ today: TODAY, entries: through('2024-05-31') });
+    const w = world;
+    await w.publish('2024-05', through('2024-05-31'));
+    expect((await w.refresh())?.detail).toBe('installed wotd_2024-05.db: 152 entries through 2024-05-31; filled 0 entries through 2024-06-14');
+    // (Today has no word either, so the variant probe asked a dateless page too.)
+    expect(w.twin.requests.filter((request) => request.path === '/query_previous' && request.query.date)).toHaveLength(1);
+    // The days since are known to have no word: answered from the mirror.
+    expect((await failure(w.adapter.getEntry('2024-06-10'))).code).toBe('not_found');
   });
 });
 
