@@ -10,6 +10,7 @@ import { startWotdService, type RunningService } from './service/server.ts';
 import { sqliteStoreFile, storeLocation } from './store/open-store.ts';
 import { lockSqliteStore, StoreInUseError, type StoreLock } from './store/sqlite-store-lock.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
+import { mirrorSummary, openDatabaseMirror, type DatabaseMirror } from './wotd/mirror/open-mirror.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
 import { createConsolePoster } from './console/console-poster.ts';
 import { dailyPostEmbed } from './replies/daily-embeds.ts';
@@ -111,6 +112,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
   const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
+  let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
   let cluster: Cluster | undefined;
   let endpoint: MetricsEndpoint | null = null;
@@ -130,7 +132,13 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
       metrics?.watchStoreChecks(cluster.storeChecks());
     }
-    adapter = await openWotdAdapter(config, { ...upstreamLog(logger, metrics), ...(cluster ? { budget: cluster.budget } : {}) });
+    mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl: config.WOTD_SITE_URL, store: storeLocation(config), logger });
+    adapter = await openWotdAdapter(config, {
+      ...upstreamLog(logger, metrics),
+      ...(cluster ? { budget: cluster.budget } : {}),
+      ...(mirror ? { mirror: mirror.reader } : {}),
+    });
+    startMirror(mirror, adapter, metrics);
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
@@ -189,15 +197,24 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     signal.dispose();
     await endpoint?.close();
     await daily?.close();
+    await mirror?.close();
     await adapter?.close();
     await cluster?.close();
     logger.flush();
   }
 }
 
+/** Starts the database mirror's refreshes through the adapter, and shows its state in the metrics and /healthz. */
+function startMirror(mirror: DatabaseMirror | null, adapter: WotdAdapter, metrics?: BotMetrics): void {
+  mirror?.start(adapter);
+  metrics?.watchMirror({ status: () => mirror?.status() ?? null });
+  if (mirror) metrics?.watchStoreChecks(mirror.storeChecks());
+}
+
 /** Passwords in URL settings, in every form a library might print them: the logger hides each wherever it appears. */
 function settingSecrets(config: Config): string[] {
-  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL].flatMap(urlSecrets);
+  const mirrorUrl = config.WOTD_MIRROR.kind === 'url' ? config.WOTD_MIRROR.url : undefined;
+  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL, mirrorUrl].flatMap(urlSecrets);
 }
 
 /** What the commands are handed, the same on Discord and at the console. */
@@ -245,6 +262,7 @@ async function runConsole(config: Config): Promise<number> {
   const signal = nextSignal();
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;
+  let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
   let endpoint: MetricsEndpoint | null = null;
   try {
@@ -267,11 +285,16 @@ async function runConsole(config: Config): Promise<number> {
       // Variant A, as the public site: it also offers its monthly database snapshots on /databases.
       logger.info({ apiUrl: service.url, databases: `${service.url}/databases` }, 'embedded Word-of-the-Day service');
     }
+    // The embedded service publishes its own snapshots, as the public site does: the mirror copies those.
+    const siteUrl = service ? service.url : config.WOTD_SITE_URL;
+    mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl, store: storeLocation(config), logger });
     adapter = await openWotdAdapter(config, {
       baseUrl,
       ...(service ? { variant: 'A' as const } : {}),
       ...upstreamLog(logger, metrics),
+      ...(mirror ? { mirror: mirror.reader } : {}),
     });
+    startMirror(mirror, adapter, metrics);
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
     const color = terminal && !process.env.NO_COLOR;
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
@@ -294,7 +317,7 @@ async function runConsole(config: Config): Promise<number> {
       session,
       input: process.stdin,
       output: process.stdout,
-      banner: consoleBanner(source),
+      banner: consoleBanner(source, mirrorSummary(config.WOTD_MIRROR, siteUrl)),
       terminal,
       stop: signal.promise.then(() => undefined),
     });
@@ -307,6 +330,7 @@ async function runConsole(config: Config): Promise<number> {
     signal.dispose();
     await endpoint?.close();
     await daily?.close();
+    await mirror?.close();
     await adapter?.close();
     await service?.close();
     logger.flush();

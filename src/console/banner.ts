@@ -3,15 +3,23 @@ import { withoutPassword } from '../config/settings.ts';
 /** Where the console's answers come from, for the first screen. */
 export type ConsoleSource = { kind: 'embedded'; dbPath: string } | { kind: 'remote'; url: string };
 
-/** The first screen: what this is, how to use it, and how to put the bot on Discord instead. */
-export function consoleBanner(source: ConsoleSource): string {
+/**
+ * The first screen: what this is, how to use it, and how to put the bot on Discord instead. `mirror`: where the
+ * database mirror copies from (src/wotd/mirror/), or null when WOTD_MIRROR is off.
+ */
+export function consoleBanner(source: ConsoleSource, mirror: string | null = null): string {
   const from =
     source.kind === 'embedded'
       ? `offline, answering from the embedded Word-of-the-Day service (word list ${source.dbPath})`
       : `answering from the Word-of-the-Day service at ${withoutPassword(source.url)}`;
+  const copy =
+    mirror === null
+      ? 'The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.'
+      : `Past days, history and searches are answered from a local copy of the service's database (${withoutPassword(mirror)}), refreshed daily.`;
   return [
     'wotd-bot: console mode',
     `The bot runs here in your terminal, ${from}.`,
+    copy,
     '',
     'Type slash commands as you would in Discord, for example:',
     '  /wotd date:2025-01-14',

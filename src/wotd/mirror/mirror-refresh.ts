@@ -42,6 +42,8 @@ const RETRY_BASE_MS = 5 * 60_000;
 const RETRY_MAX_MS = 6 * 60 * 60_000;
 /** After a 429 the site's window (a minute) passes before anything else is asked. */
 const AFTER_429_MS = 60_000;
+/** How long close() waits for a round under way. */
+const CLOSE_WAIT_MS = 3_000;
 /** History pages one refresh asks for at most (8 days each); the rest wait for the next run, soon after. */
 export const MAX_FILL_PAGES = 8;
 const FILL_AGAIN_MS = 15 * 60_000;
@@ -167,13 +169,20 @@ export class MirrorRefresher {
     return run;
   }
 
-  /** Stops the timer and any download under way; resolves when the round under way has ended. */
+  /**
+   * Stops the timer and any download under way; resolves when the round under way has ended, or after CLOSE_WAIT_MS
+   * (a page it waits for ends when the adapter closes). A round cut short records nothing but the end of its claim.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer !== null) this.timers.clearTimeout(this.timer);
     this.timer = null;
     this.abort.abort();
-    await this.running?.catch(() => undefined);
+    const running = this.running;
+    if (!running) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([running.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   private schedule(delayMs: number): void {
@@ -183,6 +192,7 @@ export class MirrorRefresher {
       this.timer = null;
       void this.runOnce()
         .catch((error: unknown) => {
+          if (this.closed) return;
           this.options.logger.error({ err: error }, `mirror: the refresh failed on the store (${oneLine(error)}); the mirror in use is kept`);
         })
         .finally(() => this.schedule(this.nextDelay()));
@@ -205,11 +215,13 @@ export class MirrorRefresher {
     try {
       ({ report, refused, retryAfterMs, fillIncomplete } = await this.refresh());
     } catch (error) {
-      if (this.closed) throw error;
       report = { outcome: 'failed', detail: `the refresh failed: ${oneLine(error)}; keeping the mirror in use`, at: this.nowMs() };
     } finally {
-      await this.release(report, refused, retryAfterMs, fillIncomplete);
+      // Stopped partway (the bot is shutting down): not a failure to back off from, only a claim to give back.
+      if (this.closed) await this.abandon();
+      else await this.release(report, refused, retryAfterMs, fillIncomplete);
     }
+    if (this.closed) return null;
     this.counts[report.outcome]++;
     const line = `mirror: ${report.detail}`;
     if (report.outcome === 'failed' || report.outcome === 'refused') this.options.logger.warn({ mirror: { outcome: report.outcome, source: describeSource(this.options.source) } }, line);
@@ -256,6 +268,10 @@ export class MirrorRefresher {
       }
       return { state: { ...state, source: this.key, claim: { owner: this.owner, until: now + CLAIM_MS } }, result: true };
     });
+  }
+
+  private async abandon(): Promise<void> {
+    await this.options.store.updateState((state) => ({ state: state.claim?.owner === this.owner ? { ...state, claim: null } : null, result: null }));
   }
 
   private async release(report: RefreshReport | null, refused: SnapshotOrigin | null | undefined, retryAfterMs: number | null, fillIncomplete: boolean): Promise<void> {
