@@ -1,12 +1,13 @@
 import { truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type KeyvSqlite from '@keyv/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../../src/store/store-watch.ts';
 import type { Entry } from '../../../src/wotd/entry.ts';
 import { sampleEntries } from '../../support/upstream/deployment-twin.ts';
-import { drive, failure } from '../harness.ts';
+import { drive, failure, tempDir } from '../harness.ts';
 import { startMirrorWorld, type MirrorWorld } from './mirror-world.ts';
-import { writeSqlite } from './snapshot-files.ts';
+import { writeSnapshot, writeSqlite } from './snapshot-files.ts';
 
 /**
  * The refresher end to end on loopback: the site's listing and downloads (test/support/upstream/snapshot-site.ts),
@@ -134,6 +135,26 @@ describe('filling the days after the snapshot', () => {
     expect(w.twin.requests.filter((request) => request.path === '/query_previous' && request.query.date)).toHaveLength(1);
     // The days since are known to have no word: answered from the mirror.
     expect((await failure(w.adapter.getEntry('2024-06-10'))).code).toBe('not_found');
+  });
+});
+
+describe('a local snapshot file (WOTD_MIRROR=<path>)', () => {
+  it('is copied and checked like a download, read again only when it changes, refused past the size cap', async () => {
+    const local = await tempDir();
+    const file = join(local.path, 'wotd_2024-05.db');
+    world = await startMirrorWorld({ today: TODAY, entries: ALL, source: () => ({ kind: 'file', path: file }), refresher: { maxBytes: 1024 * 1024 } });
+    const w = world;
+    await writeSnapshot(file, through('2024-05-31'));
+    expect((await w.refresh())?.detail).toMatch(new RegExp(`^installed wotd_2024-05\\.db: 152 entries through 2024-05-31; filled 14 entries`));
+    w.clock.advanceTo(Date.parse('2024-06-16T01:00:00Z'));
+    expect((await w.refresh())?.detail).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is unchanged; filled 1 entries`));
+    await writeFile(file, Buffer.alloc(2 * 1024 * 1024));
+    w.clock.advanceTo(Date.parse('2024-06-17T01:00:00Z'));
+    const report = await w.refresh();
+    expect(report?.outcome).toBe('refused');
+    expect(report?.detail).toMatch(/is 2097152 bytes, over the 1048576-byte limit; keeping the mirror in use/);
+    expect(w.site.requests).toEqual([]);
+    await local.cleanup();
   });
 });
 
