@@ -393,8 +393,11 @@ export class MirrorRefresher {
           return refusedBefore
             ? { outcome: 'refused', detail: `${name} is still the file refused before (304); keeping the mirror in use`, refused: refusedBefore }
             : { outcome: 'unchanged', detail: `${name} is unchanged (304)` };
-        case 'too_large':
-          return { outcome: 'refused', detail: `refused ${name}: ${answer.detail}; keeping the mirror in use`, refused: null };
+        case 'too_large': {
+          // Its validators, when the site sent some, spare downloading the same oversize file again.
+          const known = answer.validators.etag !== null || answer.validators.lastModified !== null;
+          return { outcome: 'refused', detail: `refused ${name}: ${answer.detail}; keeping the mirror in use`, refused: known ? { location: url, name, ...answer.validators } : null };
+        }
         case 'failed': {
           const wait = answer.result === 'rate_limited' ? Math.max(answer.retryAfterMs ?? 0, AFTER_429_MS) : answer.retryAfterMs;
           return { outcome: 'failed', detail: `downloading ${name} failed (${answer.detail}); keeping the mirror in use`, retryAfterMs: wait };

@@ -60,7 +60,7 @@ export type DownloadAnswer =
   | ({ kind: 'downloaded'; bytes: number; validators: Validators } & Counted)
   | ({ kind: 'not_modified' } & Counted)
   /** Refused for its size, by Content-Length or while reading; nothing more was read. */
-  | ({ kind: 'too_large'; detail: string } & Counted)
+  | ({ kind: 'too_large'; detail: string; validators: Validators } & Counted)
   | ({ kind: 'failed'; detail: string; retryAfterMs: number | null } & Counted);
 
 /** GET <origin>/databases: the snapshots it links to, newest first. */
@@ -132,12 +132,12 @@ export async function downloadSnapshot(url: string, path: string, options: Downl
       const text = read?.kind === 'text' && read.text.trim() !== '' ? ` (${preview(read.text)})` : '';
       return { ...failure, detail: `${failure.detail}${text}` };
     }
+    const validators = { etag: validator(response.headers.get('etag')), lastModified: validator(response.headers.get('last-modified')) };
     const declared = response.headers.get('content-length');
     if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
       abort.abort();
-      return { kind: 'too_large', detail: `${url} is ${Number(declared)} bytes, over the ${maxBytes}-byte limit; not downloaded`, result: 'bad_response' };
+      return { kind: 'too_large', detail: `${url} is ${Number(declared)} bytes, over the ${maxBytes}-byte limit; not downloaded`, validators, result: 'bad_response' };
     }
-    const validators = { etag: validator(response.headers.get('etag')), lastModified: validator(response.headers.get('last-modified')) };
     const file = await open(path, 'wx', 0o600);
     let bytes: number | 'too_large';
     try {
@@ -146,7 +146,7 @@ export async function downloadSnapshot(url: string, path: string, options: Downl
       await file.close();
     }
     if (bytes === 'too_large') {
-      return { kind: 'too_large', detail: `${url} passed the ${maxBytes}-byte limit; the download was stopped`, result: 'bad_response' };
+      return { kind: 'too_large', detail: `${url} passed the ${maxBytes}-byte limit; the download was stopped`, validators, result: 'bad_response' };
     }
     return { kind: 'downloaded', bytes, validators, result: 'ok' };
   } catch (error) {
