@@ -306,8 +306,9 @@ export class MirrorRefresher {
   private async refresh(): Promise<{ report: RefreshReport; refused?: SnapshotOrigin | null; retryAfterMs: number | null; fillIncomplete: boolean }> {
     const today = this.options.lookup.today();
     const yesterday = addDays(today, -1);
-    let record = await this.options.store.current();
-    if (record && record.source !== this.key) record = null;
+    // The installed copy: the swap is made against it, whatever its source; only one of ours is built on.
+    const current = await this.options.store.current();
+    let record = current?.source === this.key ? current : null;
     const trusted = record !== null && record.generation === this.options.holder.loadedGeneration && record.generation !== this.damaged;
     let base = trusted ? this.options.holder.current() : null;
     const state = this.state ?? (await this.options.store.readState());
@@ -321,7 +322,7 @@ export class MirrorRefresher {
       const entries = [...contents.entries, ...(keep?.entries().filter((entry) => entry.date > newest) ?? [])];
       const holes = [...contents.holes, ...(keep?.holes.filter((hole) => hole > newest) ?? [])];
       const coveredThrough = keep ? keep.coveredThrough : newest;
-      ({ record, model: base } = await this.install(entries, { source: this.key, coveredThrough, holes, snapshot: origin, skippedRows: sumSkipped(contents) }, record));
+      ({ record, model: base } = await this.install(entries, { source: this.key, coveredThrough, holes, snapshot: origin, skippedRows: sumSkipped(contents) }, current));
       installed = true;
     }
     let fillIncomplete = false;
@@ -511,9 +512,11 @@ export class MirrorRefresher {
   /** Stores and swaps in a new copy; a copy installed meanwhile by another process wins and is loaded instead. */
   private async install(entries: readonly Entry[], content: Parameters<MirrorStore['install']>[1], expected: MirrorRecord | null): Promise<{ record: MirrorRecord; model: MirrorModel }> {
     const model = MirrorModel.build(entries, content.coveredThrough, content.holes);
+    // Chunks of the installed copy are reused only when that copy loaded whole here: a damaged one's are rewritten.
+    const whole = expected !== null && expected.generation === this.options.holder.loadedGeneration && expected.generation !== this.damaged;
     let installed;
     try {
-      installed = await this.options.store.install(model.entries(), content, expected, this.nowMs());
+      installed = await this.options.store.install(model.entries(), content, expected, this.nowMs(), whole);
     } catch (error) {
       if (error instanceof MirrorSwapLost) {
         await this.follow();

@@ -146,14 +146,21 @@ export class MirrorStore {
 
   /**
    * Stores `entries` as the new mirror and swaps it in, if the installed copy is still `expected` (its generation,
-   * or null for none); otherwise MirrorSwapLost. Returns the new pointer, and the error of deleting the chunks only
-   * the old copy used (the swap itself succeeded then; they are tried again at the next install).
+   * or null for none); otherwise MirrorSwapLost. `reuse`: the chunks `expected` names are all there (it was read
+   * whole), so identical ones are not written again. Returns the new pointer, and the error of deleting the chunks
+   * only the old copy used (the swap itself succeeded then; they are tried again at the next install).
    */
-  async install(entries: readonly Entry[], content: InstallContent, expected: MirrorRecord | null, now: number): Promise<{ record: MirrorRecord; cleanupError: Error | null }> {
+  async install(
+    entries: readonly Entry[],
+    content: InstallContent,
+    expected: MirrorRecord | null,
+    now: number,
+    reuse = true,
+  ): Promise<{ record: MirrorRecord; cleanupError: Error | null }> {
     const chunks = chunksByYear(entries);
     const held = new Set(expected?.chunks.map((chunk) => chunk.key) ?? []);
     for (const chunk of chunks) {
-      if (!held.has(chunk.key)) await this.write(chunk.key, { schema: SCHEMA, entries: chunk.entries });
+      if (!(reuse && held.has(chunk.key))) await this.write(chunk.key, { schema: SCHEMA, entries: chunk.entries });
     }
     const keys = new Set(chunks.map((chunk) => chunk.key));
     const garbage = [...new Set([...(expected?.garbage ?? []), ...held])].filter((key) => !keys.has(key));

@@ -2,8 +2,11 @@ import { truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type KeyvSqlite from '@keyv/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/config/logger.ts';
 import { StoreError } from '../../../src/store/store-watch.ts';
 import type { Entry } from '../../../src/wotd/entry.ts';
+import { MirrorHolder } from '../../../src/wotd/mirror/mirror-holder.ts';
+import { MirrorRefresher } from '../../../src/wotd/mirror/mirror-refresh.ts';
 import { sampleEntries } from '../../support/upstream/deployment-twin.ts';
 import { drive, failure, tempDir } from '../harness.ts';
 import { startMirrorWorld, type MirrorWorld } from './mirror-world.ts';
@@ -276,6 +279,54 @@ describe('the store', () => {
     expect(w.logs.filter((line) => line.level === 'warn').map((line) => line.msg)).toEqual([`mirror: ${report?.detail ?? ''}`]);
     expect(w.holder.loadedGeneration).toBe(generation);
     expect((await w.store.current())?.generation).toBe(before?.generation);
+  });
+});
+
+describe('the stored copy', () => {
+  it('damaged (a chunk gone): not used, downloaded afresh, and every chunk written again', async () => {
+    // Two years: the 2023 chunk is the same in every copy, so only a rewrite brings it back.
+    const entries = sampleEntries('2023-12-01', 197);
+    world = await startMirrorWorld({ today: TODAY, entries });
+    const w = world;
+    await w.publish('2024-05', entries.filter((entry) => entry.date <= '2024-05-31'));
+    await w.refresh();
+    const chunk = (await w.store.current())?.chunks[0]?.key ?? '';
+    await w.keyv.delete(chunk);
+    const next = await w.anotherProcess();
+    const report = await drive(w.clock, next.adapter, next.refresher.runOnce());
+    expect(w.logs.filter((line) => line.level === 'error').map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^mirror: the stored copy is damaged \(the stored mirror .* lacks its chunk c:/),
+    ]);
+    // No conditional request: the copy it would revalidate is not there whole.
+    expect(w.site.requests.at(-1)).toMatchObject({ path: '/databases/download/wotd_2024-05.db', status: 200, headers: { 'if-none-match': undefined } });
+    expect(report?.outcome).toBe('updated');
+    expect(await w.keyv.get(chunk)).toBeDefined();
+    const third = await w.anotherProcess();
+    expect(await drive(w.clock, third.adapter, third.refresher.runOnce())).toBeNull();
+    expect(third.holder.current()?.rows).toBe(197);
+  });
+
+  it('of another source (WOTD_MIRROR changed): replaced by a copy of the new one', async () => {
+    const w = await start();
+    await w.refresh();
+    const local = await tempDir();
+    const file = join(local.path, 'words.db');
+    await writeSnapshot(file, through('2024-04-30'));
+    const switched = new MirrorRefresher({
+      source: { kind: 'file', path: file },
+      store: w.store,
+      holder: new MirrorHolder(),
+      lookup: w.adapter,
+      logger: createLogger({ level: 'silent' }),
+      now: w.clock.now,
+      timers: w.clock,
+      tempParent: w.dir,
+    });
+    const report = await drive(w.clock, w.adapter, switched.runOnce());
+    expect(report?.detail).toMatch(/^installed words\.db: 121 entries through 2024-04-30; filled \d+ entries through 2024-06-14$/);
+    expect((await w.store.current())?.source).toBe(`file:${file}`);
+    await switched.close();
+    await local.cleanup();
   });
 });
 
