@@ -9,7 +9,7 @@
  *
  * Processes sharing one store take turns: a refresh is claimed in the shared refresh state under the store lock
  * (RedisLock in cluster mode), so one process downloads and the others load the copy it installs at their next
- * check (every FOLLOW_INTERVAL_MS).
+ * check (every FOLLOW_INTERVAL_MS, or CLAIM_POLL_MS while the refresh is under way).
  */
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
@@ -34,6 +34,8 @@ import { lastDayOfMonth, snapshotMonth } from './snapshot-listing.ts';
 export const FOLLOW_INTERVAL_MS = 15 * 60_000;
 /** A refresh claimed longer ago than this is taken to have died with its process. */
 const CLAIM_MS = 10 * 60_000;
+/** How often a process looks again while another one is refreshing. */
+const CLAIM_POLL_MS = 30_000;
 /** The daily refresh runs this long after midnight UTC (plus up to DAILY_JITTER_MS), when yesterday is complete. */
 const DAILY_OFFSET_MS = 10 * 60_000;
 const DAILY_JITTER_MS = 20 * 60_000;
@@ -199,9 +201,15 @@ export class MirrorRefresher {
     }, Math.max(0, delayMs));
   }
 
-  /** Until the next look: the due refresh, or FOLLOW_INTERVAL_MS, whichever is sooner. */
+  /**
+   * Until the next look: the due refresh, or FOLLOW_INTERVAL_MS, whichever is sooner; CLAIM_POLL_MS while another
+   * process is refreshing, so its copy is taken up soon after it is installed.
+   */
   private nextDelay(): number {
-    const due = this.state?.source === this.key ? this.state.nextAt - this.nowMs() : 0;
+    const now = this.nowMs();
+    const claim = this.state?.claim;
+    if (claim && claim.owner !== this.owner && claim.until > now) return Math.min(CLAIM_POLL_MS, FOLLOW_INTERVAL_MS);
+    const due = this.state?.source === this.key ? this.state.nextAt - now : 0;
     return Math.min(FOLLOW_INTERVAL_MS, Math.max(1_000, due));
   }
 

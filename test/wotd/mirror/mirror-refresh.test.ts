@@ -282,6 +282,33 @@ describe('the store', () => {
   });
 });
 
+describe('another process refreshing', () => {
+  it('is watched every 30 s, so its copy is taken up soon after it is installed', async () => {
+    const w = await start();
+    const follower = await w.anotherProcess();
+    const source = `site:${new URL(w.site.url).origin}`;
+    await w.store.updateState((state) => ({ state: { ...state, source, nextAt: 0, claim: { owner: 'elsewhere', until: w.clock.ms + 10 * 60_000 } }, result: null }));
+    follower.refresher.start();
+    w.clock.advance(0);
+    await until(() => w.clock.timerCount > 0 && follower.refresher.status().lastRefresh === null);
+    // The refresh "elsewhere" ends, and this world's first process installs a copy meanwhile.
+    await w.store.updateState((state) => ({ state: { ...state, claim: null }, result: null }));
+    expect(await w.refresher.runOnce()).toMatchObject({ outcome: 'updated' });
+    expect(follower.holder.current()).toBeNull();
+    w.clock.advance(30_000);
+    await until(() => follower.holder.current() !== null);
+    expect(follower.holder.loadedGeneration).toBe(w.holder.loadedGeneration);
+  });
+});
+
+/** Waits (real time, at most 5 s) for `done`. */
+async function until(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done(); waited += 10) {
+    if (waited > 5_000) throw new Error('gave up waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('the stored copy', () => {
   it('damaged (a chunk gone): not used, downloaded afresh, and every chunk written again', async () => {
     // Two years: the 2023 chunk is the same in every copy, so only a rewrite brings it back.
