@@ -1,19 +1,18 @@
 /**
- * Keeps the mirror current: loads the stored copy, and when a refresh is due (at start when none was made in the
- * last day, then once a day shortly after midnight UTC, sooner with back-off after a failure) it
+ * Keeps the mirror current: loads the stored copy, and when a refresh is due (at start unless one was made since
+ * the last daily time, then once a day shortly after midnight UTC, sooner with back-off after a failure) it
  * 1. asks the site's listing for the newest snapshot and downloads it only when it is newer than the copy held or
- *    has changed (a conditional request: 304 keeps the copy); a failing listing or download keeps the copy;
+ *    has changed (a conditional request: 304 keeps the copy); a failing listing or download keeps the copy
+ *    (snapshot-fetch.ts);
  * 2. checks the file (snapshot-file.ts) and installs it (mirror-store.ts), keeping the days after it the copy had;
  * 3. fills the days between the mirror's last day and yesterday with `/query_previous` pages through the adapter
- *    (a handful of requests, each inside the rate limit and the shared budget), and installs that too.
+ *    (mirror-fill.ts: a handful of requests, each inside the rate limit and the shared budget), and installs that too.
  *
  * Processes sharing one store take turns: a refresh is claimed in the shared refresh state under the store lock
  * (RedisLock in cluster mode), so one process downloads and the others load the copy it installs at their next
  * check (every FOLLOW_INTERVAL_MS, or CLAIM_POLL_MS while the refresh is under way).
  */
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import type { Logger } from '../../config/logger.ts';
 import { isStoreError } from '../../store/store-watch.ts';
 import { systemClock, systemTimers, type Clock, type TimerHandle, type Timers } from '../clock.ts';
@@ -22,13 +21,12 @@ import type { Entry } from '../entry.ts';
 import type { FetchLike } from '../http-client.ts';
 import type { HistoryPage, Lookup, LookupOptions } from '../lookup.ts';
 import type { SiteRequester } from '../upstream-request.ts';
-import { MirrorHolder } from './mirror-holder.ts';
+import type { MirrorHolder } from './mirror-holder.ts';
 import { MirrorModel } from './mirror-model.ts';
 import { describeSource, sourceKey, type MirrorSource } from './mirror-source.ts';
 import { MirrorSwapLost, type MirrorRecord, type MirrorStore, type RefreshOutcome, type RefreshState, type SnapshotOrigin } from './mirror-store.ts';
-import { DEFAULT_MAX_SNAPSHOT_BYTES, downloadSnapshot, fetchListing, type Validators } from './site-client.ts';
-import { checkSqliteHeader, copyBounded, readSnapshotFile, SnapshotRefused, withPrivateTempFile, type SnapshotContents } from './snapshot-file.ts';
-import { lastDayOfMonth, snapshotMonth } from './snapshot-listing.ts';
+import { fillDays } from './mirror-fill.ts';
+import { REQUEST_WAIT_MS, SnapshotFetcher, sumSkipped } from './snapshot-fetch.ts';
 
 /** How often a process looks for a copy another process installed, and whether a refresh is due. */
 export const FOLLOW_INTERVAL_MS = 15 * 60_000;
@@ -42,16 +40,10 @@ const DAILY_JITTER_MS = 20 * 60_000;
 /** Back-off after failures in a row: 5 minutes, doubling, at most 6 hours. */
 const RETRY_BASE_MS = 5 * 60_000;
 const RETRY_MAX_MS = 6 * 60 * 60_000;
-/** After a 429 the site's window (a minute) passes before anything else is asked. */
-const AFTER_429_MS = 60_000;
 /** How long close() waits for a round under way. */
 const CLOSE_WAIT_MS = 3_000;
-/** History pages one refresh asks for at most (8 days each); the rest wait for the next run, soon after. */
-export const MAX_FILL_PAGES = 8;
+/** A fill that stopped at MAX_FILL_PAGES (mirror-fill.ts) goes on this soon. */
 const FILL_AGAIN_MS = 15 * 60_000;
-const PAGE_DAYS = 8;
-/** How long a refresh's request waits for the limiter and the shared budget (it is background work). */
-const REQUEST_WAIT_MS = 2 * 60_000;
 
 /** What the refresher needs of the adapter: today, history pages, and requests to the site under its budget. */
 export interface MirrorLookup extends SiteRequester {
@@ -106,12 +98,6 @@ export interface MirrorStatus {
   refreshes: Record<RefreshOutcome, number>;
 }
 
-type SnapshotStep =
-  | { outcome: 'unchanged' | 'unavailable'; detail: string }
-  | { outcome: 'failed'; detail: string; retryAfterMs: number | null }
-  | { outcome: 'refused'; detail: string; refused: SnapshotOrigin | null }
-  | { outcome: 'updated'; detail: string; contents: SnapshotContents; origin: SnapshotOrigin };
-
 export class MirrorRefresher {
   private readonly now: Clock;
   private readonly timers: Timers;
@@ -126,6 +112,7 @@ export class MirrorRefresher {
   private state: RefreshState | null = null;
   private damaged: string | null = null;
   private readonly counts: Record<RefreshOutcome, number> = { updated: 0, unchanged: 0, unavailable: 0, refused: 0, failed: 0 };
+  private readonly fetcher: SnapshotFetcher;
 
   constructor(private readonly options: MirrorRefresherOptions) {
     this.now = options.now ?? systemClock;
@@ -133,6 +120,18 @@ export class MirrorRefresher {
     this.random = options.random ?? Math.random;
     this.owner = options.owner ?? `${process.pid}-${randomBytes(4).toString('hex')}`;
     this.key = sourceKey(options.source);
+    this.fetcher = new SnapshotFetcher({
+      source: options.source,
+      requester: options.lookup,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      signal: this.abort.signal,
+      now: () => this.nowMs(),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.downloadDeadlineMs !== undefined ? { downloadDeadlineMs: options.downloadDeadlineMs } : {}),
+      ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+      ...(options.maxRows !== undefined ? { maxRows: options.maxRows } : {}),
+      ...(options.tempParent !== undefined ? { tempParent: options.tempParent } : {}),
+    });
   }
 
   /** Loads the stored copy and refreshes if due, now and then every FOLLOW_INTERVAL_MS (or when the next refresh is due). */
@@ -320,7 +319,7 @@ export class MirrorRefresher {
     const trusted = record !== null && record.generation === this.options.holder.loadedGeneration && record.generation !== this.damaged;
     let base = trusted ? this.options.holder.current() : null;
     const state = this.state ?? (await this.options.store.readState());
-    const step = await this.snapshotStep(trusted ? record : null, state.source === this.key ? state.refused : null, today, yesterday);
+    const step = await this.fetcher.newest(trusted ? record : null, state.source === this.key ? state.refused : null, today, yesterday);
     const details = [step.detail];
     let installed = false;
     if (step.outcome === 'updated') {
@@ -360,161 +359,23 @@ export class MirrorRefresher {
     };
   }
 
-  /** The newest snapshot, if it is one to install. */
-  private async snapshotStep(record: MirrorRecord | null, refused: SnapshotOrigin | null, today: IsoDate, yesterday: IsoDate): Promise<SnapshotStep> {
-    const { source } = this.options;
-    if (source.kind === 'file') return this.localStep(source.path, record, refused, yesterday);
-    if (source.kind === 'url') return this.fileStep(source.url, basename(new URL(source.url).pathname), record, refused, yesterday);
-    const listing = await this.options.lookup.siteRequest('/databases', 'background', REQUEST_WAIT_MS, () =>
-      fetchListing(source.origin, this.siteOptions()),
-    );
-    if (listing.kind === 'none') return { outcome: 'unavailable', detail: `${listing.detail}; the service is asked as before` };
-    if (listing.kind === 'failed') {
-      const wait = listing.result === 'rate_limited' ? Math.max(listing.retryAfterMs ?? 0, AFTER_429_MS) : listing.retryAfterMs;
-      return { outcome: 'failed', detail: `the snapshot listing failed (${listing.detail}); keeping the mirror in use`, retryAfterMs: wait };
-    }
-    // A month after this one is not a snapshot yet, whatever a page says.
-    const newest = listing.snapshots.find((snapshot) => snapshot.month <= today.slice(0, 7));
-    if (!newest) return { outcome: 'unavailable', detail: `${describeSource(source)} lists no snapshot; the service is asked as before` };
-    const heldMonth = record?.snapshot ? snapshotMonth(record.snapshot.name) : null;
-    if (heldMonth !== null && heldMonth > newest.month) {
-      return { outcome: 'unchanged', detail: `the copy of ${record?.snapshot?.name ?? ''} is newer than any listed` };
-    }
-    return this.fileStep(newest.url, newest.name, record, refused, yesterday);
-  }
-
-  /** Downloads one snapshot (conditionally, when a copy of it is held or was refused) and reads it. */
-  private async fileStep(url: string, name: string, record: MirrorRecord | null, refused: SnapshotOrigin | null, yesterday: IsoDate): Promise<SnapshotStep> {
-    const held = record?.snapshot?.location === url ? record.snapshot : null;
-    const refusedBefore = refused?.location === url ? refused : null;
-    const validators: Validators | null = refusedBefore ?? held;
-    return withPrivateTempFile(async (path) => {
-      const answer = await this.options.lookup.siteRequest('/databases/download', 'background', REQUEST_WAIT_MS, () =>
-        downloadSnapshot(url, path, {
-          ...this.siteOptions(),
-          validators,
-          maxBytes: this.options.maxBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES,
-          ...(this.options.downloadDeadlineMs !== undefined ? { deadlineMs: this.options.downloadDeadlineMs } : {}),
-        }),
-      );
-      switch (answer.kind) {
-        case 'not_modified':
-          return refusedBefore
-            ? { outcome: 'refused', detail: `${name} is still the file refused before (304); keeping the mirror in use`, refused: refusedBefore }
-            : { outcome: 'unchanged', detail: `${name} is unchanged (304)` };
-        case 'too_large': {
-          // Its validators, when the site sent some, spare downloading the same oversize file again.
-          const known = answer.validators.etag !== null || answer.validators.lastModified !== null;
-          return { outcome: 'refused', detail: `refused ${name}: ${answer.detail}; keeping the mirror in use`, refused: known ? { location: url, name, ...answer.validators } : null };
-        }
-        case 'failed': {
-          const wait = answer.result === 'rate_limited' ? Math.max(answer.retryAfterMs ?? 0, AFTER_429_MS) : answer.retryAfterMs;
-          return { outcome: 'failed', detail: `downloading ${name} failed (${answer.detail}); keeping the mirror in use`, retryAfterMs: wait };
-        }
-        case 'downloaded':
-          return this.readStep(path, name, { location: url, name, ...answer.validators }, yesterday);
-      }
-    }, this.options.tempParent);
-  }
-
-  /** A local snapshot: copied (size-capped) into a private temporary file, then read like a download. */
-  private async localStep(path: string, record: MirrorRecord | null, refused: SnapshotOrigin | null, yesterday: IsoDate): Promise<SnapshotStep> {
-    const name = basename(path);
-    let etag: string;
-    try {
-      const info = await stat(path);
-      etag = `${info.size}-${Math.floor(info.mtimeMs)}`;
-    } catch (error) {
-      return { outcome: 'failed', detail: `cannot read ${path} (${oneLine(error)}); keeping the mirror in use`, retryAfterMs: null };
-    }
-    if (record?.snapshot?.location === path && record.snapshot.etag === etag) return { outcome: 'unchanged', detail: `${path} is unchanged` };
-    if (refused?.location === path && refused.etag === etag) {
-      return { outcome: 'refused', detail: `${path} is still the file refused before; keeping the mirror in use`, refused };
-    }
-    const origin: SnapshotOrigin = { location: path, name, etag, lastModified: null };
-    return withPrivateTempFile(async (copy) => {
-      try {
-        await copyBounded(path, copy, this.options.maxBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES);
-      } catch (error) {
-        if (error instanceof SnapshotRefused) return { outcome: 'refused', detail: `refused ${path}: ${error.message}; keeping the mirror in use`, refused: origin };
-        return { outcome: 'failed', detail: `cannot read ${path} (${oneLine(error)}); keeping the mirror in use`, retryAfterMs: null };
-      }
-      return this.readStep(copy, name, origin, yesterday);
-    }, this.options.tempParent);
-  }
-
-  private async readStep(path: string, name: string, origin: SnapshotOrigin, yesterday: IsoDate): Promise<SnapshotStep> {
-    const month = snapshotMonth(name);
-    const monthEnd = month === null ? yesterday : lastDayOfMonth(month);
-    const lastDate = monthEnd < yesterday ? monthEnd : yesterday;
-    try {
-      await checkSqliteHeader(path);
-      const contents = await readSnapshotFile(path, { lastDate, ...(this.options.maxRows !== undefined ? { maxRows: this.options.maxRows } : {}) });
-      const skipped = sumSkipped(contents);
-      const note = skipped > 0 ? `, ${skipped} rows skipped (${describeSkipped(contents)}; first: ${contents.firstProblem ?? '?'})` : '';
-      return { outcome: 'updated', detail: `installed ${name}: ${contents.entries.length} entries through ${contents.newest ?? '?'}${note}`, contents, origin };
-    } catch (error) {
-      if (error instanceof SnapshotRefused) return { outcome: 'refused', detail: `refused ${name}: ${error.message}; keeping the mirror in use`, refused: origin };
-      throw error;
-    }
-  }
-
-  /**
-   * Fills the days after the mirror's last covered day up to yesterday. First the page before today: when it reaches
-   * back into the mirror (the usual day, or a service with no newer words), it alone fills the gap. Otherwise pages
-   * of PAGE_DAYS go forward from the mirror's last day, each ending on the day after its span, so each page (newest
-   * first, days without a word skipped) accounts for every day it spans and the coverage grows without a gap until
-   * it meets the first page. Installs what it got, even when a page fails partway.
-   */
+  /** Step 3 (mirror-fill.ts): the days after the mirror up to yesterday, installed even when a page failed partway. */
   private async fill(base: MirrorModel, record: MirrorRecord, today: IsoDate): Promise<{ detail: string | null; installed: boolean; failed: boolean; incomplete: boolean }> {
     const yesterday = addDays(today, -1);
-    let covered = base.coveredThrough;
-    if (covered >= yesterday) return { detail: null, installed: false, failed: false, incomplete: false };
-    const added: Entry[] = [];
-    let failure: string | null = null;
-    const ask = async (before: IsoDate): Promise<HistoryPage | null> => {
-      try {
-        return (await this.options.lookup.getPrevious(before, PAGE_DAYS, { priority: 'background', maxWaitMs: REQUEST_WAIT_MS })).value;
-      } catch (error) {
-        failure = oneLine(error);
-        return null;
-      }
-    };
-    const recent = await ask(today);
-    const start = covered;
-    if (recent && recent.entries.some((entry) => entry.date <= start)) {
-      added.push(...recent.entries.filter((entry) => entry.date > start));
-      covered = yesterday;
-    } else if (recent) {
-      // The page spans its oldest entry to yesterday: fill forward from the mirror until it is met.
-      const meet = recent.entries.at(-1)?.date ?? today;
-      for (let pages = 1; covered < addDays(meet, -1) && pages < MAX_FILL_PAGES; pages++) {
-        const end = addDays(covered, PAGE_DAYS + 1);
-        const before = end < meet ? end : meet;
-        const page = await ask(before);
-        if (!page) break;
-        if (!(page.entries.length >= PAGE_DAYS || page.entries.some((entry) => entry.date <= covered))) {
-          failure = `the service's page before ${before} does not reach ${covered}, the mirror's last day`;
-          break;
-        }
-        const after = covered;
-        added.push(...page.entries.filter((entry) => entry.date > after && entry.date < before));
-        covered = addDays(before, -1);
-      }
-      if (covered >= addDays(meet, -1)) {
-        const after = covered;
-        added.push(...recent.entries.filter((entry) => entry.date > after));
-        covered = yesterday;
-      }
+    if (base.coveredThrough >= yesterday) return { detail: null, installed: false, failed: false, incomplete: false };
+    const { lookup } = this.options;
+    const { added, coveredThrough, failure } = await fillDays((date, limit, options) => lookup.getPrevious(date, limit, options), base.coveredThrough, today, {
+      priority: 'background',
+      maxWaitMs: REQUEST_WAIT_MS,
+    });
+    if (coveredThrough === base.coveredThrough) {
+      return { detail: `filling the days after ${coveredThrough} failed (${failure ?? 'no page'})`, installed: false, failed: true, incomplete: false };
     }
-    const stopped: string | null = failure;
-    const incomplete = stopped === null && covered < yesterday;
-    if (covered === base.coveredThrough) {
-      return { detail: `filling the days after ${covered} failed (${stopped ?? 'no page'})`, installed: false, failed: true, incomplete: false };
-    }
-    await this.install([...base.entries(), ...added], { source: this.key, coveredThrough: covered, holes: [...base.holes], snapshot: record.snapshot, skippedRows: record.skippedRows }, record);
-    const detail = `filled ${added.length} entries through ${covered}${stopped ? `, then stopped (${stopped})` : incomplete ? ', more next time' : ''}`;
-    return { detail, installed: true, failed: stopped !== null, incomplete };
+    const incomplete = failure === null && coveredThrough < yesterday;
+    const content = { source: this.key, coveredThrough, holes: [...base.holes], snapshot: record.snapshot, skippedRows: record.skippedRows };
+    await this.install([...base.entries(), ...added], content, record);
+    const detail = `filled ${added.length} entries through ${coveredThrough}${failure ? `, then stopped (${failure})` : incomplete ? ', more next time' : ''}`;
+    return { detail, installed: true, failed: failure !== null, incomplete };
   }
 
   /** Stores and swaps in a new copy; a copy installed meanwhile by another process wins and is loaded instead. */
@@ -541,29 +402,9 @@ export class MirrorRefresher {
     return { record: installed.record, model };
   }
 
-  private siteOptions() {
-    return {
-      timeoutMs: this.options.timeoutMs ?? 10_000,
-      now: this.nowMs(),
-      signal: this.abort.signal,
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-    };
-  }
-
   private nowMs(): number {
     return this.now().getTime();
   }
-}
-
-function sumSkipped(contents: SnapshotContents): number {
-  return Object.values(contents.skipped).reduce((sum, count) => sum + count, 0);
-}
-
-function describeSkipped(contents: SnapshotContents): string {
-  return Object.entries(contents.skipped)
-    .filter(([, count]) => count > 0)
-    .map(([reason, count]) => `${count} ${reason.replace('_', ' ')}`)
-    .join(', ');
 }
 
 function oneLine(error: unknown): string {
