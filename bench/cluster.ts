@@ -8,8 +8,8 @@
  * 2. Lookups: 20,000 /wotd interactions spread over all servers (and so over all four processes, by shard), for
  *    dates the cache mostly lacks at first; the service must never see more than 10 requests in any 60 s.
  *
- * The database mirror is on (WOTD_MIRROR=on, the site being our service behind the same proxy, so its listing and
- * download count with every other request); `--mirror off` runs without it, for the comparison.
+ * The database mirror is on (WOTD_MIRROR=on: our service's own /databases, behind the same proxy, so the listing and
+ * the download count with every other request); `--mirror off` runs without it, for the comparison.
  *
  * Options (environment): CLUSTER_CHANNELS (20000), CLUSTER_GUILDS (2000), CLUSTER_LOOKUPS (20000),
  * CLUSTER_PROCESSES (4), REDIS_BENCH_URL (redis://127.0.0.1:6379). Ends with one `bench cluster:` line.
@@ -65,7 +65,6 @@ function startProcess(index: number): ChildProcess {
     REDIS_KEY_PREFIX: prefix,
     WOTD_API_URL: upstream.url,
     WOTD_API_VARIANT: 'A',
-    WOTD_SITE_URL: upstream.url,
     WOTD_MIRROR: MIRROR,
     LOG_LEVEL: 'info',
   });

@@ -132,7 +132,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
       metrics?.watchStoreChecks(cluster.storeChecks());
     }
-    mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl: config.WOTD_SITE_URL, store: storeLocation(config), logger });
+    mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl: mirrorSite(config, config.WOTD_API_URL), store: storeLocation(config), logger });
     adapter = await openWotdAdapter(config, {
       ...upstreamLog(logger, metrics),
       ...(cluster ? { budget: cluster.budget } : {}),
@@ -202,6 +202,15 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     await cluster?.close();
     logger.flush();
   }
+}
+
+/**
+ * Where WOTD_MIRROR=on finds the snapshots: those of the service in use, so the copy and the service's answers are
+ * one word list. The public service's are on its site (WOTD_SITE_URL); any other service's (our `serve`, the embedded
+ * one, a deployment of its own) at its own origin.
+ */
+function mirrorSite(config: Config, serviceUrl: string | undefined): string {
+  return serviceUrl ?? config.WOTD_SITE_URL;
 }
 
 /** Starts the database mirror's refreshes through the adapter, and shows its state in the metrics and /healthz. */
@@ -286,7 +295,7 @@ async function runConsole(config: Config): Promise<number> {
       logger.info({ apiUrl: service.url, databases: `${service.url}/databases` }, 'embedded Word-of-the-Day service');
     }
     // The embedded service publishes its own snapshots, as the public site does: the mirror copies those.
-    const siteUrl = service ? service.url : config.WOTD_SITE_URL;
+    const siteUrl = mirrorSite(config, baseUrl);
     mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl, store: storeLocation(config), logger });
     adapter = await openWotdAdapter(config, {
       baseUrl,

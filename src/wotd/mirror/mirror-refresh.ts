@@ -34,6 +34,8 @@ export const FOLLOW_INTERVAL_MS = 15 * 60_000;
 const CLAIM_MS = 10 * 60_000;
 /** How often a process looks again while another one is refreshing. */
 const CLAIM_POLL_MS = 30_000;
+/** After the store failed a round: the first wait before the next (doubling, at most FOLLOW_INTERVAL_MS). */
+const STORE_RETRY_MS = 30_000;
 /** The daily refresh runs this long after midnight UTC (plus up to DAILY_JITTER_MS), when yesterday is complete. */
 const DAILY_OFFSET_MS = 10 * 60_000;
 const DAILY_JITTER_MS = 20 * 60_000;
@@ -111,6 +113,8 @@ export class MirrorRefresher {
   private record: MirrorRecord | null = null;
   private state: RefreshState | null = null;
   private damaged: string | null = null;
+  /** Rounds in a row the store failed. */
+  private storeFailures = 0;
   private readonly counts: Record<RefreshOutcome, number> = { updated: 0, unchanged: 0, unavailable: 0, refused: 0, failed: 0 };
   private readonly fetcher: SnapshotFetcher;
 
@@ -192,11 +196,23 @@ export class MirrorRefresher {
     this.timer = this.timers.setTimeout(() => {
       this.timer = null;
       void this.runOnce()
-        .catch((error: unknown) => {
-          if (this.closed) return;
-          this.options.logger.error({ err: error }, `mirror: the refresh failed on the store (${oneLine(error)}); the mirror in use is kept`);
-        })
-        .finally(() => this.schedule(this.nextDelay()));
+        .then(
+          () => {
+            this.storeFailures = 0;
+            this.schedule(this.nextDelay());
+          },
+          (error: unknown) => {
+            if (this.closed) return;
+            // A store that fails is asked again after 30 s, doubling to FOLLOW_INTERVAL_MS: one line each time.
+            this.storeFailures++;
+            const retryMs = Math.min(FOLLOW_INTERVAL_MS, STORE_RETRY_MS * 2 ** Math.min(10, this.storeFailures - 1));
+            this.options.logger.error(
+              { err: error },
+              `mirror: the store failed (${oneLine(error)}); the mirror in use is kept, trying again in ${Math.round(retryMs / 1000)} s`,
+            );
+            this.schedule(retryMs);
+          },
+        );
     }, Math.max(0, delayMs));
   }
 
@@ -248,8 +264,10 @@ export class MirrorRefresher {
       }
       try {
         const entries = await this.options.store.entries(record);
-        this.options.holder.swap(MirrorModel.build(entries, record.coveredThrough, record.holes), record.generation);
+        const model = MirrorModel.build(entries, record.coveredThrough, record.holes);
+        this.options.holder.swap(model, record.generation);
         this.record = record;
+        this.options.logger.info({ mirror: { rows: model.rows, coveredThrough: model.coveredThrough } }, `mirror: loaded the stored copy (${model.rows} entries through ${model.coveredThrough})`);
         return;
       } catch (error) {
         if (isStoreError(error)) throw error;

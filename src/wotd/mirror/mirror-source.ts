@@ -11,8 +11,8 @@ export type MirrorSource =
   | { kind: 'file'; path: string };
 
 /**
- * The source WOTD_MIRROR names: `on` is the site at `siteUrl`'s origin (WOTD_SITE_URL, or the embedded service at
- * the console); a URL whose path ends in .db is that one file, any other URL a site; null when off.
+ * The source WOTD_MIRROR names: `on` is the site at `siteUrl`'s origin (WOTD_SITE_URL for the public service, else
+ * the service's own); a URL whose path ends in .db is that one file, any other URL a site; null when off.
  */
 export function mirrorSourceFor(setting: MirrorSetting, siteUrl: string): MirrorSource | null {
   switch (setting.kind) {

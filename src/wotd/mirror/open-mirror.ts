@@ -33,7 +33,7 @@ export interface DatabaseMirror {
 
 export interface OpenMirrorSettings {
   setting: MirrorSetting;
-  /** The site `on` means: WOTD_SITE_URL, or the embedded service's URL at the console. */
+  /** The site `on` means: WOTD_SITE_URL for the public service, else the service's own URL (see run-mode.ts). */
   siteUrl: string;
   /** The bot's store (storeLocation(config)). */
   store: StoreLocation;

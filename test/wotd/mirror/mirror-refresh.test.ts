@@ -301,6 +301,27 @@ describe('another process refreshing', () => {
   });
 });
 
+describe('a store that fails every round', () => {
+  it('is asked again after 30 s, then 60 s, …: one error line each time, not one a second', async () => {
+    const w = await start();
+    const sqlite = w.keyv.store as KeyvSqlite;
+    await sqlite.query('PRAGMA query_only = ON');
+    const errors = () => w.logs.filter((line) => line.level === 'error').map((line) => line.msg);
+    // Reads work, the claim's write does not.
+    w.refresher.start();
+    w.clock.advance(0);
+    await until(() => errors().length === 1);
+    expect(errors()[0]).toMatch(/^mirror: the store failed \(the mirror store failed \(write\): .*; the mirror in use is kept, trying again in 30 s$/);
+    w.clock.advance(29_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(errors()).toHaveLength(1);
+    w.clock.advance(1_000);
+    await until(() => errors().length === 2);
+    expect(errors()[1]).toMatch(/trying again in 60 s$/);
+    await sqlite.query('PRAGMA query_only = OFF');
+  });
+});
+
 /** Waits (real time, at most 5 s) for `done`. */
 async function until(done: () => boolean): Promise<void> {
   for (let waited = 0; !done(); waited += 10) {
