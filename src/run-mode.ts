@@ -14,6 +14,7 @@ import { isPostgresStore, isRedisStore, sqliteStoreFile, storeLocation } from '.
 import { lockSqliteStore, StoreInUseError, type StoreLock } from './store/sqlite-store-lock.ts';
 import { reportRedisPersistence } from './store/redis-persistence.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
+import { mirrorSummary, openDatabaseMirror, type DatabaseMirror } from './wotd/mirror/open-mirror.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
 import { createConsolePoster } from './console/console-poster.ts';
 import { dailyPostEmbed } from './replies/daily-embeds.ts';
@@ -151,6 +152,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
   lock?.logTo?.(logger);
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
+  let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
   let cluster: Cluster | undefined;
   let storeClaims: { close(): Promise<void> } | undefined;
@@ -181,7 +183,13 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       );
       metrics?.watchStoreChecks(cluster.storeChecks());
     }
-    adapter = await openWotdAdapter(config, { ...upstreamLog(logger, metrics), ...(cluster ? { budget: cluster.budget } : {}) });
+    mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl: mirrorSite(config, config.WOTD_API_URL), store: storeLocation(config), logger });
+    adapter = await openWotdAdapter(config, {
+      ...upstreamLog(logger, metrics),
+      ...(cluster ? { budget: cluster.budget } : {}),
+      ...(mirror ? { mirror: mirror.reader } : {}),
+    });
+    startMirror(mirror, adapter, metrics);
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
     await reportStoreDurability(config, logger);
     metrics?.watchAdapter(adapter);
@@ -242,6 +250,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     signal.dispose();
     await endpoint?.close();
     await daily?.close();
+    await mirror?.close();
     await adapter?.close();
     await cluster?.close();
     await storeClaims?.close();
@@ -249,9 +258,26 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
   }
 }
 
+/**
+ * Where WOTD_MIRROR=on finds the snapshots: those of the service in use, so the copy and the service's answers are
+ * one word list. The public service's are on its site (WOTD_SITE_URL); any other service's (our `serve`, the embedded
+ * one, a deployment of its own) at its own origin.
+ */
+function mirrorSite(config: Config, serviceUrl: string | undefined): string {
+  return serviceUrl ?? config.WOTD_SITE_URL;
+}
+
+/** Starts the database mirror's refreshes through the adapter, and shows its state in the metrics and /healthz. */
+function startMirror(mirror: DatabaseMirror | null, adapter: WotdAdapter, metrics?: BotMetrics): void {
+  mirror?.start(adapter);
+  metrics?.watchMirror({ status: () => mirror?.status() ?? null });
+  if (mirror) metrics?.watchStoreChecks(mirror.storeChecks());
+}
+
 /** Passwords in URL settings, in every form a library might print them: the logger hides each wherever it appears. */
 function settingSecrets(config: Config): string[] {
-  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL].flatMap(urlSecrets);
+  const mirrorUrl = config.WOTD_MIRROR.kind === 'url' ? config.WOTD_MIRROR.url : undefined;
+  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL, mirrorUrl].flatMap(urlSecrets);
 }
 
 /** What the commands are handed, the same on Discord and at the console. */
@@ -300,6 +326,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
   const signal = nextSignal();
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;
+  let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
   let endpoint: MetricsEndpoint | null = null;
   try {
@@ -322,11 +349,16 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
       // Variant A, as the public site: it also offers its monthly database snapshots on /databases.
       logger.info({ apiUrl: service.url, databases: `${service.url}/databases` }, 'embedded Word-of-the-Day service');
     }
+    // The embedded service publishes its own snapshots, as the public site does: the mirror copies those.
+    const siteUrl = mirrorSite(config, baseUrl);
+    mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl, store: storeLocation(config), logger });
     adapter = await openWotdAdapter(config, {
       baseUrl,
       ...(service ? { variant: 'A' as const } : {}),
       ...upstreamLog(logger, metrics),
+      ...(mirror ? { mirror: mirror.reader } : {}),
     });
+    startMirror(mirror, adapter, metrics);
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
     const color = terminal && !process.env.NO_COLOR;
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
@@ -352,7 +384,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
       session,
       input: process.stdin,
       output: process.stdout,
-      banner: consoleBanner(source, endpoint?.server.url),
+      banner: consoleBanner(source, endpoint?.server.url, mirrorSummary(config.WOTD_MIRROR, siteUrl)),
       terminal,
       screen,
       stop: signal.promise.then(() => undefined),
@@ -367,6 +399,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
     signal.dispose();
     await endpoint?.close();
     await daily?.close();
+    await mirror?.close();
     await adapter?.close();
     await service?.close();
     logger.flush();

@@ -6,15 +6,21 @@ export type ConsoleSource = { kind: 'embedded'; dbPath: string } | { kind: 'remo
 /**
  * The first screen: what this is, how to use it, and how to put the bot on Discord instead. `metricsUrl` is where
  * the health endpoint listens, when METRICS_PORT is set (with port 0, the only place the chosen port is shown).
+ * `mirror`: where the database mirror copies from (src/wotd/mirror/), or null when WOTD_MIRROR is off.
  */
-export function consoleBanner(source: ConsoleSource, metricsUrl?: string): string {
+export function consoleBanner(source: ConsoleSource, metricsUrl?: string, mirror: string | null = null): string {
   const from =
     source.kind === 'embedded'
       ? `offline, answering from the embedded Word-of-the-Day service (word list ${source.dbPath})`
       : `answering from the Word-of-the-Day service at ${withoutPassword(source.url)}`;
+  const copy =
+    mirror === null
+      ? 'The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.'
+      : `Past days, history and searches are answered from a local copy of the service's database (${withoutPassword(mirror)}), refreshed daily.`;
   return [
     'wotd-bot: console mode',
     `The bot runs here in your terminal, ${from}.`,
+    copy,
     ...(metricsUrl ? [`Health and metrics: ${metricsUrl}/healthz and ${metricsUrl}/metrics`] : []),
     '',
     'Type slash commands as you would in Discord, for example:',

@@ -29,6 +29,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WOTD_API_URL: 'ftp://x' })).toThrow(/^Invalid WOTD_API_URL="ftp:\/\/x": expected an http\(s\) URL/);
   });
 
+  it('takes WOTD_MIRROR as on (the default), off, an http(s) URL or a file path, and says what it expected otherwise', () => {
+    expect(loadConfig({}).WOTD_MIRROR).toEqual({ kind: 'on' });
+    expect(loadConfig({ WOTD_MIRROR: ' OFF ' }).WOTD_MIRROR).toEqual({ kind: 'off' });
+    expect(loadConfig({ WOTD_MIRROR: 'https://mirror.example/databases' }).WOTD_MIRROR).toEqual({ kind: 'url', url: 'https://mirror.example/databases' });
+    expect(loadConfig({ WOTD_MIRROR: 'data/wotd_2025-01.db' }).WOTD_MIRROR).toEqual({ kind: 'file', path: 'data/wotd_2025-01.db' });
+    expect(() => loadConfig({ WOTD_MIRROR: 'ftp://example.org/x.db' })).toThrow(
+      new ConfigError(
+        'Invalid WOTD_MIRROR="ftp://example.org/x.db": expected on, off, an http(s) URL of a site that publishes /databases, or the path of a SQLite snapshot file (only http: and https: URLs are fetched)',
+      ),
+    );
+    expect(() => loadConfig({ WOTD_MIRROR: 'data/\u0007bell.db' })).toThrow(/^Invalid WOTD_MIRROR=.*: expected on, off, /);
+  });
+
   it('takes a redis:// or rediss:// REDIS_URL, and says what it expected otherwise', () => {
     expect(loadConfig({}).REDIS_URL).toBeUndefined();
     expect(loadConfig({ REDIS_URL: ' redis://127.0.0.1:6379 ' }).REDIS_URL).toBe('redis://127.0.0.1:6379');

@@ -26,6 +26,12 @@ const SANE: Record<Setting, (value: unknown) => boolean> = {
   WOTD_API_URL: (value) => typeof value === 'string' && isHttpUrl(value) && !value.endsWith('/'),
   WOTD_API_VARIANT: (value) => value === 'A' || value === 'B' || value === 'auto',
   WOTD_SITE_URL: (value) => typeof value === 'string' && isHttpUrl(value) && !value.endsWith('/'),
+  WOTD_MIRROR: (value) => {
+    const setting = value as { kind?: unknown; url?: unknown; path?: unknown };
+    if (setting.kind === 'on' || setting.kind === 'off') return true;
+    if (setting.kind === 'url') return typeof setting.url === 'string' && isHttpUrl(setting.url);
+    return setting.kind === 'file' && typeof setting.path === 'string' && setting.path !== '' && setting.path.trim() === setting.path && !/[\u0000-\u001f]/.test(setting.path);
+  },
   WOTD_RATE_LIMIT: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
   WOTD_RATE_LIMIT_SCOPE: (value) => value === 'service' || value === 'endpoint',
   // A timer cannot wait longer than 2^31-1 ms: Node fires a longer one at once.
