@@ -49,8 +49,10 @@ export async function openDatabaseMirror(settings: OpenMirrorSettings): Promise<
   let lock: StoreLock;
   try {
     // Cluster members share the store, so the refresh and the swap are claimed under a lock they share too.
-    lock = isRedisStore(settings.store)
-      ? await RedisLock.open(settings.store.url, `${settings.store.keyPrefix ?? ''}mirror:`, settings.logger)
+    // On PostgreSQL in cluster mode (lockRedisUrl) the store is shared through PostgreSQL and locked through Redis.
+    const lockRedis = isRedisStore(settings.store) ? settings.store.url : settings.store.lockRedisUrl;
+    lock = lockRedis
+      ? await RedisLock.open(lockRedis, `${settings.store.keyPrefix ?? ''}mirror:`, settings.logger)
       : new InProcessLock(`mirror:${settings.store.url}`);
   } catch (error) {
     await keyv.disconnect();
