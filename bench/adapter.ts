@@ -1,5 +1,7 @@
 /**
- * npm run bench:adapter — one simulated day of lookups through the adapter, in accelerated time.
+ * npm run bench:adapter — one simulated day of lookups through the adapter, in accelerated time, twice: without the
+ * database mirror (mirror=off) and with it (mirror=on: the mirror is refreshed from the service's own /databases at
+ * the start of the day, the download counted with the upstream requests).
  *
  * Our own service (data/words.sqlite, its 10 requests/minute limit on) and the adapter (10/minute limiter,
  * SQLite cache in a temp dir) share a manual clock; 100,000 lookups arrive evenly over 24 simulated hours:
@@ -14,8 +16,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startWotdService } from '../src/service/server.ts';
 import { readWordDb } from '../src/service/word-db.ts';
+import { createLogger } from '../src/config/logger.ts';
+import { InProcessLock } from '../src/store/lock.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { createWotdAdapter } from '../src/wotd/adapter.ts';
+import { createWotdAdapter, type WotdAdapter } from '../src/wotd/adapter.ts';
+import { MirrorHolder } from '../src/wotd/mirror/mirror-holder.ts';
+import { MirrorRefresher } from '../src/wotd/mirror/mirror-refresh.ts';
+import { MIRROR_NAMESPACE, MirrorStore } from '../src/wotd/mirror/mirror-store.ts';
 import { addDays, utcDateOf, type IsoDate } from '../src/wotd/dates.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import { seededRandom } from '../scripts/sample-data/select.ts';
@@ -54,7 +61,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function main(): Promise<void> {
+async function runDay(mirrorOn: boolean): Promise<string> {
   const wallStart = performance.now();
   const dir = await mkdtemp(join(tmpdir(), 'wotd-bench-'));
   const clock = new ManualClock(START);
@@ -62,6 +69,12 @@ async function main(): Promise<void> {
   const wordOf = new Map((await readWordDb(DB_PATH)).map((entry) => [entry.date, entry.word]));
   const store = await openStore(`sqlite://${join(dir, 'cache.sqlite')}`, 'wotd-cache');
   const statuses = new Map<number, number>();
+  const holder = new MirrorHolder();
+  const countingFetch: typeof fetch = async (url, init) => {
+    const response = await fetch(url, init);
+    statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+    return response;
+  };
   const adapter = await createWotdAdapter({
     baseUrl: service.url,
     store,
@@ -70,12 +83,33 @@ async function main(): Promise<void> {
     rateLimit: 10,
     now: clock.now,
     timers: clock,
-    fetch: async (url, init) => {
-      const response = await fetch(url, init);
-      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      return response;
-    },
+    fetch: countingFetch,
+    ...(mirrorOn ? { mirror: holder } : {}),
   });
+  let mirrorNote = 'off';
+  let closeMirror = async (): Promise<void> => undefined;
+  if (mirrorOn) {
+    const mirrorStore = await openStore(`sqlite://${join(dir, 'store.sqlite')}`, MIRROR_NAMESPACE, { throwOnErrors: true });
+    const lock = new InProcessLock(`bench:${dir}`);
+    const refresher = new MirrorRefresher({
+      source: { kind: 'site', origin: service.url },
+      store: new MirrorStore(mirrorStore, lock),
+      holder,
+      lookup: adapter,
+      logger: createLogger({ level: 'silent' }),
+      now: clock.now,
+      timers: clock,
+      fetch: countingFetch,
+      tempParent: dir,
+    });
+    const report = await settleWithClock(clock, adapter, refresher.runOnce());
+    mirrorNote = `${report?.outcome ?? 'not run'}: ${holder.current()?.rows ?? 0} rows through ${holder.current()?.coveredThrough ?? '-'} (${report?.detail ?? ''})`;
+    closeMirror = async () => {
+      await refresher.close();
+      await lock.close();
+      await mirrorStore.disconnect();
+    };
+  }
 
   // Seeded, so every run draws the same day.
   const random = seededRandom(20260301);
@@ -158,6 +192,7 @@ async function main(): Promise<void> {
   }
 
   const stats = adapter.stats();
+  await closeMirror();
   await adapter.close();
   await service.close();
   await rm(dir, { recursive: true, force: true });
@@ -169,7 +204,8 @@ async function main(): Promise<void> {
   const simulatedHours = (clock.ms - startMs) / 3_600_000;
   const statusText = [...statuses.entries()].map(([status, count]) => `${status}×${count}`).join(' ');
   const lines = [
-    `adapter benchmark: ${LOOKUPS} lookups over ${simulatedHours.toFixed(1)} simulated hours from ${START}, against our service (10/min limit on)`,
+    `adapter benchmark, mirror ${mirrorOn ? 'on' : 'off'}: ${LOOKUPS} lookups over ${simulatedHours.toFixed(1)} simulated hours from ${START}, against our service (10/min limit on)`,
+    ...(mirrorOn ? [`  mirror: ${mirrorNote}; ${stats.mirrorHits} lookups answered from it`] : []),
     `  mix: today ${kinds.today}, past dates ${kinds.date} (Zipf s=${ZIPF_EXPONENT} over ${HISTORY_DAYS} days), history ${kinds.history}, find ${kinds.find}`,
     `  upstream: ${stats.upstreamRequests} requests (${(stats.upstreamRequests / (simulatedHours * 60)).toFixed(2)}/min on average; statuses ${statusText}), 429s ${stats.upstream429}`,
     `  cache: ${stats.cacheHits} hits of ${stats.lookups} lookups (${(hitRatio * 100).toFixed(2)}%), ${stats.coalesced} joined a request under way`,
@@ -177,9 +213,25 @@ async function main(): Promise<void> {
     `  busy lookups fell in simulated minutes ${busyMinutes.length > 0 ? `${Math.min(...busyMinutes)} to ${Math.max(...busyMinutes)} of the day` : '(none)'}`,
     `  cached answers (${cachedTimes.length}): p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms, max ${(cachedTimes.at(-1) ?? Number.NaN).toFixed(3)} ms (real time)`,
     `  wall time ${((performance.now() - wallStart) / 1000).toFixed(1)} s`,
-    `bench adapter: lookups=${LOOKUPS} upstream_requests=${stats.upstreamRequests} upstream_429=${stats.upstream429} hit_ratio=${hitRatio.toFixed(4)} cached_p50_ms=${p50.toFixed(3)} cached_p99_ms=${p99.toFixed(3)} busy=${outcomes.busy}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  return `bench adapter: mirror=${mirrorOn ? 'on' : 'off'} lookups=${LOOKUPS} upstream_requests=${stats.upstreamRequests} upstream_429=${stats.upstream429} hit_ratio=${hitRatio.toFixed(4)} cached_p50_ms=${p50.toFixed(3)} cached_p99_ms=${p99.toFixed(3)} busy=${outcomes.busy}`;
 }
 
-await main();
+/** Settles `promise` (the mirror's first refresh), moving the manual clock whenever the adapter waits for its limiter. */
+async function settleWithClock<T>(clock: ManualClock, adapter: WotdAdapter, promise: Promise<T>): Promise<T> {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  while (!settled) {
+    await new Promise<void>((resolve) => setTimeout(resolve, 2));
+    if (!settled && adapter.stats().inFlight === 0) clock.runNext();
+  }
+  return promise;
+}
+
+// Both days, then their lines together, so one run gives the comparison.
+const summary = [await runDay(false), await runDay(true)];
+process.stdout.write(`${summary.join('\n')}\n`);

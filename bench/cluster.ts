@@ -8,6 +8,9 @@
  * 2. Lookups: 20,000 /wotd interactions spread over all servers (and so over all four processes, by shard), for
  *    dates the cache mostly lacks at first; the service must never see more than 10 requests in any 60 s.
  *
+ * The database mirror is on (WOTD_MIRROR=on: our service's own /databases, behind the same proxy, so the listing and
+ * the download count with every other request); `--mirror off` runs without it, for the comparison.
+ *
  * Options (environment): CLUSTER_CHANNELS (20000), CLUSTER_GUILDS (2000), CLUSTER_LOOKUPS (20000),
  * CLUSTER_PROCESSES (4), REDIS_BENCH_URL (redis://127.0.0.1:6379). Ends with one `bench cluster:` line.
  */
@@ -16,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { commands } from '../commands/index.ts';
@@ -34,6 +38,9 @@ const PROCESSES = Number(process.env.CLUSTER_PROCESSES ?? 4);
 const REDIS_URL = process.env.REDIS_BENCH_URL ?? 'redis://127.0.0.1:6379';
 const BIN = resolve(import.meta.dirname, '../bin/wotd-bot.js');
 const LOOKUP_CONCURRENCY = Number(process.env.CLUSTER_LOOKUP_CONCURRENCY ?? 100);
+const { values: flags } = parseArgs({ options: { mirror: { type: 'string', default: 'on' } }, strict: true });
+if (flags.mirror !== 'on' && flags.mirror !== 'off') throw new Error(`--mirror on|off, not ${flags.mirror}`);
+const MIRROR = flags.mirror;
 
 const log = (text: string) => process.stdout.write(`bench cluster: ${text}\n`);
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
@@ -58,6 +65,7 @@ function startProcess(index: number): ChildProcess {
     REDIS_KEY_PREFIX: prefix,
     WOTD_API_URL: upstream.url,
     WOTD_API_VARIANT: 'A',
+    WOTD_MIRROR: MIRROR,
     LOG_LEVEL: 'info',
   });
   const child = spawn(process.execPath, [BIN, 'start', '--shards', String(PROCESSES), '--shard-ids', String(index)], {
@@ -282,6 +290,8 @@ try {
   for (const [reason, count] of shownFailures) log(`lookups: ${count} × ${reason}`);
   if (failed > 0) keepLogs = true;
   const figures = upstreamFigures();
+  const siteRequests = upstream.log.filter((entry) => entry.path.startsWith('/databases')).map((entry) => `${entry.path} ${entry.status ?? '?'}`);
+  log(`mirror ${MIRROR}: the site saw ${siteRequests.length} requests (${siteRequests.join(', ') || 'none'})`);
   log(
     `lookups: ${LOOKUPS} in ${lookupSeconds.toFixed(1)} s at ${LOOKUP_CONCURRENCY} in flight: ${answered} answered, ${busy} "busy, try again", ${failed} unanswered; ` +
       `the service saw ${figures.total} requests in all, at most ${figures.maxPerMinute} in any 60 s, ${figures.refused} refused`,
@@ -289,7 +299,7 @@ try {
   if (duplicates > 0 || missing > 0 || stats.global429 > 0 || figures.maxPerMinute > 10 || figures.refused > 0) exitCode = 1;
   log(`logs of the bot processes: ${dir}`);
   process.stdout.write(
-    `bench cluster: processes=${PROCESSES} channels=${subscribed} posts_per_s=${postsPerSecond.toFixed(1)} all_posted_s=${allDoneSeconds.toFixed(0)} duplicates=${duplicates} ` +
+    `bench cluster: mirror=${MIRROR} processes=${PROCESSES} channels=${subscribed} posts_per_s=${postsPerSecond.toFixed(1)} all_posted_s=${allDoneSeconds.toFixed(0)} duplicates=${duplicates} ` +
       `missing=${missing} global_429=${stats.global429} upstream_max_per_min=${figures.maxPerMinute} upstream_429=${figures.refused} ` +
       `lookups=${LOOKUPS} lookups_unanswered=${failed}\n`,
   );

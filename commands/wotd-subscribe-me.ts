@@ -1,7 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
 import type { BotServices, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
-import { discordTime } from '../src/replies/admin-replies.ts';
+import { discordTime, subscribeOutcome } from '../src/replies/admin-replies.ts';
 import { POST_STYLES } from '../src/schedule/subscription.ts';
 import { parseSchedule } from '../src/replies/schedule-options.ts';
 import { autocomplete } from './wotd-subscribe.ts';
@@ -35,7 +35,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   // One per member, replaced by subscribing again, so the limit cannot be reached; said plainly if it ever is.
   if (result.kind === 'limit_reached') return context.respond(privateNote('You already get the word of the day in your DMs.'));
   const overview = await services.subscriptions.dm(userId);
-  const verb = result.kind === 'created' ? 'Subscribed' : result.previous?.status.state === 'active' ? 'Updated' : 'Updated and re-enabled';
+  const { verb, changed } = subscribeOutcome(result, false);
   const next = overview?.dueNow
     ? " Today's time has passed, so today's word comes within a minute."
     : overview?.nextPostAt
@@ -44,7 +44,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const compact = style === 'compact' ? ', compact' : '';
   await context.respond(
     privateNote(
-      `${verb}: I'll DM you the word of the day every day at ${schedule.time} (${schedule.timeZone})${compact}.${next} ` +
+      `${verb}: I'll DM you the word of the day every day at ${schedule.time} (${schedule.timeZone})${compact}.${changed}${next} ` +
         'I can DM you while we share a server or you have added me to your account, and your privacy settings allow it. /wotd-unsubscribe-me stops it.',
     ),
   );

@@ -12,6 +12,7 @@ import {
   isConsoleChannel,
   PERMISSION_NAMES,
   REQUIRED_PERMISSIONS,
+  subscribeOutcome,
 } from '../src/replies/admin-replies.ts';
 import { parseSchedule } from '../src/replies/schedule-options.ts';
 import { subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
@@ -124,7 +125,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
 
   const overview = (await gate.subscriptions.list(gate.guildId)).find((item) => item.subscription.channelId === channel.id);
   const mention = role ? `, mentioning ${console ? `@${role.name}` : `<@&${role.id}>`}` : '';
-  const verb = result.kind === 'created' ? 'Subscribed' : result.previous?.status.state === 'active' ? 'Updated' : 'Updated and re-enabled';
+  const { verb, changed } = subscribeOutcome(result, console);
   const next = overview?.dueNow
     ? " Today's post time has passed, so today's word goes out within a minute."
     : overview?.nextPostAt
@@ -132,7 +133,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
       : '';
   const style = request.style === 'compact' ? ', compact (word, IPA and a one-line definition)' : '';
   const extras = `${openThread ? ', with a thread on each post' : ''}${publish ? ', published to following servers' : ''}`;
-  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}${extras}.${next}`));
+  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}${extras}.${changed}${next}`));
 }
 
 function styleOption(context: CommandContext): PostStyle {

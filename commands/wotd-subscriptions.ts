@@ -30,7 +30,8 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
   const console = isConsoleChannel(subscription.channelId);
   const where = channelMention(subscription.channelId, subscription.channelName, console);
   const role = subscription.roleId ? `, mentions ${console ? `@${subscription.roleId}` : `<@&${subscription.roleId}>`}` : '';
-  const status = `${describeStatus(subscription.status)}${todaysDelivery(lastDelivery)}`;
+  // A reason may name the channel as subscribed ("Missing Embed Links in #word_of_the_day"): shown as written.
+  const status = `${escapeText(describeStatus(subscription.status))}${todaysDelivery(lastDelivery)}`;
   const next = dueNow ? "today's post goes out within a minute" : nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
   const extras = `${subscription.openThread === true ? ', thread on each post' : ''}${subscription.publish === true ? ', published' : ''}`;
   return `${where} — ${subscription.time} ${subscription.timeZone}, ${postStyleOf(subscription)} style${role}${extras}\n  ${status}; ${next}`;

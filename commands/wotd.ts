@@ -30,7 +30,7 @@ export async function dateOptionOrRefuse(context: CommandContext, today: IsoDate
   const option = readDateOption(context.options.getString('date'), today);
   if (option.kind === 'date') return option.date;
   await context.respond(
-    option.kind === 'invalid' ? invalidDateMessage(option.text, option.realDay) : notRevealedMessage(option.date),
+    option.kind === 'invalid' ? invalidDateMessage(option.text, option.realDay) : notRevealedMessage(option.date, today),
   );
   return null;
 }

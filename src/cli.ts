@@ -1,5 +1,6 @@
 import { ConfigError } from './config/settings.ts';
 import { quoted, singleLine } from './config/message-text.ts';
+import { nearestName } from './config/nearest-name.ts';
 
 /** One `wotd-bot` subcommand: takes its own arguments, returns the process exit code. */
 export type Subcommand = (args: string[]) => Promise<number>;
@@ -50,7 +51,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   const subcommand = subcommands[name];
   if (!subcommand) {
-    process.stderr.write(`wotd-bot: unknown command ${quoted(name)}\n\n${usage()}\n`);
+    const nearest = nearestName(name, Object.keys(subcommands));
+    process.stderr.write(
+      nearest
+        ? `wotd-bot: unknown command ${quoted(name)}; did you mean \`${nearest}\`? (wotd-bot --help lists them all)\n`
+        : `wotd-bot: unknown command ${quoted(name)}\n\n${usage()}\n`,
+    );
     return 2;
   }
   try {

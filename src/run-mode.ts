@@ -1,15 +1,20 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
-import { singleLine } from './config/message-text.ts';
+import { ListenError } from './config/listen-error.ts';
+import { quoted, singleLine } from './config/message-text.ts';
+import { nearestName } from './config/nearest-name.ts';
 import { consoleBanner, type ConsoleSource } from './console/banner.ts';
 import { runConsoleLoop } from './console/console.ts';
+import { PromptScreen } from './console/prompt-screen.ts';
 import { ConsoleSession } from './console/session.ts';
 import type { BotServices } from './replies/interactions.ts';
 import { createLogger, type Logger } from './config/logger.ts';
 import { startWotdService, type RunningService } from './service/server.ts';
-import { sqliteStoreFile, storeLocation } from './store/open-store.ts';
+import { isPostgresStore, isRedisStore, sqliteStoreFile, storeLocation } from './store/open-store.ts';
 import { lockSqliteStore, StoreInUseError, type StoreLock } from './store/sqlite-store-lock.ts';
+import { reportRedisPersistence } from './store/redis-persistence.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
+import { mirrorSummary, openDatabaseMirror, type DatabaseMirror } from './wotd/mirror/open-mirror.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
 import { createConsolePoster } from './console/console-poster.ts';
 import { dailyPostEmbed } from './replies/daily-embeds.ts';
@@ -54,6 +59,12 @@ function oneLine(error: unknown): string {
   return singleLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error');
 }
 
+/** A port in use (METRICS_PORT): one line naming the setting and the port, exit code 2, as for a bad setting. */
+function settingClash(error: ListenError): number {
+  process.stderr.write(`wotd-bot start: ${singleLine(error.message)}\n`);
+  return 2;
+}
+
 /** `wotd-bot start` (`npm start`): the Discord bot when DISCORD_TOKEN is set, otherwise the console. */
 export async function runBot(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -61,6 +72,13 @@ export async function runBot(args: string[]): Promise<number> {
     return 0;
   }
   let flags: { shards?: string; 'shard-ids'?: string };
+  const unknown = args.find((arg) => arg.startsWith('--') && arg !== '--' && !['shards', 'shard-ids'].includes(arg.slice(2).split('=')[0] ?? ''));
+  if (unknown !== undefined) {
+    const name = unknown.split('=')[0] ?? unknown;
+    const nearest = nearestName(name, ['--shards', '--shard-ids']);
+    process.stderr.write(`wotd-bot start: unknown option ${quoted(name)}${nearest ? `; did you mean \`${nearest}\`?` : ''}\n\n${USAGE}\n`);
+    return 2;
+  }
   try {
     flags = parseArgs({ args, options: { shards: { type: 'string' }, 'shard-ids': { type: 'string' } }, strict: true }).values;
   } catch (error) {
@@ -89,35 +107,66 @@ export async function runBot(args: string[]): Promise<number> {
     process.stderr.write(`wotd-bot start: ${error.message}\n`);
     return 2;
   }
-  const storeFile = sqliteStoreFile(storeLocation(config));
-  let lock: StoreLock | undefined;
-  if (storeFile) {
-    try {
-      lock = await lockSqliteStore(storeFile);
-    } catch (error) {
-      process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
-      return error instanceof StoreInUseError ? 2 : 1;
-    }
+  let lock: BotStoreLock | undefined;
+  try {
+    lock = await lockStore(config);
+  } catch (error) {
+    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+    return error instanceof StoreInUseError ? 2 : 1;
   }
   try {
-    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs) : runConsole(config));
+    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs, lock) : runConsole(config, lock));
   } finally {
     await lock?.release();
   }
 }
 
-async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number): Promise<number> {
+/** The store's lock of this process, where the bot must be its store's only one, with where to log about it. */
+type BotStoreLock = StoreLock & { logTo?(logger: Logger): void };
+
+/**
+ * One bot per store outside cluster mode: a SQLite file always (several processes share a store through Redis), a
+ * PostgreSQL store without REDIS_URL; with it, the members of a cluster share the PostgreSQL store's lock. Redis
+ * stores need none.
+ */
+async function lockStore(config: Config): Promise<BotStoreLock | undefined> {
+  const location = storeLocation(config);
+  const storeFile = sqliteStoreFile(location);
+  if (storeFile) return lockSqliteStore(storeFile);
+  if (isPostgresStore(location)) {
+    const { lockPostgresStore } = await import('./store/postgres-store-lock.ts');
+    return lockPostgresStore(location.url, { shared: location.lockRedisUrl !== undefined, ...(location.setting ? { setting: location.setting } : {}) });
+  }
+  return undefined;
+}
+
+/** Where the durable data is on Redis, one line on whether it survives a Redis restart (see redis-persistence.ts). */
+async function reportStoreDurability(config: Config, logger: Logger): Promise<void> {
+  const location = storeLocation(config);
+  if (isRedisStore(location)) await reportRedisPersistence(location.url, logger);
+}
+
+async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number, lock?: BotStoreLock): Promise<number> {
   limitHeapGrowth();
   const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
+  lock?.logTo?.(logger);
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
+  let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
   let cluster: Cluster | undefined;
+  let storeClaims: { close(): Promise<void> } | undefined;
   let endpoint: MetricsEndpoint | null = null;
   try {
     endpoint = await openMetricsEndpoint(config, logger, { mode: 'discord' });
     const metrics = endpoint?.metrics;
     if (config.REDIS_URL) {
+      const location = storeLocation(config);
+      // On a PostgreSQL store the claims on each day's posts are kept there, beside the delivery records.
+      const claims = isPostgresStore(location)
+        ? await (await import('./schedule/postgres-delivery-claims.ts')).PostgresDeliveryClaims.open(location)
+        : undefined;
+      storeClaims = claims;
       // A cluster member: the store, the service's budget, the daily posts and Discord's global limit are shared.
       cluster = await openCluster({
         redisUrl: config.REDIS_URL,
@@ -126,12 +175,23 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
         rateLimitScope: config.WOTD_RATE_LIMIT_SCOPE,
         postsPerSecond: postsPerSecondFor(config.DISCORD_GLOBAL_RATE_LIMIT),
         logger,
+        ...(claims ? { claims } : {}),
       });
-      logger.info({ shards: describeShardPlan(shards) }, 'running as a cluster member on Redis');
+      logger.info(
+        { shards: describeShardPlan(shards), store: isPostgresStore(location) ? 'PostgreSQL' : 'Redis' },
+        'running as a cluster member on Redis',
+      );
       metrics?.watchStoreChecks(cluster.storeChecks());
     }
-    adapter = await openWotdAdapter(config, { ...upstreamLog(logger, metrics), ...(cluster ? { budget: cluster.budget } : {}) });
+    mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl: mirrorSite(config, config.WOTD_API_URL), store: storeLocation(config), logger });
+    adapter = await openWotdAdapter(config, {
+      ...upstreamLog(logger, metrics),
+      ...(cluster ? { budget: cluster.budget } : {}),
+      ...(mirror ? { mirror: mirror.reader } : {}),
+    });
+    startMirror(mirror, adapter, metrics);
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
+    await reportStoreDurability(config, logger);
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
     const services = botServices(config, adapter, daily, logger);
@@ -182,6 +242,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     await bot.stop();
     return 0;
   } catch (error) {
+    if (error instanceof ListenError) return settingClash(error);
     logger.error({ err: error }, 'the Discord bot stopped');
     process.stderr.write(`wotd-bot start: could not run the Discord bot: ${oneLine(error)}\n`);
     return 1;
@@ -189,15 +250,34 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     signal.dispose();
     await endpoint?.close();
     await daily?.close();
+    await mirror?.close();
     await adapter?.close();
     await cluster?.close();
+    await storeClaims?.close();
     logger.flush();
   }
 }
 
+/**
+ * Where WOTD_MIRROR=on finds the snapshots: those of the service in use, so the copy and the service's answers are
+ * one word list. The public service's are on its site (WOTD_SITE_URL); any other service's (our `serve`, the embedded
+ * one, a deployment of its own) at its own origin.
+ */
+function mirrorSite(config: Config, serviceUrl: string | undefined): string {
+  return serviceUrl ?? config.WOTD_SITE_URL;
+}
+
+/** Starts the database mirror's refreshes through the adapter, and shows its state in the metrics and /healthz. */
+function startMirror(mirror: DatabaseMirror | null, adapter: WotdAdapter, metrics?: BotMetrics): void {
+  mirror?.start(adapter);
+  metrics?.watchMirror({ status: () => mirror?.status() ?? null });
+  if (mirror) metrics?.watchStoreChecks(mirror.storeChecks());
+}
+
 /** Passwords in URL settings, in every form a library might print them: the logger hides each wherever it appears. */
 function settingSecrets(config: Config): string[] {
-  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL].flatMap(urlSecrets);
+  const mirrorUrl = config.WOTD_MIRROR.kind === 'url' ? config.WOTD_MIRROR.url : undefined;
+  return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL, mirrorUrl].flatMap(urlSecrets);
 }
 
 /** What the commands are handed, the same on Discord and at the console. */
@@ -238,13 +318,15 @@ function upstreamLog(logger: Logger, metrics?: BotMetrics) {
   };
 }
 
-async function runConsole(config: Config): Promise<number> {
+async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> {
   // The console is for reading answers: logs stay out of the way unless asked for.
   const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
   const logger = createLogger({ level, secrets: settingSecrets(config) });
+  lock?.logTo?.(logger);
   const signal = nextSignal();
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;
+  let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
   let endpoint: MetricsEndpoint | null = null;
   try {
@@ -264,27 +346,37 @@ async function runConsole(config: Config): Promise<number> {
       }
       baseUrl = service.url;
       source = { kind: 'embedded', dbPath: config.WOTD_SERVICE_DB };
+      // Variant A, as the public site: it also offers its monthly database snapshots on /databases.
+      logger.info({ apiUrl: service.url, databases: `${service.url}/databases` }, 'embedded Word-of-the-Day service');
     }
+    // The embedded service publishes its own snapshots, as the public site does: the mirror copies those.
+    const siteUrl = mirrorSite(config, baseUrl);
+    mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl, store: storeLocation(config), logger });
     adapter = await openWotdAdapter(config, {
       baseUrl,
       ...(service ? { variant: 'A' as const } : {}),
       ...upstreamLog(logger, metrics),
+      ...(mirror ? { mirror: mirror.reader } : {}),
     });
+    startMirror(mirror, adapter, metrics);
     const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
     const color = terminal && !process.env.NO_COLOR;
     daily = await openDailyPosts(dailyPostSettings(config, logger, metrics));
+    await reportStoreDurability(config, logger);
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
+    // Replies and daily posts print above the prompt while it waits, so a half-typed line is not broken up.
+    const screen = new PromptScreen(process.stdout);
     // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time.
     daily.start({
-      poster: createConsolePoster({ write: (text) => process.stdout.write(text), color }),
+      poster: createConsolePoster({ write: screen.write, color }),
       lookup: adapter,
       render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: config.WOTD_SITE_URL }),
     });
     const session = new ConsoleSession({
       commands,
       services: botServices(config, adapter, daily, logger),
-      write: (text) => process.stdout.write(text),
+      write: screen.write,
       color,
       showThinking: terminal,
     });
@@ -292,12 +384,14 @@ async function runConsole(config: Config): Promise<number> {
       session,
       input: process.stdin,
       output: process.stdout,
-      banner: consoleBanner(source),
+      banner: consoleBanner(source, endpoint?.server.url, mirrorSummary(config.WOTD_MIRROR, siteUrl)),
       terminal,
+      screen,
       stop: signal.promise.then(() => undefined),
     });
     return 0;
   } catch (error) {
+    if (error instanceof ListenError) return settingClash(error);
     logger.error({ err: error }, 'the console stopped');
     process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
     return 1;
@@ -305,6 +399,7 @@ async function runConsole(config: Config): Promise<number> {
     signal.dispose();
     await endpoint?.close();
     await daily?.close();
+    await mirror?.close();
     await adapter?.close();
     await service?.close();
     logger.flush();

@@ -1,12 +1,15 @@
 import { parseArgs } from 'node:util';
 import { isHttpUrl, loadConfig, loadDotEnv } from '../config/settings.ts';
 import { openWotdAdapter, type WotdAdapter } from '../wotd/adapter.ts';
-import { parseAnyDate, type IsoDate } from '../wotd/dates.ts';
+import type { IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { isWotdError, type WotdErrorCode } from '../wotd/errors.ts';
 import type { Lookup } from '../wotd/lookup.ts';
+import { readDateOption, revealedSoon, revealInstant } from '../replies/date-text.ts';
 import { terminalText } from '../replies/terminal-text.ts';
 import { quoted, singleLine } from '../config/message-text.ts';
+import { nearestName } from '../config/nearest-name.ts';
+import { localClockTime, tryAgainText, waitForRetry } from './retry-wait.ts';
 
 /**
  * `wotd-bot query|history|find`: the adapter (same cache, same limiter) from the command line.
@@ -16,8 +19,14 @@ import { quoted, singleLine } from '../config/message-text.ts';
 
 export const EXIT = { found: 0, notFound: 1, invalid: 2, upstream: 3 } as const;
 
-/** How long the CLI waits for the rate limiter before saying "busy, retry at …". */
-const CLI_MAX_WAIT_MS = 15_000;
+/** How long a lookup may queue for the rate limit in silence; past that the CLI says it waits, and for how long. */
+const SILENT_WAIT_MS = 1_000;
+
+/** The longest the CLI waits for the rate limit (a little over the service's one-minute window); past it, "try again in …". */
+const CLI_MAX_WAIT_MS = 90_000;
+
+/** Waits for the rate limit in one run, at most: each is the service saying "not yet" again. */
+const MAX_WAITS = 5;
 
 const COMMON_OPTIONS = {
   json: { type: 'boolean', default: false },
@@ -27,14 +36,19 @@ const COMMON_OPTIONS = {
 } as const;
 
 const USAGE = {
-  query: 'Usage: wotd-bot query [DATE] [--json] [--api-url URL] [--variant A|B|auto]\n  The word of DATE (YYYY-MM-DD or DD-MM-YYYY), today (UTC) when left out.',
-  history: 'Usage: wotd-bot history [DATE] [--limit N] [--json] [--api-url URL] [--variant A|B|auto]\n  Up to N (1..8, default 3) words before DATE, newest first; before today when DATE is left out.',
+  query:
+    'Usage: wotd-bot query [DATE] [--json] [--api-url URL] [--variant A|B|auto]\n  The word of DATE (YYYY-MM-DD, DD-MM-YYYY, today or yesterday), today (UTC) when left out.',
+  history:
+    'Usage: wotd-bot history [DATE] [--limit N] [--json] [--api-url URL] [--variant A|B|auto]\n  Up to N (1..8, default 3) words before DATE (as for query), newest first; before today when DATE is left out.',
   find: 'Usage: wotd-bot find WORD [--json] [--api-url URL] [--variant A|B|auto]\n  Every day WORD was the word of the day, newest first (any case). A service that reports only the first\n  date says so; --json prints {word, complete, results}.',
 } as const;
 
 type Command = keyof typeof USAGE;
 
 class UsageError extends Error {}
+
+/** A day after the service's today: there is no word for it yet (exit code 2, as the slash command refuses it). */
+class NoWordYet extends Error {}
 
 interface Common {
   json: boolean;
@@ -45,7 +59,7 @@ interface Common {
 export function runQuery(args: string[]): Promise<number> {
   return run('query', args, {}, async (adapter, positionals) => {
     if (positionals.length > 1) throw new UsageError('give at most one DATE');
-    const date = positionals[0] === undefined ? undefined : parseDate(positionals[0]);
+    const date = readDate(positionals[0], adapter);
     const found = await adapter.getEntry(date);
     return { found, json: found.value, text: formatEntry(found.value) };
   });
@@ -54,7 +68,7 @@ export function runQuery(args: string[]): Promise<number> {
 export function runHistory(args: string[]): Promise<number> {
   return run('history', args, { limit: { type: 'string' } }, async (adapter, positionals, values) => {
     if (positionals.length > 1) throw new UsageError('give at most one DATE');
-    const date = positionals[0] === undefined ? undefined : parseDate(positionals[0]);
+    const date = readDate(positionals[0], adapter);
     const limitText = typeof values.limit === 'string' ? values.limit.trim() : '3';
     const limit = /^\d+$/.test(limitText) ? Number(limitText) : Number.NaN;
     if (!(limit >= 1 && limit <= 8)) throw new UsageError(`--limit must be a whole number from 1 to 8, got ${quoted(limitText)}`);
@@ -109,9 +123,11 @@ async function run(
   let common: Common = { json: args.includes('--json'), apiUrl: undefined, variant: undefined };
   let adapter: WotdAdapter | undefined;
   try {
+    const options = { ...COMMON_OPTIONS, ...extra };
+    refuseUnknownOptions(args, Object.keys(options));
     let parsed;
     try {
-      parsed = parseArgs({ args, options: { ...COMMON_OPTIONS, ...extra }, allowPositionals: true, strict: true });
+      parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
     } catch (error) {
       throw new UsageError(singleLine((error as Error).message));
     }
@@ -126,15 +142,17 @@ async function run(
     adapter = await openWotdAdapter(config, {
       ...(common.apiUrl ? { baseUrl: common.apiUrl } : {}),
       ...(common.variant ? { variant: common.variant } : {}),
-      maxWaitMs: { interactive: CLI_MAX_WAIT_MS },
+      maxWaitMs: { interactive: SILENT_WAIT_MS },
       onWarning: (message) => process.stderr.write(`wotd-bot: warning: ${message}\n`),
       onRequest: (event) => {
-        if (event.outcome === 'ok' || event.outcome === 'not_found') return;
+        // A 429 is said once, with the wait, by waitingOutRateLimit.
+        if (event.outcome === 'ok' || event.outcome === 'not_found' || event.outcome === 'rate_limited') return;
         const detail = event.detail ? `: ${event.detail}` : '';
         process.stderr.write(`wotd-bot: GET ${event.path} → ${event.outcome.replace('_', ' ')}${detail}\n`);
       },
     });
-    const result = await answer(adapter, parsed.positionals, values);
+    const opened = adapter;
+    const result = await waitingOutRateLimit(() => answer(opened, parsed.positionals, values));
     if (result.found === null) return fail(common, 'not_found', result.notFound);
     if (result.found.stale) {
       process.stderr.write('note: the Word-of-the-Day service could not answer; this is a cached copy that may be out of date\n');
@@ -146,6 +164,8 @@ async function run(
       if (!common.json) process.stderr.write(`${USAGE[command]}\n\n`);
       return fail(common, 'invalid_input', error.message);
     }
+    if (error instanceof NoWordYet) return fail(common, 'future_date', error.message);
+    if (isWotdError(error, 'rate_limited') && error.retryAt) return fail(common, error.code, tryAgainText(error.retryAt, Date.now()), error.retryAt);
     if (isWotdError(error)) return fail(common, error.code, error.message, error.retryAt);
     if (error instanceof Error && error.name === 'ConfigError') return fail(common, 'invalid_input', error.message);
     return fail(common, 'unavailable', error instanceof Error ? error.message : String(error));
@@ -176,10 +196,59 @@ function readCommon(values: Record<string, string | boolean | undefined>): Commo
   return { json, apiUrl, variant };
 }
 
-function parseDate(text: string): IsoDate {
-  const date = parseAnyDate(text);
-  if (date === null) throw new UsageError(`${quoted(text)} is not a real date; write it as YYYY-MM-DD or DD-MM-YYYY`);
-  return date;
+/**
+ * A lookup that meets the rate limit waits it out, up to CLI_MAX_WAIT_MS, saying so in one line (a countdown on a
+ * terminal), then asks again; a longer wait fails at once with when to try again.
+ */
+async function waitingOutRateLimit<T>(work: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + CLI_MAX_WAIT_MS;
+  for (let waits = 0; ; waits += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isWotdError(error, 'rate_limited') || !error.retryAt || waits >= MAX_WAITS || error.retryAt.getTime() > giveUpAt) throw error;
+      // At least a second: a limit that says "now" again and again is not asked in a tight loop.
+      const until = new Date(Math.max(error.retryAt.getTime(), Date.now() + 1_000));
+      await waitForRetry(until, { stream: process.stderr });
+    }
+  }
+}
+
+/** Options given that the command does not take, refused with the nearest one it does (`--limt`: did you mean `--limit`?). */
+function refuseUnknownOptions(args: string[], known: string[]): void {
+  for (const arg of args) {
+    if (arg === '--') return;
+    if (!arg.startsWith('--')) continue;
+    const name = arg.slice(2).split('=')[0] ?? '';
+    if (known.includes(name)) continue;
+    const nearest = nearestName(name, known);
+    throw new UsageError(`unknown option ${quoted(`--${name}`)}${nearest ? `; did you mean \`--${nearest}\`?` : ''}`);
+  }
+}
+
+/**
+ * DATE as the slash commands read it (YYYY-MM-DD, DD-MM-YYYY, today, yesterday); undefined when left out, so the
+ * service answers for its own today.
+ */
+function readDate(text: string | undefined, adapter: WotdAdapter): IsoDate | undefined {
+  if (text === undefined) return undefined;
+  const today = adapter.today();
+  const option = readDateOption(text, today);
+  if (option.kind === 'date') return option.date;
+  if (option.kind === 'future') throw new NoWordYet(noWordYet(option.date, today));
+  const what = option.realDay === false ? 'is not a real calendar day' : 'is not a date';
+  throw new UsageError(`${quoted(text)} ${what}; write it as YYYY-MM-DD, DD-MM-YYYY, today or yesterday`);
+}
+
+/** A future day, said plainly: soon, when its word is revealed; further ahead, that the service has none yet. */
+function noWordYet(date: IsoDate, today: IsoDate): string {
+  if (!revealedSoon(date, today)) {
+    return `there is no word of the day for ${date} yet: the service reveals each day's word on that day (today is ${today}, UTC)`;
+  }
+  const reveal = revealInstant(date);
+  const minutes = Math.max(1, Math.ceil((reveal.getTime() - Date.now()) / 60_000));
+  const wait = minutes < 60 ? `${minutes} min` : minutes < 48 * 60 ? `${Math.round(minutes / 60)} h` : `${Math.round(minutes / 1440)} days`;
+  return `the word of the day for ${date} has not been revealed yet; it will be in ${wait} (00:00 UTC, ${localClockTime(reveal)} here)`;
 }
 
 const EXIT_FOR: Record<WotdErrorCode, number> = {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isRedisUrl, loadConfig, loadDotEnv, withoutPassword } from '../config/settings.ts';
+import { isPostgresUrl, isRedisUrl, loadConfig, loadDotEnv, withoutPassword } from '../config/settings.ts';
 import { quoted, singleLine } from '../config/message-text.ts';
 import { SubscriptionStore } from '../schedule/subscription-store.ts';
 import type { RestoreOutcome } from '../schedule/subscription-store/record-namespaces.ts';
@@ -9,14 +9,15 @@ import type { StoredEntry } from '../store/scan.ts';
 const USAGE = `Usage: wotd-bot migrate-store --from URL --to URL
 
 Copies every subscription and delivery record, and the indexes that list them, from one store to another
-(records past DELIVERY_RETENTION_DAYS too: the bot prunes them in the target at its next daily pass).
-URL is sqlite://FILE, redis://HOST[:PORT][/DB] or rediss://… (TLS); Redis keys start with REDIS_KEY_PREFIX
+(records past DELIVERY_RETENTION_DAYS too: the bot prunes them in the target at its next daily pass), in any
+direction between SQLite, Redis and PostgreSQL. URL is sqlite://FILE, redis://HOST[:PORT][/DB], rediss://… (TLS)
+or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (also postgresql://); Redis keys start with REDIS_KEY_PREFIX
 (default wotd-bot:). A record already in the target is replaced by the source's, so running it again changes
 nothing. The cache is not copied: it fills again by itself. Stop the bot first.
 
 Exit codes: 0 copied, 1 a store could not be reached, read or written, 2 bad arguments or settings.`;
 
-/** Records written at once; Redis pipelines them, SQLite queues them. */
+/** Records written at once; Redis pipelines them, SQLite queues them, PostgreSQL spreads them over its pool. */
 const WRITE_BATCH = 100;
 
 class UsageError extends Error {}
@@ -54,14 +55,19 @@ function sqlitePath(url: string): string | null {
 
 function checkUrl(name: string, url: string): void {
   const file = sqlitePath(url);
-  if (file !== null ? !/^sqlite:\/\/(:memory:)?$/i.test(url) : isRedisUrl(url)) return;
-  throw new UsageError(`--${name} ${quoted(withoutPassword(url))} is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT`);
+  if (file !== null ? !/^sqlite:\/\/(:memory:)?$/i.test(url) : isRedisUrl(url) || isPostgresUrl(url)) return;
+  throw new UsageError(
+    `--${name} ${quoted(withoutPassword(url))} is not a store URL; expected sqlite://FILE, redis://HOST:PORT, rediss://HOST:PORT or postgres://HOST/DATABASE`,
+  );
 }
 
 function sameStore(a: string, b: string): boolean {
   const fileA = sqlitePath(a);
   if (fileA !== null) return fileA === sqlitePath(b);
-  return new URL(a).href === (isRedisUrl(b) ? new URL(b).href : b);
+  if (sqlitePath(b) !== null) return false;
+  // postgres:// and postgresql:// name the same server.
+  const normal = (url: string) => new URL(url.replace(/^postgresql:/i, 'postgres:')).href;
+  return normal(a) === normal(b);
 }
 
 async function open(name: 'from' | 'to', url: string, keyPrefix: string): Promise<SubscriptionStore> {

@@ -11,7 +11,8 @@ import { RedisUpstreamBudget } from './redis-upstream-budget.ts';
 /**
  * What makes processes sharing one Redis behave as one bot: the service's request budget, claims on each
  * (channel, day) post, and one pace for every request under Discord's global limit. The store itself (cache,
- * subscriptions, delivery records) is on the same Redis through Keyv; see src/store/open-store.ts.
+ * subscriptions, delivery records) is on the same Redis through Keyv, or in PostgreSQL, which then keeps the claims
+ * too; see src/store/open-store.ts.
  */
 export interface Cluster {
   redis: Redis;
@@ -36,6 +37,8 @@ export interface ClusterSettings {
   /** Discord requests per second across the cluster (a little under Discord's global limit). */
   postsPerSecond?: number;
   logger: Logger;
+  /** Claims kept elsewhere (in the PostgreSQL store, beside the delivery records); by default on this Redis. Not closed here. */
+  claims?: DeliveryClaims & { readonly watch: StoreCheck };
 }
 
 export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
@@ -53,7 +56,7 @@ export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
     scope: settings.rateLimitScope,
     logger,
   });
-  const claims = new RedisDeliveryClaims(redis, settings.keyPrefix);
+  const claims = settings.claims ?? new RedisDeliveryClaims(redis, settings.keyPrefix);
   return {
     redis,
     budget,

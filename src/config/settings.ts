@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { quoted } from './message-text.ts';
+import { bundledWordList } from './package-files.ts';
 
 /**
  * Every setting the bot reads from the environment, validated once at start-up.
@@ -34,6 +35,16 @@ export function isRedisUrl(value: string): boolean {
   }
 }
 
+/** A postgres: or postgresql: URL, as STORE_URL and migrate-store take for a PostgreSQL store. */
+export function isPostgresUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The one way a URL from the settings is shown (messages, logs, exit output): its whole userinfo (user name and
  * password) replaced by ***, whatever characters the password holds and whether or not the URL parses.
@@ -61,6 +72,9 @@ export function urlSecrets(value: string | undefined): string[] {
   if (at < 0) return [];
   const userinfo = rest.slice(0, at);
   const colon = userinfo.indexOf(':');
+  // A PostgreSQL URL's userinfo without a colon is a role name (often "postgres"), not a secret; elsewhere (Redis)
+  // a lone userinfo may be the password itself.
+  if (colon < 0 && /^postgres(ql)?:\/\/$/i.test(scheme.trim())) return [];
   const parts = colon < 0 ? [userinfo] : [userinfo, userinfo.slice(colon + 1)];
   const forms = new Set<string>();
   for (const part of parts) {
@@ -101,6 +115,30 @@ const nonNegativeInt = (what: string) =>
     .transform(Number)
     .refine((value) => Number.isSafeInteger(value), { message: `expected ${what}` });
 
+/** Where the database mirror (src/wotd/mirror/) comes from: WOTD_MIRROR. */
+export type MirrorSetting =
+  /** The site's own snapshots (the origin of WOTD_SITE_URL, or the embedded service at the console). */
+  | { kind: 'on' }
+  | { kind: 'off' }
+  /** Another site publishing /databases, or one snapshot file's URL (a path ending in .db). */
+  | { kind: 'url'; url: string }
+  /** A SQLite snapshot on this machine. */
+  | { kind: 'file'; path: string };
+
+const MIRROR_EXPECTED = 'expected on, off, an http(s) URL of a site that publishes /databases, or the path of a SQLite snapshot file';
+
+/** WOTD_MIRROR's value, or why it is not one: on | off | an http(s) URL | a file path. */
+export function parseMirrorSetting(value: string): MirrorSetting | { error: string } {
+  const text = value.trim();
+  if (/^on$/i.test(text)) return { kind: 'on' };
+  if (/^off$/i.test(text)) return { kind: 'off' };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    return isHttpUrl(text) ? { kind: 'url', url: text } : { error: `${MIRROR_EXPECTED} (only http: and https: URLs are fetched)` };
+  }
+  if (text === '' || text.length > 4096 || /[\u0000-\u001f]/.test(text)) return { error: MIRROR_EXPECTED };
+  return { kind: 'file', path: text };
+}
+
 const PORT = 'a port number from 0 to 65535 (0: any free port); leave it unset to turn the endpoint off';
 
 const optionalText = z
@@ -115,12 +153,23 @@ const envSchema = z.object({
     .enum(['A', 'B', 'auto'], { message: 'expected A, B or auto' })
     .default('auto'),
   WOTD_SITE_URL: httpUrl('https://wotd.site').default('https://wotd.site'),
+  WOTD_MIRROR: z
+    .string()
+    .transform((value, context): MirrorSetting => {
+      const parsed = parseMirrorSetting(value);
+      if ('error' in parsed) {
+        context.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .default({ kind: 'on' }),
   WOTD_RATE_LIMIT: positiveInt('a whole number of requests per minute, at least 1').default(10),
   WOTD_RATE_LIMIT_SCOPE: z
     .enum(['service', 'endpoint'], { message: 'expected service (one budget for all endpoints) or endpoint (one each)' })
     .default('service'),
   WOTD_TIMEOUT_MS: positiveInt(`a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, MAX_TIMER_MS).default(5000),
-  WOTD_SERVICE_DB: z.string().trim().min(1, { message: 'expected a path to a SQLite file' }).default('data/words.sqlite'),
+  WOTD_SERVICE_DB: z.string().trim().min(1, { message: 'expected a path to a SQLite file' }).default(bundledWordList),
   STORE_URL: z
     .string()
     .trim()

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { PromptScreen } from './prompt-screen.ts';
 import type { ConsoleSession } from './session.ts';
 
 export interface ConsoleLoopOptions {
@@ -11,11 +12,20 @@ export interface ConsoleLoopOptions {
   terminal: boolean;
   /** Resolves when the console should stop early (a signal). */
   stop?: Promise<void>;
+  /** Where everything else that prints to `output` (the session, daily posts) writes, so it keeps clear of the prompt. */
+  screen?: PromptScreen;
 }
+
+/** Said when input ends before its first line: nobody will type, so the console serves until it is stopped. */
+export const NO_INPUT_NOTE =
+  'No input to read (standard input is closed or empty): the bot keeps running, with its daily posts and any health endpoint, until Ctrl-C or SIGTERM.';
 
 /**
  * Reads commands line by line until `exit`, end of input (Ctrl-D) or `stop`. Lines are handled one at a time,
  * in order, so piped input gets its replies in the order it was written.
+ *
+ * Input that ends before its first line (`</dev/null`, a closed pipe, a service manager's stdin) is not a person
+ * leaving: the console then waits for `stop` instead, so it can run in the background.
  */
 export async function runConsoleLoop(options: ConsoleLoopOptions): Promise<void> {
   const { session, output, terminal } = options;
@@ -34,15 +44,27 @@ export async function runConsoleLoop(options: ConsoleLoopOptions): Promise<void>
         }
       : undefined,
   });
+  const screen = options.screen ?? new PromptScreen(output);
+  if (terminal) screen.attach(readline);
+  let stopped = false;
   readline.on('SIGINT', () => readline.close());
-  void options.stop?.then(() => readline.close());
+  void options.stop?.then(() => {
+    stopped = true;
+    readline.close();
+  });
   output.write(`${options.banner}\n\n`);
-  if (terminal) readline.prompt();
+  if (terminal) screen.prompt();
+  let lines = 0;
   for await (const line of readline) {
+    lines += 1;
     const keepGoing = await session.handleLine(line);
     if (!keepGoing) break;
-    if (terminal) readline.prompt();
+    if (terminal) screen.prompt();
   }
   readline.close();
   if (terminal) output.write('\n');
+  if (!terminal && lines === 0 && !stopped && options.stop) {
+    output.write(`${NO_INPUT_NOTE}\n`);
+    await options.stop;
+  }
 }

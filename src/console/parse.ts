@@ -22,7 +22,8 @@ export type ConsoleInput =
   | { kind: 'empty' }
   | { kind: 'help' }
   | { kind: 'exit' }
-  | { kind: 'press'; target: string }
+  /** A button by label or number, on message #`message` when given, else on the latest message with buttons. */
+  | { kind: 'press'; target: string; message: number | null }
   | { kind: 'command'; invocation: Invocation }
   | { kind: 'error'; message: string };
 
@@ -200,9 +201,19 @@ export function parseConsoleLine(line: string, commands: SlashCommand[]): Consol
   if (word === 'help' || word === '?') return { kind: 'help' };
   if (word === 'exit' || word === 'quit') return { kind: 'exit' };
   if (word === 'press') {
-    const target = rest.join(' ').trim();
-    if (target === '') return { kind: 'error', message: 'Press which button? For example: press Older (or press 1).' };
-    return { kind: 'press', target };
+    const numbered = /^#(\d{1,9})$/.exec(rest[0] ?? '');
+    const message = numbered ? Number(numbered[1]) : null;
+    const target = (numbered ? rest.slice(1) : rest).join(' ').trim();
+    if (target === '') {
+      return {
+        kind: 'error',
+        message:
+          message === null
+            ? 'Press which button? For example: press Older (or press 1), on the latest message with buttons.'
+            : `Press which button of message #${message}? For example: press #${message} Older (or press #${message} 1).`,
+      };
+    }
+    return { kind: 'press', target, message };
   }
   if (commands.some((command) => command.data.name === word)) {
     return { kind: 'error', message: `Slash commands start with a slash: /${word}. Type help for more.` };

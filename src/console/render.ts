@@ -7,6 +7,8 @@ export interface RenderOptions {
   color: boolean;
   /** For relative times such as "in 3 hours". */
   now: Date;
+  /** The number a message with buttons goes by at the console, shown before its buttons (`message #3: [1: Older]`). */
+  messageNumber?: number;
 }
 
 const STYLE = { bold: ['\u001b[1m', '\u001b[22m'], italic: ['\u001b[3m', '\u001b[23m'], code: ['\u001b[36m', '\u001b[39m'], dim: ['\u001b[2m', '\u001b[22m'] } as const;
@@ -125,7 +127,10 @@ export function renderMessage(message: OutgoingMessage, options: RenderOptions):
   for (const file of message.files ?? []) {
     blocks.push(`${styled(`Attached ${file.name} (${Buffer.byteLength(file.text, 'utf8')} bytes):`, 'dim', options.color)}\n${file.text}`);
   }
-  if (message.buttons && message.buttons.length > 0) blocks.push(renderButtons(message.buttons));
+  if (message.buttons && message.buttons.length > 0) {
+    const label = options.messageNumber === undefined ? '' : `${styled(`message #${options.messageNumber}:`, 'dim', options.color)} `;
+    blocks.push(`${label}${renderButtons(message.buttons)}`);
+  }
   if (blocks.length === 0) blocks.push(styled('(an empty message)', 'dim', options.color));
   return blocks.join('\n');
 }

@@ -19,6 +19,7 @@ import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../repl
 import { storeFailureReply, traceWrites } from '../store/store-watch.ts';
 import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
+import { terminalText } from '../replies/terminal-text.ts';
 
 export interface ConsoleSessionOptions {
   commands: SlashCommand[];
@@ -34,7 +35,18 @@ export interface ConsoleSessionOptions {
 
 /** A message on screen that has buttons, so they can still be pressed later, as in Discord. */
 interface ShownMessage {
+  /** What it goes by at the console, shown before its buttons: `press #3 Older`. */
+  number: number;
+  /** What made it, as typed: said when one of its buttons is pressed. */
+  source: string;
   buttons: ButtonSpec[];
+}
+
+/** How a message is shown: what made it, and for an updated one, the number it already had. */
+interface ShowOptions {
+  source: string;
+  number?: number;
+  note?: string;
 }
 
 const KEPT_MESSAGES = 50;
@@ -69,6 +81,7 @@ function optionsFrom(values: Map<string, ConsoleOptionValue>, subcommand: string
 export class ConsoleSession {
   private readonly shown: ShownMessage[] = [];
   private readonly now: () => Date;
+  private nextNumber = 1;
 
   constructor(private readonly options: ConsoleSessionOptions) {
     this.now = options.now ?? (() => new Date());
@@ -89,10 +102,10 @@ export class ConsoleSession {
         this.print(input.message);
         return true;
       case 'press':
-        await this.press(input.target);
+        await this.press(input.target, input.message);
         return true;
       case 'command':
-        await this.run(input.invocation);
+        await this.run(input.invocation, line.trim());
         return true;
     }
   }
@@ -108,7 +121,8 @@ export class ConsoleSession {
       }
     }
     lines.push(
-      'Buttons under a reply: press <label> or press <number>, for example: press Older',
+      'Buttons under a reply: press <label> or press <number>, for example: press Older. It presses a button of the latest',
+      'message with buttons; press #<message> <label> presses one of an earlier message, for example: press #2 Older',
       'help shows this list; exit (or Ctrl-D) quits.',
     );
     return lines.join('\n');
@@ -118,18 +132,18 @@ export class ConsoleSession {
     this.options.write(`${text}\n\n`);
   }
 
-  private show(message: OutgoingMessage, note?: string): ShownMessage {
-    const rendered = renderMessage(message, { color: this.options.color, now: this.now() });
-    this.print(note ? `${note}\n${rendered}` : rendered);
-    const shown: ShownMessage = { buttons: message.buttons ?? [] };
-    if (shown.buttons.length > 0) {
-      this.shown.push(shown);
+  private show(message: OutgoingMessage, options: ShowOptions): void {
+    const buttons = message.buttons ?? [];
+    const number = buttons.length === 0 ? undefined : (options.number ?? this.nextNumber++);
+    const rendered = renderMessage(message, { color: this.options.color, now: this.now(), ...(number === undefined ? {} : { messageNumber: number }) });
+    this.print(options.note ? `${options.note}\n${rendered}` : rendered);
+    if (number !== undefined) {
+      this.shown.push({ number, source: options.source, buttons });
       if (this.shown.length > KEPT_MESSAGES) this.shown.shift();
     }
-    return shown;
   }
 
-  private respondable(): Respondable & { readonly acknowledged: boolean } {
+  private respondable(source: string): Respondable & { readonly acknowledged: boolean } {
     let acknowledged = false;
     const session = this;
     return {
@@ -144,13 +158,13 @@ export class ConsoleSession {
       },
       async respond(message) {
         acknowledged = true;
-        session.show(message);
+        session.show(message, { source });
       },
     };
   }
 
-  private async run(invocation: Invocation): Promise<void> {
-    const base = this.respondable();
+  private async run(invocation: Invocation, line: string): Promise<void> {
+    const base = this.respondable(line);
     const context: CommandContext = {
       commandName: invocation.command.data.name,
       options: optionsFrom(invocation.values, invocation.subcommand),
@@ -167,42 +181,45 @@ export class ConsoleSession {
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
     const notice = await pendingDmNotice(this.options.services, CONSOLE_INVOKER.userId).catch(() => null);
-    if (notice) this.show(notice);
+    if (notice) this.show(notice, { source: line });
   }
 
-  private findButton(target: string): { message: ShownMessage; button: ButtonSpec } | string {
+  /**
+   * The button `target` (a label, any case, or a number) of message #`number`, or of the latest message with buttons
+   * when no number is given; otherwise what to say instead.
+   */
+  private findButton(target: string, number: number | null): { message: ShownMessage; button: ButtonSpec } | string {
     const latest = this.shown.at(-1);
     if (!latest) return 'There are no buttons to press yet.';
-    const buttonsHint = `Buttons on the latest reply: ${renderButtons(latest.buttons)}`;
-    if (/^\d+$/.test(target)) {
-      const button = latest.buttons[Number(target) - 1];
-      return button ? { message: latest, button } : `There is no button ${typed(target)}. ${buttonsHint}`;
-    }
+    const message = number === null ? latest : this.shown.find((candidate) => candidate.number === number);
+    if (!message) return `There is no message #${number} with buttons to press; the latest is #${latest.number}.`;
+    const byNumber = /^\d+$/.test(target);
     const wanted = target.toLowerCase();
-    let disabled = false;
-    for (let index = this.shown.length - 1; index >= 0; index -= 1) {
-      const message = this.shown[index] as ShownMessage;
-      const button = message.buttons.find((candidate) => candidate.label.toLowerCase() === wanted);
-      if (button && !button.disabled) return { message, button };
-      if (button) disabled = true;
+    const matches = (button: ButtonSpec) => button.label.toLowerCase() === wanted;
+    const button = byNumber ? message.buttons[Number(target) - 1] : message.buttons.find(matches);
+    if (!button) {
+      const named = byNumber ? typed(target) : `“${typed(target)}”`;
+      // A label the member saw on an earlier message: say where it is rather than press it unasked.
+      const earlier = byNumber ? undefined : this.shown.findLast((other) => other !== message && other.buttons.some((candidate) => matches(candidate) && !candidate.disabled));
+      const hint = earlier ? ` Message #${earlier.number} has one: press #${earlier.number} ${typed(target)}` : '';
+      return `Message #${message.number} has no button ${named}. Its buttons: ${renderButtons(message.buttons)}.${hint}`;
     }
-    return disabled ? `The ${typed(target)} button is disabled.` : `There is no button “${typed(target)}”. ${buttonsHint}`;
+    if (button.disabled) return `The ${terminalText(button.label)} button of message #${message.number} is disabled.`;
+    return { message, button };
   }
 
-  private async press(target: string): Promise<void> {
-    const found = this.findButton(target);
+  private async press(target: string, number: number | null): Promise<void> {
+    const found = this.findButton(target, number);
     if (typeof found === 'string') {
       this.print(found);
       return;
     }
-    if (found.button.disabled) {
-      this.print(`The ${found.button.label} button is disabled.`);
-      return;
-    }
     const { message, button } = found;
+    const label = terminalText(button.label);
+    this.options.write(`Pressed ${label} on message #${message.number} (${typed(message.source)}).\n`);
     const prefix = buttonPrefix(button.customId);
     const command = this.options.commands.find((candidate) => candidate.button?.prefix === prefix);
-    const base = this.respondable();
+    const base = this.respondable(`press #${message.number} ${label}`);
     let updated = false;
     const session = this;
     const context: ButtonContext = {
@@ -215,10 +232,10 @@ export class ConsoleSession {
       respond: (reply) => base.respond(reply),
       async update(replacement) {
         updated = true;
-        session.show(replacement, '(the message above is updated)');
-        // The replaced message's old buttons are gone, as they are in Discord.
+        // Discord edits the message in place; here it is printed again, keeping its number, and its old buttons go.
         const index = session.shown.indexOf(message);
         if (index >= 0) session.shown.splice(index, 1);
+        session.show(replacement, { note: `(message #${message.number} is updated)`, source: message.source, number: message.number });
       },
     };
     if (!command?.button) {

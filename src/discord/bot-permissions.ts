@@ -1,4 +1,4 @@
-import { PermissionFlagsBits, type Guild, type GuildBasedChannel } from 'discord.js';
+import { PermissionFlagsBits, type Client, type Guild, type GuildBasedChannel } from 'discord.js';
 import type { ChannelPermission } from '../replies/interactions.ts';
 
 /** Discord's flag for each permission the bot checks before it agrees to post in a channel. */
@@ -37,4 +37,19 @@ export async function botPermissionsIn(
     if (permissions.has(flag, true)) held.add(name);
   }
   return held;
+}
+
+/**
+ * The bot's daily-post permissions in a server channel known only by id (a daily post's), read as an admin's
+ * subscribe reads them: the channel fetched (GET /channels/:id; none are cached), the server's roles from the cache.
+ * Null when they cannot be told (the channel cannot be read, is not a server's, or the bot's member is unknown), so a
+ * caller never takes "cannot tell" for "not held".
+ */
+export async function botPermissionsInChannel(client: Client, channelId: string): Promise<ReadonlySet<ChannelPermission> | null> {
+  const channel = await client.channels.fetch(channelId).catch(() => null);
+  if (!channel || channel.isDMBased()) return null;
+  const guild = channel.guild;
+  const me = guild.members.me ?? (await guild.members.fetchMe().catch(() => null));
+  if (!me) return null;
+  return botPermissionsIn(guild, channelId, async () => channel);
 }

@@ -6,13 +6,14 @@ import {
   RESTJSONErrorCodes,
   Routes,
   SnowflakeUtil,
-  type APIChannel,
   type APIEmbed,
   type APIMessage,
   type APIUser,
   type REST,
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord.js';
+import type { ChannelPermission } from '../replies/interactions.ts';
+import { clip } from '../schedule/discord-limits.ts';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
 import type { Logger } from '../config/logger.ts';
@@ -34,6 +35,12 @@ export interface ChannelPosterOptions {
   selfId?: string;
   /** Where failures of a post's extras (its thread, publishing it) are reported. */
   logger?: Logger;
+  /**
+   * The bot's permissions in a server channel, or null when they cannot be told (src/discord/bot-permissions.ts).
+   * Asked when Discord calls a post with an embed empty, to tell a missing Embed Links from another refusal;
+   * without it, that answer stays a refusal.
+   */
+  botPermissionsIn?: (channelId: string) => Promise<ReadonlySet<ChannelPermission> | null>;
 }
 
 /** The share of Discord's global limit the daily posts take; the rest is left for everything else the bot sends. */
@@ -147,6 +154,10 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
           await postExtras(rest, message, found, options.logger);
           return { messageId: found.id };
         }
+        // The attempt's post, taken without its embed (no Embed Links), left there by an attempt that died before
+        // removing it: removed now, and the day fails as that attempt's would have, rather than pinging again.
+        const bare = batch.find((candidate) => isBarePostOf(candidate, message, author));
+        if (bare) throw await embedsDropped(rest, message, bare, options.logger);
         if (batch.length < HISTORY_PAGE_SIZE) return null;
         after = batch.reduce((newest, m) => (BigInt(m.id) > BigInt(newest) ? m.id : newest), after);
       }
@@ -167,8 +178,10 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
         const channelId = await channelOf(message.channelId);
         created = (await rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
       } catch (error) {
-        throw await postFailure(rest, message.channelId, error);
+        const failure = await postFailure(rest, message.channelId, error);
+        throw await attributeEmptyMessage(message, failure, options);
       }
+      if (lostItsEmbeds(created, message)) throw await embedsDropped(rest, message, created, options.logger);
       await postExtras(rest, message, created, options.logger);
       return { messageId: created.id };
     },
@@ -183,6 +196,75 @@ function isDailyPostOf(candidate: APIMessage, message: DailyMessage, author: str
   if (candidate.author.id !== author || candidate.type !== MessageType.Default || candidate.webhook_id !== undefined) return false;
   if (candidate.nonce !== undefined && String(candidate.nonce) !== message.nonce) return false;
   return sameEmbed(candidate.embeds[0], message.embeds[0]);
+}
+
+/**
+ * The bot's own plain message with the daily post's content (its role mention) but no embed, as Discord takes the
+ * post where the bot lacks Embed Links. Nothing else the bot posts is a bare mention.
+ */
+function isBarePostOf(candidate: APIMessage, message: DailyMessage, author: string): boolean {
+  if (candidate.author.id !== author || candidate.type !== MessageType.Default || candidate.webhook_id !== undefined) return false;
+  if (candidate.nonce !== undefined && String(candidate.nonce) !== message.nonce) return false;
+  return message.content !== undefined && candidate.content === message.content && lostItsEmbeds(candidate, message);
+}
+
+/** Whether Discord's copy of a message shows none of the embeds that were sent: what it does without Embed Links. */
+function lostItsEmbeds(created: APIMessage, message: DailyMessage): boolean {
+  // An answer without an embeds list says nothing either way; only an empty list is Discord saying it dropped them.
+  return message.embeds.length > 0 && Array.isArray(created.embeds) && created.embeds.length === 0;
+}
+
+/** Discord's channel names are at most 100 characters; a stored one is cut there too before it goes into a reason. */
+const CHANNEL_NAME_LIMIT = 100;
+
+/** "Missing Embed Links in #words": the reason a post fails, and a subscription is failing, without the permission. */
+function missingEmbedLinks(message: DailyMessage): string {
+  return `Missing Embed Links in ${message.channelName ? `#${clip(message.channelName, CHANNEL_NAME_LIMIT)}` : 'the channel'}`;
+}
+
+/**
+ * Discord took the daily post without its embed, the only part that carries the word: a bare role mention. It is
+ * deleted (its own message needs no further permission): the ping has gone out, but the channel is not left with a
+ * mention of nothing, and shows the day as the subscription's status does: not delivered, for want of Embed Links.
+ * Editing the word in as text instead would deliver it only where a role is mentioned (an embed-only post is
+ * refused outright), and as a post the next attempt could not recognise. The day then fails like a 403; a deletion
+ * that fails is logged and named in the reason, so an admin knows to remove the mention.
+ */
+async function embedsDropped(rest: REST, message: DailyMessage, bare: APIMessage, logger: Logger | undefined): Promise<DeliveryError> {
+  const fields = { channelId: message.channelId, messageId: bare.id };
+  let reason = missingEmbedLinks(message);
+  try {
+    await rest.delete(Routes.channelMessage(bare.channel_id, bare.id));
+    logger?.warn(fields, 'Discord took the daily post without its embed (no Embed Links); removed the bare mention');
+  } catch (error) {
+    if (!(error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.UnknownMessage)) {
+      const why = classifyPostError(error).reason;
+      logger?.warn({ ...fields, reason: why }, 'Discord took the daily post without its embed (no Embed Links), and the bare mention could not be removed');
+      reason = `${reason} (the mention posted without the word could not be removed: ${why})`;
+    }
+  }
+  return new DeliveryError('forbidden', reason, { embedsDropped: true });
+}
+
+/**
+ * Discord calls a message empty when nothing is left of it: a post of only an embed, where the bot lacks Embed
+ * Links, is answered 50006 "Cannot send an empty message". That refusal says nothing of the cause, so the bot's
+ * permissions in the channel are read: without Embed Links it is that permission failure; with it, or when they
+ * cannot be read, Discord's refusal stands.
+ */
+async function attributeEmptyMessage(message: DailyMessage, failure: DeliveryError, options: ChannelPosterOptions): Promise<DeliveryError> {
+  if (failure.refusal?.code !== RESTJSONErrorCodes.CannotSendAnEmptyMessage || message.embeds.length === 0 || !options.botPermissionsIn) return failure;
+  if (dmUserOf(message.channelId) !== null) return failure;
+  let held: ReadonlySet<ChannelPermission> | null;
+  try {
+    held = await options.botPermissionsIn(message.channelId);
+  } catch (error) {
+    options.logger?.warn({ channelId: message.channelId, err: error }, "could not read the bot's permissions to explain an empty-message refusal");
+    held = null;
+  }
+  if (held === null || held.has('EmbedLinks')) return failure;
+  options.logger?.warn({ channelId: message.channelId }, 'Discord dropped the daily post\'s embed (no Embed Links) and refused what was left as empty');
+  return new DeliveryError('forbidden', missingEmbedLinks(message), { cause: failure, embedsDropped: true });
 }
 
 function sameEmbed(seen: APIEmbed | undefined, sent: APIEmbed | undefined): boolean {
@@ -218,6 +300,8 @@ async function postExtras(rest: REST, message: DailyMessage, created: APIMessage
 /** DM channels remembered by a poster: members who unsubscribe or come and go must not grow it for good. */
 export const DM_CHANNELS_REMEMBERED = 10_000;
 
+const SNOWFLAKE = /^\d{1,20}$/;
+
 /**
  * The Discord channel of a subscription's channel id: itself, or for a DM subscription (`dm:<user id>`) the bot's DM
  * channel with that user, opened (POST /users/@me/channels) on its first post and remembered. Discord keeps one DM
@@ -230,15 +314,23 @@ export function dmChannels(rest: REST, remember = DM_CHANNELS_REMEMBERED): (chan
     if (userId === null) return channelId;
     const known = opened.get(userId);
     if (known) return known;
-    const channel = (await rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as APIChannel;
-    opened.set(userId, channel.id);
+    const answer: unknown = await rest.post(Routes.userChannels(), { body: { recipient_id: userId } });
+    const id = typeof answer === 'object' && answer !== null && 'id' in answer ? answer.id : undefined;
+    // Discord's answer is checked like any outside input: its id goes into the post's URL.
+    if (typeof id !== 'string' || !SNOWFLAKE.test(id)) {
+      throw new DeliveryError('transient', 'Discord opened the DM channel but its answer carried no channel id');
+    }
+    opened.set(userId, id);
     // Opening again gives the same channel, so forgetting the oldest costs one request at its owner's next post.
     if (opened.size > remember) opened.delete(opened.keys().next().value ?? userId);
-    return channel.id;
+    return id;
   };
 }
 
-/** What a failed request means for the post; a 404 is checked before it is taken to mean the channel is gone. */
+/**
+ * What a failed request means for the post (a DeliveryError already says); a 404 is checked before it is taken to
+ * mean the channel is gone.
+ */
 async function postFailure(rest: REST, channelId: string, error: unknown): Promise<DeliveryError> {
   const failure = classifyPostError(error);
   // A DM subscription's channel is the bot's own DM with the member; its failures say what they mean.
@@ -280,6 +372,7 @@ function refusedBy(error: DiscordAPIError): DeliveryError {
 }
 
 export function classifyPostError(error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
   if (error instanceof DiscordAPIError) {
     const detail = `${error.message} (${error.code})`;
     // A member's DMs: closed to the bot, or no longer reachable (no shared server and no user install). Switched off

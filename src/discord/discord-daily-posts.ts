@@ -3,6 +3,7 @@ import type { Cluster } from '../cluster/cluster.ts';
 import type { Logger } from '../config/logger.ts';
 import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
+import { botPermissionsInChannel } from './bot-permissions.ts';
 import { createChannelPoster } from './channel-poster.ts';
 import { dailyPostEmbed } from '../replies/daily-embeds.ts';
 import { watchSubscriptionTargets } from './subscription-events.ts';
@@ -40,6 +41,7 @@ export function startDiscordDailyPosts(
   daily.start({
     poster: createChannelPoster(client.rest, {
       logger: log,
+      botPermissionsIn: (channelId) => botPermissionsInChannel(client, channelId),
       ...(options.cluster
         ? { postsPerSecond: 0 }
         : options.postsPerSecond

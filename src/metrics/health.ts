@@ -1,4 +1,5 @@
 import { isStoreError, type StoreCheck } from '../store/store-watch.ts';
+import type { MirrorStatus } from '../wotd/mirror/mirror-refresh.ts';
 import type { GatewayShardView } from './sources.ts';
 
 /**
@@ -10,6 +11,9 @@ import type { GatewayShardView } from './sources.ts';
  *   answers one read within the timeout, and one write too while its last write failed. `stores` names each one's
  *   state; `store` is "ok" or "unreachable: " and the failing ones. Nothing is remembered between checks, so a store
  *   that works again is reported healthy at the next check.
+ * - mirror (when the run mode watches one): the database mirror's state, reported and never failing the check (without
+ *   it the bot answers from the service as before): "off", "not_in_use" (nothing loaded yet, or nothing published) or "in_use", its newest
+ *   date, row count, and the last refresh's outcome and time.
  * - scheduler: the daily scheduler finished a pass (or a post of a long fan-out) within maxTickAgeMs; before its first
  *   pass the time since start counts instead, so a bot that has just started is not reported as stale.
  */
@@ -24,6 +28,17 @@ export interface HealthReport {
   scheduler: 'ok' | 'stale';
   /** Seconds since the scheduler last finished a pass or a post; null before the first. */
   lastTickAgeSeconds: number | null;
+  mirror?: MirrorHealth;
+}
+
+export interface MirrorHealth {
+  status: 'off' | 'not_in_use' | 'in_use';
+  source?: string;
+  newest?: string | null;
+  coveredThrough?: string | null;
+  rows?: number;
+  snapshot?: string | null;
+  lastRefresh?: { outcome: string; at: string; detail: string } | null;
 }
 
 export interface HealthInputs {
@@ -35,6 +50,8 @@ export interface HealthInputs {
   lastTickAgeMs: number | null;
   sinceStartMs: number;
   maxTickAgeMs: number;
+  /** Present when the run mode watches a mirror: its status, or null when WOTD_MIRROR is off. */
+  mirror?: MirrorStatus | null;
 }
 
 export async function checkHealth(inputs: HealthInputs): Promise<HealthReport> {
@@ -73,6 +90,21 @@ export async function checkHealth(inputs: HealthInputs): Promise<HealthReport> {
     stores,
     scheduler,
     lastTickAgeSeconds: inputs.lastTickAgeMs === null ? null : Math.round(inputs.lastTickAgeMs / 100) / 10,
+    ...(inputs.mirror !== undefined ? { mirror: mirrorHealth(inputs.mirror) } : {}),
+  };
+}
+
+function mirrorHealth(status: MirrorStatus | null): MirrorHealth {
+  if (!status) return { status: 'off' };
+  const last = status.lastRefresh;
+  return {
+    status: status.inUse ? 'in_use' : 'not_in_use',
+    source: status.source,
+    newest: status.newest,
+    coveredThrough: status.coveredThrough,
+    rows: status.rows,
+    snapshot: status.snapshot,
+    lastRefresh: last ? { outcome: last.outcome, at: new Date(last.at).toISOString(), detail: last.detail } : null,
   };
 }
 

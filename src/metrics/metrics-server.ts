@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ListenError, listenFailureText } from '../config/listen-error.ts';
 import type { Logger } from '../config/logger.ts';
 import type { BotMetrics } from './registry.ts';
 
@@ -24,7 +25,8 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export class MetricsServerError extends Error {
+/** METRICS_PORT or METRICS_HOST cannot be listened on: said in one line naming the setting (exit code 2). */
+export class MetricsServerError extends ListenError {
   override readonly name = 'MetricsServerError';
 }
 
@@ -80,16 +82,7 @@ function send(response: ServerResponse, status: number, contentType: string, bod
   response.end(response.req.method === 'HEAD' ? undefined : body);
 }
 
-function listenError(error: NodeJS.ErrnoException, options: MetricsServerOptions): Error {
-  const where = `${options.host}:${options.port}`;
-  if (error.code === 'EADDRINUSE') {
-    return new MetricsServerError(
-      `METRICS_PORT ${options.port} is already in use on ${options.host}; choose another (each process of a cluster needs its own)`,
-    );
-  }
-  if (error.code === 'EACCES') return new MetricsServerError(`not allowed to listen on ${where} (ports below 1024 need privileges); choose another METRICS_PORT`);
-  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
-    return new MetricsServerError(`METRICS_HOST ${options.host} is not an address of this machine; use e.g. 127.0.0.1 or 0.0.0.0`);
-  }
-  return new MetricsServerError(`could not listen on ${where}: ${error.message}`);
+function listenError(error: NodeJS.ErrnoException, options: MetricsServerOptions): MetricsServerError {
+  const names = { port: 'METRICS_PORT', host: 'METRICS_HOST', inUseAdvice: '(each process of a cluster needs its own)' };
+  return new MetricsServerError(listenFailureText(error.code, options.host, options.port, names, error.message), error.code, options.host, options.port);
 }

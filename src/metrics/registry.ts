@@ -8,7 +8,8 @@ import { registerDailyPostMetrics } from './daily-post-metrics.ts';
 import { registerGatewayMetrics } from './gateway-metrics.ts';
 import { checkHealth, type HealthReport } from './health.ts';
 import { registerInteractionMetrics } from './interaction-metrics.ts';
-import type { AdapterView, DiscordView, StoreView } from './sources.ts';
+import { registerMirrorMetrics } from './mirror-metrics.ts';
+import type { AdapterView, DiscordView, MirrorView, StoreView } from './sources.ts';
 import { registerStoreMetrics } from './store-metrics.ts';
 import { registerUpstreamMetrics, type UpstreamMetrics } from './upstream-metrics.ts';
 
@@ -46,6 +47,7 @@ export class BotMetrics {
   private discord: DiscordView | null = null;
   private adapter: AdapterView | null = null;
   private store: StoreView | null = null;
+  private mirror: MirrorView | null = null;
   /** Stores watched besides the subscriptions' and the cache's (the cluster's claims). */
   private otherStores: StoreCheck[] = [];
   /** When the scheduler last showed life: a tick that finished, or a post of a fan-out still running. */
@@ -71,6 +73,7 @@ export class BotMetrics {
     this.upstream = registerUpstreamMetrics(registers, () => this.adapter);
     this.upstreamRequest = this.upstream.requestDone;
     registerCacheMetrics(registers, () => this.adapter);
+    registerMirrorMetrics(registers, () => this.mirror, () => this.adapter);
     this.scheduler = registerDailyPostMetrics(registers, {
       sawLife: () => {
         this.lastTickAt = this.now();
@@ -101,6 +104,11 @@ export class BotMetrics {
     this.subscriptionCounts = null;
   }
 
+  /** The database mirror: its state in the metrics and /healthz (its store is added with watchStoreChecks). */
+  watchMirror(view: MirrorView): void {
+    this.mirror = view;
+  }
+
   watchStoreChecks(checks: StoreCheck[]): void {
     this.otherStores = [...this.otherStores, ...checks];
   }
@@ -119,6 +127,7 @@ export class BotMetrics {
       lastTickAgeMs: this.lastTickAt === null ? null : this.now() - this.lastTickAt,
       sinceStartMs: this.now() - this.startedAt,
       maxTickAgeMs: this.maxTickAgeMs,
+      ...(this.mirror ? { mirror: this.mirror.status() } : {}),
     });
   }
 

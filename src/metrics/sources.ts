@@ -1,6 +1,7 @@
 import type { Subscription } from '../schedule/subscription.ts';
 import type { StoreCheck } from '../store/store-watch.ts';
 import type { AdapterStats } from '../wotd/adapter.ts';
+import type { MirrorStatus } from '../wotd/mirror/mirror-refresh.ts';
 
 /** What the metrics read at scrape time. Each is attached once it exists; none of them is prom-client's business. */
 
@@ -35,4 +36,9 @@ export interface StoreView {
   listAll(): Promise<Subscription[]>;
   /** Each store it is made of; without it, ping() is checked under the name "subscriptions". */
   storeChecks?(): StoreCheck[];
+}
+
+/** The database mirror (src/wotd/mirror/open-mirror.ts); null status when WOTD_MIRROR is off. */
+export interface MirrorView {
+  status(): MirrorStatus | null;
 }

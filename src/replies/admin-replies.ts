@@ -1,6 +1,6 @@
 import type { BotServices, ChannelPermission, ChannelRef, CommandContext, OutgoingMessage } from './interactions.ts';
 import { privateNote, userError } from './messages.ts';
-import type { SubscriptionService } from '../schedule/subscription-service.ts';
+import { subscriptionChanges, type SubscriptionChange, type SubscriptionService } from '../schedule/subscription-service.ts';
 import type { Subscription } from '../schedule/subscription.ts';
 
 /** What the three subscription commands share: the admin gate and their wording. */
@@ -102,4 +102,48 @@ export function dmSwitchedOffNotice(subscription: Subscription): string {
 export async function pendingDmNotice(services: BotServices, userId: string): Promise<OutgoingMessage | null> {
   const switchedOff = await services.subscriptions?.takeDmNotice(userId);
   return switchedOff ? privateNote(dmSwitchedOffNotice(switchedOff)) : null;
+}
+
+/** A role as a reply names it: `@name` at the console (where ids are names), a mention (pinging nobody) on Discord. */
+function roleMention(roleId: string, console: boolean): string {
+  return console ? `@${roleId}` : `<@&${roleId}>`;
+}
+
+const SETTING_NAMES: Record<SubscriptionChange['setting'], string> = {
+  time: 'the time',
+  timeZone: 'the time zone',
+  role: 'the role',
+  style: 'the style',
+  thread: 'a thread on each post',
+  publish: 'publishing to following servers',
+};
+
+function changeValue(change: SubscriptionChange, value: string | boolean | null, console: boolean): string {
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  if (value === null) return 'none';
+  return change.setting === 'role' ? roleMention(value, console) : value;
+}
+
+/**
+ * What subscribing again did to an existing subscription, said after the new settings: each change from what to
+ * what, or that nothing changed, so a repeated command never silently replaces anything.
+ */
+function changesNote(changes: SubscriptionChange[], reEnabled: boolean, console: boolean): string {
+  if (changes.length === 0) return reEnabled ? 'Its settings are as before.' : 'Nothing changed: it had these settings already.';
+  const said = changes.map((change) => `${SETTING_NAMES[change.setting]} from ${changeValue(change, change.from, console)} to ${changeValue(change, change.to, console)}`);
+  return `Changed: ${said.join(', ')}.`;
+}
+
+/**
+ * How the answer to a subscribe command opens (Subscribed, Updated, Updated and re-enabled) and, for a subscription
+ * that existed, the sentence saying what changed from what to what (with a leading space; empty for a new one).
+ */
+export function subscribeOutcome(saved: { subscription: Subscription; previous: Subscription | null }, console: boolean): { verb: string; changed: string } {
+  const { previous } = saved;
+  if (previous === null) return { verb: 'Subscribed', changed: '' };
+  const reEnabled = previous.status.state !== 'active';
+  return {
+    verb: reEnabled ? 'Updated and re-enabled' : 'Updated',
+    changed: ` ${changesNote(subscriptionChanges(previous, saved.subscription), reEnabled, console)}`,
+  };
 }

@@ -25,6 +25,18 @@ export function readDateOption(text: string | null, today: IsoDate): DateOption 
   return { kind: 'date', date };
 }
 
+/**
+ * Days ahead for which a future day's reveal is worth a countdown ("in 5 hours"). Further ahead the honest answer is
+ * that the service has no word for it yet: its list may not reach that far, and "revealed in 72 years" promises
+ * nothing anyone can use.
+ */
+export const REVEAL_COUNTDOWN_DAYS = 7;
+
+/** Whether `date`, a day after `today`, is near enough for a countdown to its reveal. */
+export function revealedSoon(date: IsoDate, today: IsoDate): boolean {
+  return date <= addDays(today, REVEAL_COUNTDOWN_DAYS);
+}
+
 const LONG_DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 /** "14 January 2025": a date as people read it, never ambiguous between day and month. */

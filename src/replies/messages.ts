@@ -2,8 +2,8 @@ import { markOutcome, type InteractionOutcome } from './interaction-outcome.ts';
 import type { OutgoingMessage } from './interactions.ts';
 import { escapeText, clip } from './embeds.ts';
 import { isWotdError } from '../wotd/errors.ts';
-import type { IsoDate } from '../wotd/dates.ts';
-import { describeDate, discordTimestamp, revealInstant } from './date-text.ts';
+import { utcDateOf, type IsoDate } from '../wotd/dates.ts';
+import { describeDate, discordTimestamp, revealedSoon, revealInstant } from './date-text.ts';
 
 /** How to write a date, shown whenever one could not be read. */
 export const DATE_HELP = 'Write it as `2025-01-14` (YYYY-MM-DD), `14-01-2025` (DD-MM-YYYY), `today` or `yesterday`.';
@@ -27,7 +27,11 @@ export function invalidDateMessage(text: string, realDay: false | null): Outgoin
   return userError(`“${quoteInput(text)}” ${what}. ${DATE_HELP}`);
 }
 
-export function notRevealedMessage(date: IsoDate): OutgoingMessage {
+/** A day after `today` (the service's day; by default this machine's UTC day): when it is revealed, or that it is not yet there. */
+export function notRevealedMessage(date: IsoDate, today: IsoDate = utcDateOf(new Date())): OutgoingMessage {
+  if (!revealedSoon(date, today)) {
+    return userError(`There is no word of the day for ${describeDate(date)} yet: the service reveals each day's word on that day (UTC).`);
+  }
   const reveal = revealInstant(date);
   return userError(
     `The word of the day for ${describeDate(date)} has not been revealed yet. ` +

@@ -85,6 +85,7 @@ export function retryDelayMs(attempts: number): number {
 export function buildMessage(subscription: Subscription, embed: APIEmbed, day: IsoDate): DailyMessage {
   const message: DailyMessage = {
     channelId: subscription.channelId,
+    channelName: subscription.channelName,
     embeds: [embed],
     mentionRoleId: subscription.roleId,
     nonce: deliveryNonce(subscription.channelId, day),
@@ -152,8 +153,9 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions): Promi
     } catch (error) {
       // Nothing was posted this time, so the next try must still look from the attempt that may have posted.
       const unsure = { ...base, attemptStartedAt: lookFrom };
-      // Without Read Message History the bot cannot look; the nonce still holds within Discord's window.
-      if (!isDeliveryError(error) || error.kind !== 'forbidden') return recordFailure(subscription, unsure, error, options);
+      // Without Read Message History the bot cannot look; the nonce still holds within Discord's window. A look that
+      // found the earlier attempt's post stripped of its embed (and removed it) settles the day instead.
+      if (!isDeliveryError(error) || error.kind !== 'forbidden' || error.embedsDropped) return recordFailure(subscription, unsure, error, options);
       logger.warn({ channelId, day: slot.serviceDay, reason: error.reason }, 'could not look for an earlier attempt\'s post; posting with the same nonce');
     }
     if (earlier) {

@@ -9,6 +9,8 @@ import type { IsoDate } from '../wotd/dates.ts';
 
 export interface DailyMessage {
   channelId: string;
+  /** The channel's name as subscribed, for failure reasons people read ("missing Embed Links in #words"). */
+  channelName?: string;
   content?: string;
   embeds: APIEmbed[];
   /** The one role the message may ping; nothing else is allowed to. */
@@ -30,12 +32,14 @@ export interface ChannelPoster {
    * Asked before posting again after an attempt whose outcome is unknown: Discord drops a repeated nonce only for a
    * few minutes, so a retry later than that must see for itself whether the first attempt got through. A post found
    * gets the thread and publication its message asks for, if the attempt that made it did not live to add them.
+   * One Discord took without its embed (no Embed Links) is removed, and reported as that failure (`embedsDropped`).
    */
   findEarlierPost(message: DailyMessage, since: Date): Promise<{ messageId: string } | null>;
 }
 
 /**
- * forbidden: the bot may not post there (403, missing access or permissions) — retried next day;
+ * forbidden: the bot may not post there (403, missing access or permissions; or no Embed Links, so Discord drops the
+ *   embed that carries the word) — retried next day;
  * gone: the channel or server no longer exists (404 Unknown Channel) — the subscription is disabled;
  * refused: Discord rejected the request itself (400: an invalid form body, an empty message) — asking again the
  *   same day would be refused again, so the day is recorded as refused and the subscription stays as it is;
@@ -54,15 +58,21 @@ export class DeliveryError extends Error {
   override readonly name = 'DeliveryError';
   /** For `refused`: what Discord said. */
   readonly refusal: DiscordRefusal | undefined;
+  /**
+   * For `forbidden`: Discord dropped the post's embeds (the bot lacks Embed Links), and nothing of the day's post is
+   * left in the channel. Settles the day even when a look for an earlier attempt's post finds that out.
+   */
+  readonly embedsDropped: boolean;
 
   constructor(
     readonly kind: DeliveryFailureKind,
     /** Short, for people: shown by /wotd-subscriptions. */
     readonly reason: string,
-    options?: { cause?: unknown; refusal?: DiscordRefusal },
+    options?: { cause?: unknown; refusal?: DiscordRefusal; embedsDropped?: boolean },
   ) {
     super(reason, options?.cause === undefined ? undefined : { cause: options.cause });
     this.refusal = options?.refusal;
+    this.embedsDropped = options?.embedsDropped === true;
   }
 }
 

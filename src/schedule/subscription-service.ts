@@ -1,6 +1,6 @@
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, nextPostTime, slotFor } from './due.ts';
-import { dmTarget, owesDmNotice, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
+import { dmTarget, owesDmNotice, postStyleOf, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 import type { UpsertResult } from './subscription-store/subscription-writes.ts';
 import { knownTimeZones } from './zoned-time.ts';
@@ -155,6 +155,27 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(request.openThread === true ? { openThread: true } : {}),
     ...(request.publish === true ? { publish: true } : {}),
   };
+}
+
+/** A setting that subscribing again changed, from what to what; the replies say each one. */
+export type SubscriptionChange =
+  | { setting: 'time' | 'timeZone'; from: string; to: string }
+  | { setting: 'role'; from: string | null; to: string | null }
+  | { setting: 'style'; from: PostStyle; to: PostStyle }
+  | { setting: 'thread' | 'publish'; from: boolean; to: boolean };
+
+/** What subscribing again changed of `previous`, in the order the command's options come. */
+export function subscriptionChanges(previous: Subscription, next: Subscription): SubscriptionChange[] {
+  const changes: SubscriptionChange[] = [];
+  if (previous.time !== next.time) changes.push({ setting: 'time', from: previous.time, to: next.time });
+  if (previous.timeZone !== next.timeZone) changes.push({ setting: 'timeZone', from: previous.timeZone, to: next.timeZone });
+  if (previous.roleId !== next.roleId) changes.push({ setting: 'role', from: previous.roleId, to: next.roleId });
+  if (postStyleOf(previous) !== postStyleOf(next)) changes.push({ setting: 'style', from: postStyleOf(previous), to: postStyleOf(next) });
+  const thread = { from: previous.openThread === true, to: next.openThread === true };
+  if (thread.from !== thread.to) changes.push({ setting: 'thread', ...thread });
+  const publish = { from: previous.publish === true, to: next.publish === true };
+  if (publish.from !== publish.to) changes.push({ setting: 'publish', ...publish });
+  return changes;
 }
 
 /** IANA zones for autocomplete: those whose name (or any part after a slash) starts with the typed text, then those that merely contain it. */

@@ -34,13 +34,14 @@ import { SubscriptionWriter, type UpsertResult } from './subscription-store/subs
  * Keyv has no transactions: every change is a read-modify-write done under a lock (see src/store/lock.ts),
  * per server for a subscription and its server's list, then per shard for the index. Locks are always taken
  * in that order. On SQLite or memory they are in-process, shared by every store opened on the same URL in this
- * process; on Redis they are Redis locks, so several processes can change the same store.
+ * process, and so on PostgreSQL in one process; on Redis, and on PostgreSQL in cluster mode (`lockRedisUrl`), they
+ * are Redis locks, so several processes can change the same store.
  */
 
 export interface OpenSubscriptionStoreOptions {
   /**
    * Failed reads and writes reject instead of reading as empty and being dropped (Keyv's default): on by default
-   * and always on Redis, since a read that fails must not look like "nothing stored" to the write that follows,
+   * and always on Redis and PostgreSQL, since a read that fails must not look like "nothing stored" to the write that follows,
    * and a write that fails must not be reported as done (a full disk, a locked or damaged SQLite file).
    */
   throwOnErrors?: boolean;
@@ -74,17 +75,19 @@ export class SubscriptionStore {
     logger?: Logger,
     { throwOnErrors, now }: OpenSubscriptionStoreOptions = {},
   ): Promise<SubscriptionStore> {
-    const location = typeof where === 'string' ? { url: where } : where;
+    const location: StoreLocation = typeof where === 'string' ? { url: where } : where;
     const onRedis = isRedisStore(location);
     const options = { throwOnErrors: throwOnErrors !== false || onRedis };
+    const lockPrefix = `${location.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX}subscriptions:`;
     const opened: Array<Keyv<unknown>> = [];
     try {
       const subscriptions = await openStore<unknown>(location, 'subscriptions', options);
       opened.push(subscriptions);
       const deliveries = await openStore<unknown>(location, 'deliveries', options);
       opened.push(deliveries);
-      const lock = onRedis
-        ? await RedisLock.open(location.url, `${location.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX}subscriptions:`, logger)
+      const lockRedis = onRedis ? location.url : location.lockRedisUrl;
+      const lock = lockRedis
+        ? await RedisLock.open(lockRedis, lockPrefix, logger)
         : // A memory:// store is private to this instance, so its locks must be too.
           new InProcessLock(location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url);
       return new SubscriptionStore({ subscriptions, deliveries, lock, now: now ?? (() => new Date()), logger });

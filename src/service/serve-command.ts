@@ -1,7 +1,10 @@
+import { ListenError, listenFailureText } from '../config/listen-error.ts';
 import { loadConfig, loadDotEnv } from '../config/settings.ts';
 import { quoted, singleLine } from '../config/message-text.ts';
+import { nearestName } from '../config/nearest-name.ts';
 import type { Variant } from '../wotd/dates.ts';
 import { DEFAULT_RATE_LIMIT, startWotdService } from './server.ts';
+import { DEFAULT_DATABASE_RATE_LIMIT } from './database-pages.ts';
 
 export const DEFAULT_SERVE_PORT = 8080;
 
@@ -11,6 +14,7 @@ export interface ServeFlags {
   variant: Variant;
   db: string | undefined;
   rateLimit: number;
+  snapshotDir: string | undefined;
 }
 
 export class UsageError extends Error {
@@ -25,8 +29,11 @@ Options:
   --port N          port to listen on, 0 for any free port (default ${DEFAULT_SERVE_PORT})
   --host HOST       address to listen on (default 127.0.0.1)
   --variant A|B     date format: A = YYYY-MM-DD, B = DD-MM-YYYY (default A)
-  --db FILE         SQLite word list (default WOTD_SERVICE_DB, data/words.sqlite)
-  --rate-limit N    requests per minute per client address, 0 for none (default ${DEFAULT_RATE_LIMIT})
+  --db FILE         SQLite word list (default WOTD_SERVICE_DB, else the bot's own data/words.sqlite)
+  --rate-limit N    requests per minute per client address, 0 for none (default ${DEFAULT_RATE_LIMIT});
+                    the /databases pages allow ${DEFAULT_DATABASE_RATE_LIMIT} each, or none with 0
+  --snapshot-dir D  variant A: keep the monthly snapshots of /databases in folder D (default a temporary
+                    folder, removed when the service stops)
   -h, --help        show this help`;
 
 function wholeNumber(flag: string, text: string, max: number, expected: string): number {
@@ -37,14 +44,23 @@ function wholeNumber(flag: string, text: string, max: number, expected: string):
 
 /** Reads `--flag value` and `--flag=value` forms; anything unknown or malformed is a UsageError. */
 export function parseServeFlags(args: readonly string[]): ServeFlags | 'help' {
-  const flags: ServeFlags = { port: DEFAULT_SERVE_PORT, host: '127.0.0.1', variant: 'A', db: undefined, rateLimit: DEFAULT_RATE_LIMIT };
+  const flags: ServeFlags = {
+    port: DEFAULT_SERVE_PORT,
+    host: '127.0.0.1',
+    variant: 'A',
+    db: undefined,
+    rateLimit: DEFAULT_RATE_LIMIT,
+    snapshotDir: undefined,
+  };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] as string;
     if (arg === '-h' || arg === '--help') return 'help';
     const equals = arg.indexOf('=');
     const name = arg.startsWith('--') && equals !== -1 ? arg.slice(0, equals) : arg;
-    if (!['--port', '--host', '--variant', '--db', '--rate-limit'].includes(name)) {
-      throw new UsageError(`unknown option ${quoted(arg)} (see wotd-bot serve --help)`);
+    const known = ['--port', '--host', '--variant', '--db', '--rate-limit', '--snapshot-dir'];
+    if (!known.includes(name)) {
+      const nearest = name.startsWith('--') ? nearestName(name, known) : null;
+      throw new UsageError(`unknown option ${quoted(arg)}${nearest ? `; did you mean \`${nearest}\`?` : ''} (see wotd-bot serve --help)`);
     }
     let value: string;
     if (equals !== -1 && name !== arg) {
@@ -74,6 +90,10 @@ export function parseServeFlags(args: readonly string[]): ServeFlags | 'help' {
       case '--db':
         if (value.trim() === '') throw new UsageError('--db must not be empty');
         flags.db = value;
+        break;
+      case '--snapshot-dir':
+        if (value.trim() === '') throw new UsageError('--snapshot-dir must not be empty');
+        flags.snapshotDir = value;
         break;
       case '--rate-limit':
         flags.rateLimit = wholeNumber(
@@ -116,8 +136,14 @@ export async function runServe(args: string[]): Promise<number> {
       host: flags.host,
       port: flags.port,
       rateLimitPerMinute: flags.rateLimit,
+      ...(flags.snapshotDir === undefined ? {} : { snapshotDir: flags.snapshotDir }),
     });
   } catch (error) {
+    if (error instanceof ListenError) {
+      const names = { port: '--port', host: '--host', inUseAdvice: '(--port 0 picks a free one)' };
+      process.stderr.write(`wotd-bot serve: ${singleLine(listenFailureText(error.code, error.host, error.port, names, error.cause instanceof Error ? error.cause.message : ''))}\n`);
+      return 2;
+    }
     // The reason may quote the --db path or --host as given: it stays one line.
     process.stderr.write(`wotd-bot serve: ${singleLine(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
@@ -126,6 +152,9 @@ export async function runServe(args: string[]): Promise<number> {
   process.stdout.write(
     `wotd service listening on ${service.url} (variant ${flags.variant}, ${dbPath}, ${limit})\n`,
   );
+  if (service.snapshotDir !== undefined) {
+    process.stdout.write(`monthly database snapshots on ${service.url}/databases (files in ${service.snapshotDir})\n`);
+  }
 
   const running = service;
   await new Promise<void>((resolve) => {

@@ -1,13 +1,18 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { hasWireShape, parseWireDate, toWireDate, utcDateOf, wireFormat, type IsoDate, type Variant } from '../wotd/dates.ts';
+import { ListenError } from '../config/listen-error.ts';
 import { quoted } from '../config/message-text.ts';
 import { readWordDb, WordDbError } from './word-db.ts';
 import { WordIndex } from './word-index.ts';
-import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
+import { FixedWindowLimiter } from './rate-limit.ts';
+import { clientAddress, COMMON_HEADERS, rateHeaders, send } from './http-reply.ts';
+import { SnapshotShelf } from './snapshots.ts';
+import { databaseRoute, DatabasePages, DEFAULT_DATABASE_RATE_LIMIT } from './database-pages.ts';
 
 export interface ServiceOptions {
   /** SQLite file with table words(date TEXT PRIMARY KEY, word TEXT NOT NULL, ipa TEXT, pos TEXT, definition TEXT). */
@@ -21,11 +26,22 @@ export interface ServiceOptions {
   rateLimitPerMinute?: number;
   /** The clock; "today" is the UTC date of now(). */
   now?: () => Date;
+  /**
+   * Variant A: the folder the monthly snapshots of /databases are written to (created when missing, kept at close).
+   * Default: a new temporary folder, removed at close.
+   */
+  snapshotDir?: string;
+  /** Variant A: how many monthly snapshots are offered, newest first; default 24. */
+  snapshotKeep?: number;
+  /** Requests per 60 s per client address to each /databases page; default 30, or 0 when rateLimitPerMinute is 0. */
+  databaseRateLimitPerMinute?: number;
 }
 
 export interface RunningService {
   url: string;
   port: number;
+  /** Variant A: the folder the /databases snapshots are written to; undefined in variant B. */
+  snapshotDir: string | undefined;
   close(): Promise<void>;
 }
 
@@ -45,42 +61,6 @@ class HttpError extends Error {
   ) {
     super(message);
   }
-}
-
-const COMMON_HEADERS: OutgoingHttpHeaders = {
-  'access-control-allow-origin': '*',
-  'x-content-type-options': 'nosniff',
-};
-
-function send(
-  request: IncomingMessage,
-  response: ServerResponse,
-  status: number,
-  body: string | Buffer,
-  headers: OutgoingHttpHeaders,
-): void {
-  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  response.writeHead(status, {
-    ...COMMON_HEADERS,
-    'content-type': 'application/json; charset=utf-8',
-    ...headers,
-    'content-length': payload.length,
-  });
-  response.end(request.method === 'HEAD' ? undefined : payload);
-}
-
-function rateHeaders(decision: RateDecision): OutgoingHttpHeaders {
-  return {
-    'ratelimit-limit': decision.limit,
-    'ratelimit-remaining': decision.remaining,
-    'ratelimit-reset': decision.resetSeconds,
-  };
-}
-
-/** The client address a rate-limit window belongs to; IPv4 peers on a dual-stack socket count as IPv4. */
-function clientAddress(request: IncomingMessage): string {
-  const address = request.socket.remoteAddress ?? 'unknown';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
 /** One query parameter: absent, or given exactly once. */
@@ -156,6 +136,22 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
     'content-disposition': `attachment; filename="${downloadName(options.dbPath)}"`,
   };
   const limiter = rateLimit > 0 ? new FixedWindowLimiter(rateLimit, RATE_WINDOW_MS) : undefined;
+  // Variant A publishes monthly snapshots on /databases (written when first asked for), as the public site does.
+  let snapshots: { shelf: SnapshotShelf; pages: DatabasePages; temporary: boolean } | undefined;
+  if (variant === 'A') {
+    const temporary = options.snapshotDir === undefined;
+    const shelf = new SnapshotShelf({
+      entries,
+      dir: options.snapshotDir ?? (await mkdtemp(join(tmpdir(), 'wotd-snapshots-'))),
+      ...(options.snapshotKeep === undefined ? {} : { keep: options.snapshotKeep }),
+    });
+    const pages = new DatabasePages({
+      shelf,
+      rateLimitPerMinute: options.databaseRateLimitPerMinute ?? (rateLimit === 0 ? 0 : DEFAULT_DATABASE_RATE_LIMIT),
+      onError: (error) => process.emitWarning(error),
+    });
+    snapshots = { shelf, pages, temporary };
+  }
   const format = wireFormat(variant);
   const toWire = (date: IsoDate): string => toWireDate(date, variant);
 
@@ -249,6 +245,12 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
     const path = queryStart === -1 ? target : target.slice(0, queryStart);
     const params = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
 
+    const route = snapshots ? databaseRoute(path) : undefined;
+    if (snapshots && route) {
+      void snapshots.pages.answer(request, response, route, path, instant);
+      return;
+    }
+
     let headers: OutgoingHttpHeaders = {};
     // Every request counts against the window, whatever its answer, as on the live service.
     if (limiter) {
@@ -296,7 +298,7 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
   server.requestTimeout = 15_000;
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       server.off('listening', onListening);
       const reason =
@@ -307,7 +309,7 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
             : error.code === 'EACCES'
               ? 'permission denied'
               : error.message;
-      reject(new Error(`cannot listen on ${host}:${options.port ?? 0}: ${reason}`, { cause: error }));
+      reject(new ListenError(`cannot listen on ${host}:${options.port ?? 0}: ${reason}`, error.code, host, options.port ?? 0, { cause: error }));
     };
     const onListening = (): void => {
       server.off('error', onError);
@@ -317,6 +319,12 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
     server.once('listening', onListening);
     server.listen(options.port ?? 0, host);
   });
+  try {
+    await listening;
+  } catch (error) {
+    if (snapshots?.temporary) await rm(snapshots.shelf.dir, { recursive: true, force: true });
+    throw error;
+  }
 
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
@@ -324,12 +332,17 @@ export async function startWotdService(options: ServiceOptions): Promise<Running
   return {
     url: `http://${urlHost}:${address.port}`,
     port: address.port,
+    snapshotDir: snapshots?.shelf.dir,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
         // Requests still running get a moment to finish; then their connections go too.
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      }).then(async () => {
+        if (!snapshots) return;
+        await snapshots.shelf.settled();
+        if (snapshots.temporary) await rm(snapshots.shelf.dir, { recursive: true, force: true });
       });
       return closing;
     },

@@ -33,27 +33,37 @@ function all(db: sqlite3.Database, sql: string): Promise<unknown[]> {
   );
 }
 
+/** Rows per INSERT statement: 5 parameters each, well under SQLite's oldest limit of 999. */
+const ROWS_PER_INSERT = 100;
+
+export interface WriteWordDbOptions {
+  /** Stored as PRAGMA user_version (a whole number 0..2^31-1): a mark that leaves the one-table schema as it is. */
+  userVersion?: number;
+}
+
 /**
  * Writes entries into the `words` table of a SQLite file, creating the file and the table when missing.
  * An entry whose date is already stored replaces it. Everything is written in one transaction.
  */
-export async function writeWordDb(path: string, entries: Entry[]): Promise<void> {
+export async function writeWordDb(path: string, entries: readonly Entry[], options: WriteWordDbOptions = {}): Promise<void> {
+  const { userVersion } = options;
+  if (userVersion !== undefined && !(Number.isSafeInteger(userVersion) && userVersion >= 0 && userVersion <= 0x7fffffff)) {
+    throw new RangeError(`userVersion must be a whole number from 0 to 2147483647, got ${String(userVersion)}`);
+  }
   const db = await openDatabase(path, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
   try {
     await exec(db, WORDS_TABLE_SQL);
     await exec(db, 'BEGIN');
     try {
-      const insert = db.prepare(
-        'INSERT OR REPLACE INTO words (date, word, ipa, pos, definition) VALUES (?, ?, ?, ?, ?)',
-      );
-      for (const entry of entries) {
+      for (let start = 0; start < entries.length; start += ROWS_PER_INSERT) {
+        const chunk = entries.slice(start, start + ROWS_PER_INSERT);
+        const sql = `INSERT OR REPLACE INTO words (date, word, ipa, pos, definition) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')}`;
+        const values = chunk.flatMap((entry) => [entry.date, entry.word, entry.ipa, entry.pos, entry.definition]);
         await new Promise<void>((resolve, reject) =>
-          insert.run([entry.date, entry.word, entry.ipa, entry.pos, entry.definition], (error: Error | null) =>
-            error ? reject(error) : resolve(),
-          ),
+          db.run(sql, values, (error: Error | null) => (error ? reject(error) : resolve())),
         );
       }
-      await new Promise<void>((resolve, reject) => insert.finalize((error) => (error ? reject(error) : resolve())));
+      if (userVersion !== undefined) await exec(db, `PRAGMA user_version = ${userVersion}`);
       await exec(db, 'COMMIT');
     } catch (error) {
       await exec(db, 'ROLLBACK').catch(() => undefined);
@@ -61,6 +71,19 @@ export async function writeWordDb(path: string, entries: Entry[]): Promise<void>
     }
   } finally {
     await closeDatabase(db);
+  }
+}
+
+/** PRAGMA user_version of a SQLite file, opened read-only; rejects when it cannot be opened or read. */
+export async function readUserVersion(path: string): Promise<number> {
+  const db = await openDatabase(path, sqlite3.OPEN_READONLY);
+  try {
+    const rows = await all(db, 'PRAGMA user_version');
+    const value = (rows[0] as { user_version?: unknown } | undefined)?.user_version;
+    if (typeof value !== 'number') throw new WordDbError(`cannot read the user_version of ${path}`);
+    return value;
+  } finally {
+    await closeDatabase(db).catch(() => undefined);
   }
 }
 

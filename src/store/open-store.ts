@@ -3,21 +3,33 @@ import { dirname, resolve } from 'node:path';
 import { defaultReconnectStrategy } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
-import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl, withoutPassword, type Config } from '../config/settings.ts';
+import { DEFAULT_REDIS_KEY_PREFIX, isPostgresUrl, isRedisUrl, withoutPassword, type Config } from '../config/settings.ts';
 import { watchSqliteFile } from './sqlite-file.ts';
 import { queueStatements } from './sqlite-queue.ts';
 import { StoreWatch, type StoreCheck } from './store-watch.ts';
 import { WatchedKeyvRedis } from './redis-watched-store.ts';
 
-/** Where the bot keeps its data: a store URL, and the prefix of every key it writes when that store is Redis. */
+/** Where the bot keeps its data: a store URL, and the prefix of every key it writes to Redis. */
 export interface StoreLocation {
   url: string;
   keyPrefix?: string;
+  /**
+   * A Redis that holds the store's locks, for a store several processes share that is not itself Redis: a
+   * PostgreSQL store in cluster mode. Unset, a store that is not Redis is locked in this process only.
+   */
+  lockRedisUrl?: string;
+  /** The setting the URL came from (STORE_URL), named with it in messages about the store. */
+  setting?: string;
 }
 
-/** The one place that picks the store from the settings: REDIS_URL when set, otherwise STORE_URL. */
+/**
+ * The one place that picks the store from the settings. STORE_URL, except in cluster mode (REDIS_URL set): there
+ * the data is on that Redis, unless STORE_URL is PostgreSQL, which keeps it with the locks on Redis.
+ */
 export function storeLocation(config: Pick<Config, 'STORE_URL' | 'REDIS_URL' | 'REDIS_KEY_PREFIX'>): StoreLocation {
-  return { url: config.REDIS_URL ?? config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
+  if (!isPostgresUrl(config.STORE_URL)) return { url: config.REDIS_URL ?? config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
+  const location: StoreLocation = { url: config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX, setting: 'STORE_URL' };
+  return config.REDIS_URL ? { ...location, lockRedisUrl: config.REDIS_URL } : location;
 }
 
 /** The absolute path of a SQLite store's file; null for any other store, and for an in-memory SQLite one. */
@@ -32,10 +44,14 @@ export function isRedisStore(where: string | StoreLocation): boolean {
   return isRedisUrl(typeof where === 'string' ? where : where.url);
 }
 
+export function isPostgresStore(where: string | StoreLocation): boolean {
+  return isPostgresUrl(typeof where === 'string' ? where : where.url);
+}
+
 export interface OpenStoreOptions {
   /**
    * Make every failed read or write reject instead of reading as a miss (Keyv's default only emits 'error'). Always
-   * on for Redis, whose failures are also counted (see storeCheck).
+   * on for Redis and PostgreSQL, whose failures are also counted (see storeCheck).
    */
   throwOnErrors?: boolean;
 }
@@ -43,19 +59,21 @@ export interface OpenStoreOptions {
 /**
  * Opens one namespace of the bot's Keyv store:
  * `sqlite://path/to/file.sqlite` (the default), `memory://` for a throwaway store, `redis://` or `rediss://`
- * (keys `<keyPrefix><namespace>::<key>`), or any other scheme whose `@keyv/<scheme>` adapter is installed
- * (postgres://, mysql://, mongodb://).
+ * (keys `<keyPrefix><namespace>::<key>`), `postgres://` or `postgresql://` (rows `<namespace>:<key>` of the table
+ * `keyv` in the connection's current schema), or any other scheme whose `@keyv/<scheme>` adapter is installed
+ * (mysql://, mongodb://).
  */
 export async function openStore<Value>(
   where: string | StoreLocation,
   namespace: string,
   options: OpenStoreOptions = {},
 ): Promise<Keyv<Value>> {
-  const { url, keyPrefix = DEFAULT_REDIS_KEY_PREFIX } = typeof where === 'string' ? { url: where } : where;
+  const { url, keyPrefix = DEFAULT_REDIS_KEY_PREFIX, setting } = typeof where === 'string' ? { url: where, setting: undefined } : where;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
   if (!scheme) throw new Error(`STORE_URL "${withoutPassword(url)}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
   const throwOnErrors = options.throwOnErrors ?? false;
   if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, namespace);
+  if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres<Value>(url, namespace, setting);
   const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
   const path = sqlitePath(url);
   if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqliteConnection(url));
@@ -71,6 +89,9 @@ const REDIS_CONNECT_TIMEOUT_MS = 5_000;
 export function storeCheck(keyv: Keyv<unknown>): StoreCheck {
   const adapter: unknown = keyv.store;
   if (adapter instanceof WatchedKeyvRedis) return adapter.watch;
+  const watch: unknown = (adapter as { watch?: unknown }).watch;
+  // The PostgreSQL adapter's (postgres-watched-store.ts, loaded only for a PostgreSQL store).
+  if (watch instanceof StoreWatch) return watch;
   let check = readChecks.get(keyv);
   if (!check) {
     check = new StoreWatch(keyv.namespace ?? 'store', { read: () => (keyv.store as KeyvStoreAdapter).get('health-check') });
@@ -104,6 +125,23 @@ async function openRedis<Value>(url: string, namespace: string, name: string): P
   return keyv;
 }
 
+/**
+ * A namespace of a PostgreSQL store, on the store's shared pool (checked when it opens). As on Redis, a failure is
+ * always an error, counted on the namespace's watch.
+ */
+async function openPostgres<Value>(url: string, namespace: string, setting?: string): Promise<Keyv<Value>> {
+  // Loaded here, so that a bot on another store never loads pg.
+  const { openPostgresConnection } = await import('./postgres-connection.ts');
+  const { WatchedKeyvPostgres } = await import('./postgres-watched-store.ts');
+  const connection = await openPostgresConnection(url, setting);
+  try {
+    return new Keyv<Value>({ store: new WatchedKeyvPostgres(connection, namespace), namespace, throwOnErrors: true });
+  } catch (error) {
+    await connection.release();
+    throw error;
+  }
+}
+
 /** Connects now, failing in one line when Redis refuses or (handshake included) does not answer in time. */
 async function connectRedis<Value>(adapter: WatchedKeyvRedis<Value>, url: string): Promise<void> {
   let lastError: unknown;
@@ -128,7 +166,7 @@ async function connectRedis<Value>(adapter: WatchedKeyvRedis<Value>, url: string
 async function adapterFor(scheme: string, storeUrl: string): Promise<KeyvStoreAdapter | Map<unknown, unknown>> {
   if (scheme === 'memory') return new Map();
   if (scheme === 'sqlite') return openSqlite(storeUrl);
-  const packageName = `@keyv/${scheme === 'postgresql' ? 'postgres' : scheme === 'mongodb' ? 'mongo' : scheme}`;
+  const packageName = `@keyv/${scheme === 'mongodb' ? 'mongo' : scheme}`;
   let module: { default?: unknown };
   try {
     module = (await import(packageName)) as { default?: unknown };

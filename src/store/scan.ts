@@ -7,13 +7,13 @@ export type StoredEntry = [key: string, value: unknown];
  * Every live entry of one Keyv namespace, in pages of about `pageSize`, keys without the namespace.
  *
  * @keyv/sqlite's own iterator pages with LIMIT/OFFSET and no ORDER BY (quadratic, and in no promised order), so
- * a SQLite store is read here by key ranges of its table instead. Other stores use Keyv's iterator (on Redis a
- * SCAN of the namespace's keys).
+ * a SQLite store is read here by key ranges of its table instead, and a PostgreSQL one the same way. Other stores
+ * use Keyv's iterator (on Redis a SCAN of the namespace's keys).
  */
 export async function* scanNamespace(keyv: Keyv<unknown>, pageSize = 500): AsyncGenerator<StoredEntry[]> {
-  const adapter: unknown = keyv.store;
-  if (adapter instanceof KeyvSqlite) {
-    yield* scanSqlite(keyv, adapter, pageSize);
+  const keyPages = keyPagesOf(keyv, pageSize);
+  if (keyPages) {
+    yield* scanByKeys(keyv, keyPages);
     return;
   }
   if (!keyv.iterator) throw new Error('this store cannot list its keys');
@@ -28,15 +28,35 @@ export async function* scanNamespace(keyv: Keyv<unknown>, pageSize = 500): Async
   if (page.length > 0) yield page;
 }
 
-/** Every key of one Keyv namespace, in pages; on SQLite without reading the values. */
+/** Every key of one Keyv namespace, in pages; on SQLite and PostgreSQL without reading the values. */
 export async function* scanNamespaceKeys(keyv: Keyv<unknown>, pageSize = 500): AsyncGenerator<string[]> {
-  const adapter: unknown = keyv.store;
-  if (adapter instanceof KeyvSqlite) {
+  const keyPages = keyPagesOf(keyv, pageSize);
+  if (keyPages) {
     const prefix = `${keyv.namespace ?? ''}:`;
-    for await (const fullKeys of sqliteKeyPages(keyv, adapter, pageSize)) yield fullKeys.map((key) => key.slice(prefix.length));
+    for await (const fullKeys of keyPages) yield fullKeys.map((key) => key.slice(prefix.length));
     return;
   }
   for await (const page of scanNamespace(keyv, pageSize)) yield page.map(([key]) => key);
+}
+
+/** Pages of the full keys (namespace included) of a SQLite or PostgreSQL namespace, by key ranges; null for other stores. */
+function keyPagesOf(keyv: Keyv<unknown>, pageSize: number): AsyncGenerator<string[]> | null {
+  const adapter: unknown = keyv.store;
+  if (adapter instanceof KeyvSqlite) return sqliteKeyPages(keyv, adapter, pageSize);
+  if (listsKeyPages(adapter)) {
+    if (!keyv.namespace) throw new Error('a PostgreSQL store is scanned one namespace at a time');
+    return adapter.keyPages(keyv.namespace, pageSize);
+  }
+  return null;
+}
+
+/** An adapter that pages through a namespace's keys itself, by key ranges (the PostgreSQL one, postgres-watched-store.ts). */
+interface KeyPagedAdapter {
+  keyPages(namespace: string, pageSize: number): AsyncGenerator<string[]>;
+}
+
+function listsKeyPages(adapter: unknown): adapter is KeyPagedAdapter {
+  return typeof adapter === 'object' && adapter !== null && typeof (adapter as Partial<KeyPagedAdapter>).keyPages === 'function';
 }
 
 /** Pages of the full keys (namespace included) of a SQLite namespace, by key ranges; see scanNamespace. */
@@ -61,9 +81,9 @@ async function* sqliteKeyPages(keyv: Keyv<unknown>, adapter: KeyvSqlite, pageSiz
   }
 }
 
-async function* scanSqlite(keyv: Keyv<unknown>, adapter: KeyvSqlite, pageSize: number): AsyncGenerator<StoredEntry[]> {
+async function* scanByKeys(keyv: Keyv<unknown>, keyPages: AsyncGenerator<string[]>): AsyncGenerator<StoredEntry[]> {
   const prefix = `${keyv.namespace ?? ''}:`;
-  for await (const fullKeys of sqliteKeyPages(keyv, adapter, pageSize)) {
+  for await (const fullKeys of keyPages) {
     const keys = fullKeys.map((key) => key.slice(prefix.length));
     const values = await keyv.getMany(keys);
     const page: StoredEntry[] = [];

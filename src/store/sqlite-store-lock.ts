@@ -18,10 +18,11 @@ export class StoreInUseError extends Error {
   constructor(
     readonly store: string,
     readonly holderPid: number | null,
+    kind: 'SQLite' | 'PostgreSQL' = 'SQLite',
   ) {
     const holder = holderPid === null ? 'another wotd-bot process' : `another wotd-bot process (pid ${holderPid})`;
     super(
-      `the store ${store} is in use by ${holder}; run one bot per SQLite store, or several in cluster mode (REDIS_URL)`,
+      `the store ${store} is in use by ${holder}; run one bot per ${kind} store, or several in cluster mode (REDIS_URL)`,
     );
   }
 }

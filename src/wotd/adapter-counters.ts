@@ -13,8 +13,10 @@ export interface AdapterCounters {
   upstream429: number;
   /** Lookups that failed with rate_limited (busy) and had nothing stale to serve. */
   busy: number;
+  /** Lookups answered from the database mirror (counted in cacheHits too). */
+  mirrorHits: number;
 }
 
 export function createCounters(): AdapterCounters {
-  return { lookups: 0, cacheHits: 0, cacheMisses: 0, coalesced: 0, staleServed: 0, upstreamRequests: 0, upstream429: 0, busy: 0 };
+  return { lookups: 0, cacheHits: 0, cacheMisses: 0, coalesced: 0, staleServed: 0, upstreamRequests: 0, upstream429: 0, busy: 0, mirrorHits: 0 };
 }

@@ -31,6 +31,8 @@
  * - `budget`: a request budget shared with other processes (cluster mode, see src/cluster/), taken after this
  *   process's own limiter and before sending; `budgetWaitMs` bounds the wait for it per priority (interactive 8 s,
  *   background 30 s, scheduled 5 min), after which the lookup is "busy".
+ * - `mirror`: the database mirror (src/wotd/mirror/): past days it covers are answered from it, for every lookup;
+ *   today and the days it lacks go to the service as before.
  * - `onRequest(event)`: called after every upstream attempt (logging, counting); `onWarning(message)` once when
  *   the configured variant turns out wrong; `onStoreError(error)` when the
  *   cache store fails (lookups then go on without it: reads count as misses, writes stay in memory).
@@ -59,7 +61,8 @@ import { getPrevious, MAX_HISTORY_LIMIT } from './history-lookup.ts';
 import type { HistoryPage, Lookup, LookupOptions, Priority, WordMatches, WotdLookup } from './lookup.ts';
 import type { LookupContext } from './lookup-context.ts';
 import { SharedFlights } from './shared-flights.ts';
-import { UpstreamRequester, type UpstreamRequestOptions } from './upstream-request.ts';
+import type { MirrorReader } from './mirror/mirror-holder.ts';
+import { UpstreamRequester, type SiteAnswer, type SiteRequester, type UpstreamRequestOptions } from './upstream-request.ts';
 import { VariantDetector } from './variant-detection.ts';
 
 export const DEFAULT_API_URL = 'https://api.wotd.site';
@@ -77,6 +80,7 @@ export interface WotdAdapterOptions extends EndpointLimitersOptions, UpstreamReq
   memoryRecords?: number;
   now?: Clock;
   timers?: Timers;
+  mirror?: MirrorReader;
   /** The configured variant disagrees with the service's answers (said once; the adapter corrects itself). */
   onWarning?: (message: string) => void;
   /** The cache store failed; the lookup went on without it. */
@@ -101,7 +105,7 @@ export interface AdapterFootprint {
   cacheIndexedWords: number;
 }
 
-export interface WotdAdapter extends WotdLookup {
+export interface WotdAdapter extends WotdLookup, SiteRequester {
   /** The service's variant: as configured (until the service contradicts it), or detected; null until an 'auto'
    * adapter has verified it. */
   readonly variant: Variant | null;
@@ -175,6 +179,7 @@ class Adapter implements WotdAdapter {
       flights: new SharedFlights(options.maxWaitMs, counters, now, timers),
       limiters,
       counters,
+      mirror: options.mirror ?? null,
       readAhead: Math.min(MAX_HISTORY_LIMIT, options.readAhead ?? MAX_HISTORY_LIMIT),
       today,
     };
@@ -239,6 +244,17 @@ class Adapter implements WotdAdapter {
   }
 
   async suggestWords(prefix: string, limit: number): Promise<string[]> {
-    return this.ctx.cache.suggest(prefix, Math.max(0, Math.min(25, Math.floor(limit))));
+    const count = Math.max(0, Math.min(25, Math.floor(limit)));
+    const cached = this.ctx.cache.suggest(prefix, count);
+    const mirrored = this.ctx.mirror?.current()?.suggest(prefix, count) ?? [];
+    if (mirrored.length === 0) return cached;
+    const byWord = new Map<string, string>();
+    for (const word of [...mirrored, ...cached]) if (!byWord.has(word.toLowerCase())) byWord.set(word.toLowerCase(), word);
+    return [...byWord.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, count).map(([, word]) => word);
+  }
+
+  siteRequest<T extends SiteAnswer>(path: string, priority: Priority, maxWaitMs: number, send: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new WotdError('unavailable', 'The Word-of-the-Day adapter was closed'));
+    return this.ctx.upstream.siteRequest(path, priority, maxWaitMs, send);
   }
 }

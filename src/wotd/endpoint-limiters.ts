@@ -3,7 +3,8 @@ import type { WotdError } from './errors.ts';
 import { RateLimiter } from './rate-limiter.ts';
 
 export const ENDPOINTS = ['/query', '/query_previous', '/find_wotd'] as const;
-export type Endpoint = (typeof ENDPOINTS)[number] | '/metadata';
+/** '/databases': the site's snapshot listing and downloads (the database mirror, src/wotd/mirror/). */
+export type Endpoint = (typeof ENDPOINTS)[number] | '/metadata' | '/databases';
 
 export type RateLimitScope = 'service' | 'endpoint';
 
@@ -29,6 +30,8 @@ export class EndpointLimiters {
     for (const endpoint of ENDPOINTS) this.limiters.set(endpoint, options.rateLimitScope === 'endpoint' ? makeLimiter() : shared);
     // /metadata is only ever the variant probe's last resort: it is counted with /query.
     this.limiters.set('/metadata', this.for('/query'));
+    // The mirror's listing and downloads: counted with everything else, or on their own where each endpoint is.
+    this.limiters.set('/databases', options.rateLimitScope === 'endpoint' ? makeLimiter() : shared);
   }
 
   for(endpoint: Endpoint): RateLimiter {

@@ -1,17 +1,29 @@
-/** The entry of one day (`/query`, or a read-ahead history page ending on a past day). */
+/** The entry of one day (the mirror's, or `/query`, or a read-ahead history page ending on a past day). */
 import { addDays, type IsoDate } from './dates.ts';
 import type { Entry } from './entry.ts';
 import { WotdError } from './errors.ts';
 import type { Flight } from './flight.ts';
 import { requestPrevious } from './history-read-ahead.ts';
 import type { Lookup, LookupOptions } from './lookup.ts';
-import { checkDate, hit, shared, withStale, type LookupContext, type Outcome } from './lookup-context.ts';
+import { checkDate, hit, mirrorHit, shared, withStale, type LookupContext, type Outcome } from './lookup-context.ts';
+import { mirrorEntry } from './mirror/mirror-answers.ts';
 import { parseEntry } from './wire.ts';
 
 export async function getEntry(ctx: LookupContext, date: IsoDate | undefined, options: LookupOptions): Promise<Lookup<Entry>> {
   ctx.counters.lookups++;
+  return lookUpEntry(ctx, date, options);
+}
+
+/** getEntry, not counted as a lookup of its own (a search asks it for today's entry). */
+export async function lookUpEntry(ctx: LookupContext, date: IsoDate | undefined, options: LookupOptions): Promise<Lookup<Entry>> {
   const today = ctx.today();
   const day = date === undefined ? today : checkDate(date, today);
+  const mirrored = mirrorEntry(ctx, day, today);
+  if (mirrored?.kind === 'entry') return mirrorHit(ctx, mirrored.entry);
+  if (mirrored?.kind === 'none') {
+    mirrorHit(ctx, null);
+    throw notFoundForDate(day);
+  }
   const cached = await ctx.cache.getEntry(day);
   if (cached?.fresh) return hit(ctx, cached.value);
   if (!cached && (await ctx.cache.isKnownMissing(day))) {

@@ -1,10 +1,14 @@
-/** The days a word was chosen (`/find_wotd`), merged with the days the bot has seen itself. */
+/** The days a word was chosen: from the mirror, or `/find_wotd` merged with the days the bot has seen itself. */
 import type { IsoDate } from './dates.ts';
-import { WotdError } from './errors.ts';
+import type { Entry } from './entry.ts';
+import { lookUpEntry } from './entry-lookup.ts';
+import { WotdError, isWotdError } from './errors.ts';
 import { withKnownDates } from './find-merge.ts';
 import type { Flight } from './flight.ts';
 import type { Lookup, LookupOptions, WordMatches } from './lookup.ts';
-import { hit, shared, withStale, type LookupContext, type Outcome } from './lookup-context.ts';
+import { lookUpPrevious, MAX_HISTORY_LIMIT } from './history-lookup.ts';
+import { hit, mirrorHit, shared, withStale, type LookupContext, type Outcome } from './lookup-context.ts';
+import { mirrorFind, mirrorMatches, type LearnedDays } from './mirror/mirror-answers.ts';
 import { parseFind } from './wire.ts';
 
 export const MAX_WORD_LENGTH = 100;
@@ -17,13 +21,57 @@ export async function findWord(ctx: LookupContext, word: string, options: Lookup
     throw new WotdError('invalid_input', `A word can be at most ${MAX_WORD_LENGTH} characters long`);
   }
   const today = ctx.today();
+  let learned = false;
+  const mirrored = await mirrorFind(ctx, typed, today, (days) => {
+    learned = true;
+    return learnDays(ctx, days, today, options);
+  });
+  if (mirrored && (mirrored.entries.length > 0 || mirrored.complete)) {
+    if (mirrored.entries.length === 0) {
+      mirrorHit(ctx, null);
+      throw notFoundForWord(typed);
+    }
+    const value: WordMatches = { entries: mirrored.entries, complete: mirrored.complete };
+    // Having asked for the days after the mirror, the answer was not the mirror's alone: that lookup counted itself.
+    return learned ? { value, stale: false, fromCache: false } : mirrorHit(ctx, value);
+  }
+  const known = mirrorMatches(ctx, typed);
   const cached = await ctx.cache.getFind(typed);
-  if (cached?.fresh) return hit(ctx, await withKnownDates(ctx.cache, typed, cached.value, today));
+  if (cached?.fresh) return hit(ctx, await withKnownDates(ctx.cache, typed, cached.value, today, known));
   const outcome = await withStale(ctx, cached?.value, () =>
     shared(ctx, `find:${typed.toLowerCase()}`, '/find_wotd', options, (flight) => fetchFind(ctx, flight, typed, today)),
   );
   if (outcome.kind === 'not_found') throw notFoundForWord(typed);
-  return { ...outcome.value, value: await withKnownDates(ctx.cache, typed, outcome.value.value, today) };
+  return { ...outcome.value, value: await withKnownDates(ctx.cache, typed, outcome.value.value, today, known) };
+}
+
+/**
+ * Today's entry and a page of the days before it, for a search the mirror answers: whatever they tell of `days`.
+ * A lookup that fails leaves its days unknown (the search is then reported incomplete), having counted itself.
+ */
+async function learnDays(ctx: LookupContext, days: IsoDate[], today: IsoDate, options: LookupOptions): Promise<LearnedDays> {
+  const entries: Entry[] = [];
+  const known = new Set<IsoDate>();
+  if (days.includes(today)) {
+    try {
+      entries.push((await lookUpEntry(ctx, today, options)).value);
+      known.add(today);
+    } catch (error) {
+      if (isWotdError(error, 'not_found')) known.add(today);
+    }
+  }
+  if (days.some((day) => day < today)) {
+    try {
+      const page = (await lookUpPrevious(ctx, today, MAX_HISTORY_LIMIT, options)).value;
+      entries.push(...page.entries);
+      // The page speaks for every day from its oldest entry (from the beginning, when there is no more) to yesterday.
+      const from = page.hasMore ? (page.entries.at(-1)?.date ?? today) : '';
+      for (const day of days) if (day < today && day >= from) known.add(day);
+    } catch {
+      // Left unknown: the search says it may be incomplete.
+    }
+  }
+  return { entries, known };
 }
 
 /**

@@ -48,9 +48,9 @@ export interface GetOptions {
   now: number;
 }
 
-const USER_AGENT = 'wotd-bot (+https://github.com/wotd-bot)';
+export const USER_AGENT = 'wotd-bot (+https://github.com/wotd-bot)';
 
-type BodyText = { kind: 'text'; text: string } | { kind: 'too_large' | 'invalid_text'; message: string };
+export type BodyText = { kind: 'text'; text: string } | { kind: 'too_large' | 'invalid_text'; message: string };
 
 export async function getJson(url: string, options: GetOptions): Promise<Attempt> {
   const doFetch: FetchLike = options.fetch ?? fetch;
@@ -97,17 +97,22 @@ function classify(response: Response, read: BodyText, now: number): Attempt {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-type Reached = { kind: 'response'; response: Response } | { kind: 'refused'; message: string; status: number };
+export type Reached = { kind: 'response'; response: Response } | { kind: 'refused'; message: string; status: number };
 
 /**
  * Fetches without letting fetch follow redirects: up to MAX_REDIRECTS to the same origin as `url` are followed;
  * one to another origin (another host or port, or https to http) is refused unread, naming both URLs.
  */
-async function fetchFollowingSameOrigin(doFetch: FetchLike, url: string, signal: AbortSignal): Promise<Reached> {
+export async function fetchFollowingSameOrigin(
+  doFetch: FetchLike,
+  url: string,
+  signal: AbortSignal,
+  headers: Record<string, string> = { accept: 'application/json' },
+): Promise<Reached> {
   const origin = new URL(url).origin;
   let current = url;
   for (let hops = 0; ; hops++) {
-    const response = await doFetch(current, { signal, headers: { accept: 'application/json', 'user-agent': USER_AGENT }, redirect: 'manual' });
+    const response = await doFetch(current, { signal, headers: { ...headers, 'user-agent': USER_AGENT }, redirect: 'manual' });
     if (!REDIRECT_STATUSES.has(response.status)) return { kind: 'response', response };
     await response.body?.cancel().catch(() => undefined);
     const status = response.status;
@@ -137,7 +142,7 @@ async function fetchFollowingSameOrigin(doFetch: FetchLike, url: string, signal:
  * without one (or lying about it) as soon as the bytes read pass `limit`. `stop` aborts the request, so the
  * connection is closed rather than drained.
  */
-async function readBounded(response: Response, limit: number, abort: AbortController): Promise<BodyText> {
+export async function readBounded(response: Response, limit: number, abort: AbortController): Promise<BodyText> {
   const declared = response.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) {
     abort.abort();
@@ -266,16 +271,16 @@ function errorText(text: string): string {
   return text.trim() === '' ? '' : ` (${preview(text)})`;
 }
 
-function preview(text: string): string {
+export function preview(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 60 ? `${flat.slice(0, 57)}...` : flat || 'empty';
 }
 
-function isTimeout(error: unknown): boolean {
+export function isTimeout(error: unknown): boolean {
   return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 }
 
-function describeFailure(error: unknown, timeoutMs: number): string {
+export function describeFailure(error: unknown, timeoutMs: number): string {
   if (isTimeout(error)) {
     return `no answer within ${timeoutMs} ms`;
   }

@@ -6,6 +6,7 @@ import type { Endpoint, EndpointLimiters } from './endpoint-limiters.ts';
 import { WotdError, isWotdError } from './errors.ts';
 import type { Flight } from './flight.ts';
 import type { Lookup, LookupOptions } from './lookup.ts';
+import type { MirrorReader } from './mirror/mirror-holder.ts';
 import type { SharedFlights } from './shared-flights.ts';
 import type { UpstreamRequester } from './upstream-request.ts';
 import type { VariantDetector } from './variant-detection.ts';
@@ -17,6 +18,8 @@ export interface LookupContext {
   readonly flights: SharedFlights;
   readonly limiters: EndpointLimiters;
   readonly counters: AdapterCounters;
+  /** The database mirror, when one is in use: past days it covers are answered from it. */
+  readonly mirror: MirrorReader | null;
   /** Days a history request asks for at least (options.readAhead, at most MAX_HISTORY_LIMIT). */
   readonly readAhead: number;
   today(): IsoDate;
@@ -35,6 +38,12 @@ export function checkDate(date: IsoDate, today: IsoDate): IsoDate {
 export function hit<T>(ctx: LookupContext, value: T): Lookup<T> {
   ctx.counters.cacheHits++;
   return { value, stale: false, fromCache: true };
+}
+
+/** An answer from the database mirror: a cache hit, counted as the mirror's too. */
+export function mirrorHit<T>(ctx: LookupContext, value: T): Lookup<T> {
+  ctx.counters.mirrorHits++;
+  return hit(ctx, value);
 }
 
 /** Runs the upstream path; when it fails for a reason other than "not found" and a stale value exists, serves that. */

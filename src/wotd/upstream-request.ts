@@ -4,7 +4,7 @@
  */
 import type { AdapterCounters } from './adapter-counters.ts';
 import { busy } from './busy-error.ts';
-import { sleep, type Clock, type Timers } from './clock.ts';
+import { sleep, type Clock, type TimerHandle, type Timers } from './clock.ts';
 import { toWireDate, type Variant } from './dates.ts';
 import type { Endpoint, EndpointLimiters } from './endpoint-limiters.ts';
 import { WotdError } from './errors.ts';
@@ -16,6 +16,17 @@ import { upstreamResult, type UpstreamResult } from './upstream-result.ts';
 
 /** Pause after a 429 that carries no Retry-After: the service's window is 60 s. */
 const DEFAULT_429_PAUSE_MS = 60_000;
+/** The request outcome a site answer's result stands for, in the events' coarser terms. */
+const OUTCOME_OF: Record<UpstreamResult, Attempt['kind']> = {
+  ok: 'ok',
+  not_found: 'not_found',
+  http_4xx: 'bad_response',
+  http_5xx: 'retryable',
+  timeout: 'retryable',
+  network: 'retryable',
+  rate_limited: 'rate_limited',
+  bad_response: 'bad_response',
+};
 const DEFAULT_BUDGET_WAIT_MS: Record<Priority, number> = { scheduled: 5 * 60_000, interactive: 8_000, background: 30_000 };
 
 export interface UpstreamEvent {
@@ -28,6 +39,21 @@ export interface UpstreamEvent {
   detail?: string;
   /** Real milliseconds the attempt took. */
   elapsedMs: number;
+}
+
+/** A request to the service's site (the database mirror's listing or download), as the metrics count it. */
+export interface SiteAnswer {
+  result: UpstreamResult;
+  detail?: string;
+}
+
+/** What the mirror's requests to the site go through: the adapter's limiter, the shared budget, its counts. */
+export interface SiteRequester {
+  /**
+   * Sends one request to the site (`send`) once the limiter and, in a cluster, the shared budget grant it a slot,
+   * waiting at most `maxWaitMs` for them (then a `rate_limited` WotdError). Counted as an upstream request.
+   */
+  siteRequest<T extends SiteAnswer>(path: string, priority: Priority, maxWaitMs: number, send: () => Promise<T>): Promise<T>;
 }
 
 export type UpstreamAnswer = { kind: 'ok'; body: unknown } | { kind: 'not_found'; message: string };
@@ -157,6 +183,50 @@ export class UpstreamRequester {
           throw new WotdError('bad_response', `The Word-of-the-Day service sent a bad answer: ${attempt.message}`);
       }
     }
+  }
+
+  /** See SiteRequester. A 429 from the site does not pause the API's requests: the site counts its own. */
+  async siteRequest<T extends SiteAnswer>(path: string, priority: Priority, maxWaitMs: number, send: () => Promise<T>): Promise<T> {
+    const limiter = this.limiters.for('/databases');
+    const ticket = limiter.enqueue(priority);
+    let timer: TimerHandle | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = this.timers.setTimeout(() => resolve(null), maxWaitMs);
+    });
+    const permit = await Promise.race([ticket.granted, late]);
+    if (timer !== undefined) this.timers.clearTimeout(timer);
+    if (!permit) {
+      ticket.cancel();
+      void ticket.granted.then((granted) => granted.release(), () => undefined);
+      throw busy(limiter.estimateStart(priority), 'The Word-of-the-Day site is busy (the request budget is spent)');
+    }
+    let slot: UpstreamSlot | null = null;
+    if (this.options.budget) {
+      slot = await this.options.budget.take('/databases', priority, maxWaitMs).catch(() => null);
+      if (!slot) {
+        permit.release();
+        throw busy(this.now().getTime() + maxWaitMs, 'The Word-of-the-Day site is busy (the shared request budget is spent)');
+      }
+    }
+    const started = performance.now();
+    this.counters.upstreamRequests++;
+    let answer: T;
+    try {
+      answer = await send();
+    } finally {
+      permit.release();
+      await slot?.answered();
+    }
+    if (answer.result === 'rate_limited') this.counters.upstream429++;
+    this.options.onRequest?.({
+      path,
+      query: {},
+      outcome: OUTCOME_OF[answer.result],
+      result: answer.result,
+      elapsedMs: performance.now() - started,
+      ...(answer.detail !== undefined ? { detail: answer.detail } : {}),
+    });
+    return answer;
   }
 
   private backoff(failures: number): number {

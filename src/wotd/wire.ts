@@ -69,6 +69,15 @@ export function parseEntry(body: unknown, variant: Variant): Entry {
   return parseWith(schemas[variant].entry, body, 'entry');
 }
 
+/**
+ * One entry checked by the same schema the service's answers go through (the database files publish variant A's
+ * YYYY-MM-DD dates): the entry, or what is wrong with it. For the mirror, which skips a bad row instead of failing.
+ */
+export function checkEntry(value: unknown, variant: Variant): { ok: true; entry: Entry } | { ok: false; problem: string } {
+  const parsed = schemas[variant].entry.safeParse(value);
+  return parsed.success ? { ok: true, entry: parsed.data } : { ok: false, problem: describe(parsed.error) };
+}
+
 export function parsePrevious(body: unknown, variant: Variant, before: IsoDate): HistoryPage {
   const page = parseWith(schemas[variant].previous, body, 'history page');
   const entries = [...page.results].sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));

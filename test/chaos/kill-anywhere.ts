@@ -1,5 +1,5 @@
 /**
- * Kill-anywhere: a real bot process (`wotd-bot start`, SQLite store) fans out to every subscribed channel of the
+ * Kill-anywhere: a real bot process (`wotd-bot start`, on a SQLite or a PostgreSQL store) fans out to every subscribed channel of the
  * local Discord-compatible server while the harness SIGKILLs it again and again and starts it again. Afterwards
  * every channel must hold exactly one post of the day, the store's record of it must name that very message, and
  * the store must have reopened each time with every subscription in it.
@@ -8,16 +8,19 @@
  * - at-post: inside Discord's handling of a post, after the message exists and before the bot hears of it
  *   (between post and record);
  * - in-store-write: inside the store write that records a post. The server holds one post back for a moment while
- *   the harness takes the store's write lock from a connection of its own; the bot's write of that post's `sent`
- *   record then waits inside SQLite, and the bot is killed there. A record still saying `sending` afterwards shows
- *   the write was cut off (counted in `storeWritesCut`);
+ *   the harness takes the store's write lock from a connection of its own (SQLite: BEGIN IMMEDIATE; PostgreSQL: a
+ *   table lock that lets reads through and holds writes); the bot's write of that post's `sent` record then waits
+ *   inside the store, and the bot is killed there. A record still saying `sending` afterwards shows the write was
+ *   cut off (counted in `storeWritesCut`);
  * - random: wherever the bot happens to be.
  * Every other restart waits out the server's nonce window first, so the nonce cannot be what saves it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 import sqlite3 from 'sqlite3';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import type { Subscription } from '../../src/schedule/subscription.ts';
@@ -33,6 +36,8 @@ const HOLD_POST_MS = 400;
 type KillKind = (typeof KINDS)[number];
 
 export interface ChaosOptions {
+  /** The store the bot runs on: a SQLite file (the default), or a schema of its own in the PostgreSQL database at this URL. */
+  postgresUrl?: string;
   channels: number;
   kills: number;
   /** How long the local server deduplicates a nonce; half the restarts wait longer than this. */
@@ -64,12 +69,89 @@ export interface ChaosReport {
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
-async function until(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
+async function until(done: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!done()) {
+  while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await sleep(50);
   }
+}
+
+/** What the harness does to and reads from the bot's store, behind the bot's back. */
+interface ChaosStore {
+  /** STORE_URL for the bot. */
+  url: string;
+  /** The store's write lock, held from a connection of this process until released; reads go on. */
+  holdWriteLock(): Promise<{ release(): Promise<void> }>;
+  /** Every row of the deliveries namespace as stored: full key and text. */
+  deliveryRows(): Promise<Array<{ key: string; value: string }>>;
+  /** Resolves once nothing the killed bot `pid` sent the store can still take effect (its server sessions ended). */
+  settled(pid: number): Promise<void>;
+  /** The store's own consistency check: 'ok', or what it found. */
+  integrity(): Promise<string>;
+  close(): Promise<void>;
+}
+
+function sqliteChaosStore(dir: string): ChaosStore {
+  const path = join(dir, 'store.sqlite');
+  return {
+    url: `sqlite://${path}`,
+    holdWriteLock: () => holdSqliteWriteLock(path),
+    deliveryRows: async () =>
+      (await sqliteAll(path, "SELECT key, value FROM keyv WHERE key LIKE 'deliveries:%'")).map((row) => ({ key: String(row.key), value: String(row.value) })),
+    integrity: async () => String((await sqliteAll(path, 'PRAGMA integrity_check'))[0]?.integrity_check ?? 'unknown'),
+    // A SQLite write happens in the writing process: it died with it.
+    settled: async () => undefined,
+    close: async () => undefined,
+  };
+}
+
+/** A schema of its own in the database at `baseUrl` (the bot's URL sets search_path to it), dropped on close. */
+async function postgresChaosStore(baseUrl: string): Promise<ChaosStore> {
+  const admin = new pg.Pool({ connectionString: baseUrl, max: 3 });
+  admin.on('error', () => undefined);
+  const schema = `chaos_${randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.href,
+    async holdWriteLock() {
+      const client = await admin.connect();
+      await client.query('BEGIN');
+      // Conflicts with every INSERT, UPDATE and DELETE on the table, not with reads.
+      await client.query(`LOCK TABLE ${schema}.keyv IN SHARE ROW EXCLUSIVE MODE`);
+      return {
+        async release() {
+          await client.query('ROLLBACK');
+          client.release();
+        },
+      };
+    },
+    deliveryRows: async () =>
+      (await admin.query<{ key: string; value: string }>(`SELECT key, value FROM ${schema}.keyv WHERE key LIKE 'deliveries:%'`)).rows,
+    async settled(pid) {
+      // A statement the bot sent before it died runs on in its server session until that session ends.
+      await until(async () => {
+        const left = await admin.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [`wotd-bot pid ${pid}`]);
+        return left.rowCount === 0;
+      }, `the sessions of the killed bot (pid ${pid}) to end`, 30_000);
+    },
+    async integrity() {
+      // amcheck: the primary key's index is a valid B-tree, and every row of the table is in it.
+      try {
+        await admin.query('CREATE EXTENSION IF NOT EXISTS amcheck');
+        await admin.query(`SELECT bt_index_check('${schema}.keyv_pkey'::regclass, true)`);
+        return 'ok';
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error);
+      }
+    },
+    async close() {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      await admin.end();
+    },
+  };
 }
 
 function sqliteAll(path: string, sql: string): Promise<Array<Record<string, unknown>>> {
@@ -91,8 +173,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const perGuild = options.channelsPerGuild ?? 10;
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'wotd-chaos-'));
-  const storePath = join(dir, 'store.sqlite');
-  const storeUrl = `sqlite://${storePath}`;
+  const store = options.postgresUrl ? await postgresChaosStore(options.postgresUrl) : sqliteChaosStore(dir);
+  const storeUrl = store.url;
   const discord = await startDiscordServer({ nonceWindowMs });
   const service = await startWotdService({ dbPath: WORDS, variant: 'A', rateLimitPerMinute: 0 });
   let bot: ChildProcess | null = null;
@@ -180,7 +262,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             done(message.channelId);
           };
         });
-        const lock = await holdWriteLock(storePath);
+        const lock = await store.holdWriteLock();
         locked = true;
         let giveUp: NodeJS.Timeout | undefined;
         const channelId = await Promise.race([createdWhileLocked, new Promise<null>((done) => (giveUp = setTimeout(() => done(null), 5_000)))]);
@@ -193,8 +275,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         // Long enough for the bot to read the answer and start writing its record, which now waits on the lock.
         await sleep(150);
         await killNow();
+        // Held until the store has let go of everything the dead bot sent: on PostgreSQL its session ends when the
+        // server finds the bot gone, and the write waiting for this lock ends with it.
+        if (victim?.pid !== undefined) await store.settled(victim.pid);
         await lock.release();
-        if (channelId !== null && (await deliveryState(storePath, channelId, day)) === 'sending') storeWritesCut += 1;
+        if (channelId !== null && (await deliveryState(store, channelId, day)) === 'sending') storeWritesCut += 1;
       } else {
         await new Promise<void>((done) => {
           discord.onMessageCreated = () => {
@@ -206,7 +291,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await (victim && victim.exitCode === null && victim.signalCode === null ? new Promise((done) => victim.once('exit', done)) : Promise.resolve());
       }
       killsByKind[kind] += 1;
-      leftPostedButUnrecorded += await postedButUnrecorded(storePath, day, new Set(postsOfDay().map((m) => m.channelId)));
+      leftPostedButUnrecorded += await postedButUnrecorded(store, day, new Set(postsOfDay().map((m) => m.channelId)));
       const afterWindow = kill % 2 === 1;
       if (afterWindow) {
         restartsAfterWindow += 1;
@@ -231,22 +316,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const missing = channelIds.filter((id) => !byChannel.has(id)).length;
     const duplicates = [...byChannel.values()].filter((ids) => ids.length > 1).length;
 
-    const store = await SubscriptionStore.open(storeUrl);
+    const reopened = await SubscriptionStore.open(storeUrl);
     let wrongRecords = 0;
     let subscriptionsLost = 0;
     try {
-      const records = await store.getDeliveries(channelIds, day);
+      const records = await reopened.getDeliveries(channelIds, day);
       channelIds.forEach((id, i) => {
         const record = records[i];
         const ids = byChannel.get(id) ?? [];
         if (record?.state !== 'sent' || ids.length !== 1 || record.messageId !== ids[0]) wrongRecords += 1;
       });
-      const kept = new Set((await store.listAll()).map((subscription) => subscription.channelId));
+      const kept = new Set((await reopened.listAll()).map((subscription) => subscription.channelId));
       subscriptionsLost = channelIds.filter((id) => !kept.has(id)).length;
     } finally {
-      await store.close();
+      await reopened.close();
     }
-    const integrity = String((await sqliteAll(storePath, 'PRAGMA integrity_check'))[0]?.integrity_check ?? 'unknown');
+    const integrity = await store.integrity();
     const report: ChaosReport = {
       channels: channelIds.length,
       kills: options.kills,
@@ -282,6 +367,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await discord.close();
     await service.close();
+    if (!keepLogs) await store.close();
     if (!keepLogs) rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -316,8 +402,8 @@ async function subscribeAll(storeUrl: string, channels: Array<{ guildId: string;
   }
 }
 
-/** The store's write lock (BEGIN IMMEDIATE), held from a connection of this process until released. */
-function holdWriteLock(path: string): Promise<{ release(): Promise<void> }> {
+/** The SQLite store's write lock (BEGIN IMMEDIATE), held from a connection of this process until released. */
+function holdSqliteWriteLock(path: string): Promise<{ release(): Promise<void> }> {
   return new Promise((done, fail) => {
     const db = new sqlite3.Database(path, (openError) => {
       if (openError) return fail(openError);
@@ -335,17 +421,16 @@ function holdWriteLock(path: string): Promise<{ release(): Promise<void> }> {
 }
 
 /** The state of one channel's delivery record for `day`, or null when there is none. */
-async function deliveryState(storePath: string, channelId: string, day: string): Promise<string | null> {
-  const rows = await sqliteAll(storePath, `SELECT value FROM keyv WHERE key = 'deliveries:${channelId}:${day}'`);
-  const value = rows[0]?.value;
+async function deliveryState(store: ChaosStore, channelId: string, day: string): Promise<string | null> {
+  const value = (await store.deliveryRows()).find((row) => row.key === `deliveries:${channelId}:${day}`)?.value;
   if (typeof value !== 'string') return null;
   const state = /"state":"(\w+)"/.exec(value)?.[1];
   return state ?? null;
 }
 
 /** Channels whose post exists while the store still says `sending`: what a kill between post and record leaves. */
-async function postedButUnrecorded(storePath: string, day: string, postedChannels: Set<string>): Promise<number> {
-  const rows = await sqliteAll(storePath, "SELECT key, value FROM keyv WHERE key LIKE 'deliveries:%'");
+async function postedButUnrecorded(store: ChaosStore, day: string, postedChannels: Set<string>): Promise<number> {
+  const rows = await store.deliveryRows();
   let count = 0;
   for (const row of rows) {
     const key = String(row.key);

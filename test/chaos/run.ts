@@ -1,12 +1,19 @@
 /**
  * npm run test:chaos — the full kill-anywhere run: 2,000 channels, 20 SIGKILLs (see kill-anywhere.ts).
- * Options: --channels N, --kills N, --nonce-window-ms N. Ends with one `chaos:` line; exits 1 unless it is clean.
+ * Options: --channels N, --kills N, --nonce-window-ms N, --postgres-url URL (the bot's store in a schema of its own
+ * in that database, e.g. postgres://postgres@127.0.0.1:5432/postgres, instead of a SQLite file). Ends with one
+ * `chaos:` line; exits 1 unless it is clean.
  */
 import { parseArgs } from 'node:util';
 import { runChaos } from './kill-anywhere.ts';
 
 const { values } = parseArgs({
-  options: { channels: { type: 'string', default: '2000' }, kills: { type: 'string', default: '20' }, 'nonce-window-ms': { type: 'string', default: '2000' } },
+  options: {
+    channels: { type: 'string', default: '2000' },
+    kills: { type: 'string', default: '20' },
+    'nonce-window-ms': { type: 'string', default: '2000' },
+    'postgres-url': { type: 'string' },
+  },
 });
 const whole = (name: string, text: string): number => {
   const value = Number(text);
@@ -20,6 +27,7 @@ const report = await runChaos({
   channels: whole('channels', values.channels),
   kills: whole('kills', values.kills),
   nonceWindowMs: whole('nonce-window-ms', values['nonce-window-ms']),
+  ...(values['postgres-url'] ? { postgresUrl: values['postgres-url'] } : {}),
   log: (line) => process.stdout.write(`chaos: … ${line}\n`),
 });
 const kinds = Object.entries(report.killsByKind).map(([kind, count]) => `${kind}=${count}`).join(' ');

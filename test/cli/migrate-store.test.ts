@@ -6,9 +6,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runMigrateStore } from '../../src/cli/migrate-store.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import type { DeliveryRecord } from '../../src/schedule/subscription.ts';
-import { openStore } from '../../src/store/open-store.ts';
+import { openStore, type StoreLocation } from '../../src/store/open-store.ts';
+import type { StoredEntry } from '../../src/store/scan.ts';
 import { makeSubscription } from '../schedule/helpers.ts';
+import { postgresAdmin, postgresTestUrl } from '../support/postgres.ts';
 import { describeRedis, keysUnder, redisClient, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import { postgresBackend, redisBackend, schemaOf, sqliteBackend } from '../support/store-backends.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
 
@@ -55,15 +58,18 @@ function migrateCli(env: Record<string, string>, ...args: string[]): Promise<Run
   return new Promise((done) => child.on('close', (code) => done({ ...run, code })));
 }
 
+const EXPECTED_URLS = 'expected sqlite://FILE, redis://HOST:PORT, rediss://HOST:PORT or postgres://HOST/DATABASE';
+
 describe('wotd-bot migrate-store: arguments', () => {
   it.each([
     [[], '--from is required'],
     [['--from', 'sqlite://x.sqlite'], '--to is required'],
     [['--from', 'sqlite://x.sqlite', '--to'], '--to needs a store URL'],
     [['--from=sqlite://a.sqlite', '--to=redis://127.0.0.1', '--force'], 'unknown option "--force"'],
-    [['--from', 'postgres://db/wotd', '--to', 'redis://127.0.0.1'], '--from "postgres://db/wotd" is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT'],
-    [['--from', 'sqlite://a.sqlite', '--to', 'redis://:pw@'], '--to "redis://***@" is not a store URL; expected sqlite://FILE, redis://HOST:PORT or rediss://HOST:PORT'],
+    [['--from', 'mysql://db/wotd', '--to', 'redis://127.0.0.1'], `--from "mysql://db/wotd" is not a store URL; ${EXPECTED_URLS}`],
+    [['--from', 'sqlite://a.sqlite', '--to', 'redis://:pw@'], `--to "redis://***@" is not a store URL; ${EXPECTED_URLS}`],
     [['--from', 'sqlite://a.sqlite', '--to', 'sqlite://./a.sqlite'], '--from and --to are the same store'],
+    [['--from', 'postgres://db.example/wotd', '--to', 'postgresql://db.example/wotd'], '--from and --to are the same store'],
     [['--from', 'sqlite://missing.sqlite', '--to', 'redis://127.0.0.1:6379'], '--from sqlite://missing.sqlite: no such file'],
   ])('%j: exit 2, "%s" and the usage', async (args, message) => {
     const run = await migrateHere(...args);
@@ -87,6 +93,10 @@ describe('wotd-bot migrate-store: arguments', () => {
     const unreachable = await migrateHere('--from', `sqlite://${join(dir, 'empty.sqlite')}`, '--to', 'redis://:secret@127.0.0.1:1');
     expect(unreachable).toMatchObject({ code: 1, stdout: '' });
     expect(unreachable.stderr).toMatch(/^wotd-bot migrate-store: --to: could not reach Redis at redis:\/\/\*\*\*@127\.0\.0\.1:1: connect ECONNREFUSED [^\n]*\n$/);
+
+    const noPostgres = await migrateHere('--from', `sqlite://${join(dir, 'empty.sqlite')}`, '--to', 'postgres://wotd:secret@127.0.0.1:1/wotd');
+    expect(noPostgres).toMatchObject({ code: 1, stdout: '' });
+    expect(noPostgres.stderr).toBe('wotd-bot migrate-store: --to: could not reach PostgreSQL at postgres://***@127.0.0.1:1/wotd: connect ECONNREFUSED 127.0.0.1:1\n');
   });
 });
 
@@ -181,5 +191,80 @@ describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
     } finally {
       await copy.close();
     }
+  });
+});
+
+/** What a store holds, as migrate-store copies it: every record as stored, and how the indexes list them. */
+async function contents(location: StoreLocation) {
+  const store = await SubscriptionStore.open(location);
+  try {
+    const all = async (pages: AsyncGenerator<StoredEntry[]>) => {
+      const entries: StoredEntry[] = [];
+      for await (const page of pages) entries.push(...page);
+      return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    };
+    const ids = (list: Array<{ channelId: string }>) => list.map((s) => s.channelId).sort();
+    return {
+      subscriptions: await all(store.subscriptionRecords()),
+      deliveries: await all(store.deliveryRecords()),
+      listed: ids(await store.listAll()),
+      guilds: await Promise.all(['g0', 'g1', 'g2'].map(async (guildId) => ids(await store.listGuild(guildId)))),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+const redisAndPostgres = redisTestUrl !== null && postgresTestUrl !== null;
+
+describe.skipIf(!redisAndPostgres)('wotd-bot migrate-store: SQLite, Redis and PostgreSQL in every direction', () => {
+  it('SQLite → PostgreSQL → Redis → SQLite → Redis → PostgreSQL → SQLite keeps every record and listing as it was', async () => {
+    const [sqliteA, postgresA, redisA, sqliteB, redisB, postgresB, sqliteC] = await Promise.all([
+      sqliteBackend.fresh(),
+      postgresBackend.fresh(),
+      redisBackend.fresh(),
+      sqliteBackend.fresh(),
+      redisBackend.fresh(),
+      postgresBackend.fresh(),
+      sqliteBackend.fresh(),
+    ]);
+    const source = await SubscriptionStore.open(sqliteA);
+    const channels: string[] = [];
+    for (let g = 0; g < 3; g += 1) {
+      for (let c = 0; c < 4; c += 1) {
+        const channelId = `g${g}c${c}`;
+        channels.push(channelId);
+        await source.upsert(`g${g}`, channelId, 5, () => makeSubscription({ guildId: `g${g}`, channelId }));
+      }
+    }
+    await source.update('g2c3', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: 'x', channelGone: true } }));
+    for (const day of days(3)) for (const channelId of channels) await source.putDelivery(delivery(channelId, day));
+    await source.close();
+    const raw = await openStore<unknown>(sqliteA, 'subscriptions');
+    await raw.set('sub:broken', { guildId: 'g9' });
+    await raw.disconnect();
+    const original = await contents(sqliteA);
+    expect(original.subscriptions).toHaveLength(13);
+    expect(original.deliveries).toHaveLength(36);
+
+    const migrate = async (from: StoreLocation, to: StoreLocation) => {
+      vi.stubEnv('REDIS_KEY_PREFIX', from.keyPrefix ?? to.keyPrefix ?? '');
+      const run = await migrateHere('--from', from.url, '--to', to.url);
+      expect(run).toEqual({
+        code: 0,
+        stdout: 'migrated subscriptions=13 deliveries=36\n',
+        stderr: 'wotd-bot migrate-store: warning: subscription sub:broken is damaged; copied as it is\n',
+      });
+      expect(await contents(to), `${from.url} → ${to.url}`).toEqual(original);
+    };
+    const path = [sqliteA, postgresA, redisA, sqliteB, redisB, postgresB, sqliteC];
+    for (let step = 1; step < path.length; step += 1) await migrate(path[step - 1] as StoreLocation, path[step] as StoreLocation);
+
+    // As a user runs it, and again: into PostgreSQL a second run changes no row.
+    const rows = async () => (await postgresAdmin().query(`SELECT key, value FROM ${schemaOf(postgresA)}.keyv ORDER BY key`)).rows;
+    const before = await rows();
+    const again = await migrateCli({}, '--from', sqliteA.url, '--to', postgresA.url);
+    expect(again).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=36\n' });
+    expect(await rows()).toEqual(before);
   });
 });

@@ -1,5 +1,6 @@
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/settings.ts';
+import { ConfigError, loadConfig, urlSecrets } from '../../src/config/settings.ts';
 
 describe('loadConfig', () => {
   it('fills in defaults for an empty environment', () => {
@@ -9,6 +10,9 @@ describe('loadConfig', () => {
     expect(config.WOTD_RATE_LIMIT).toBe(10);
     expect(config.STORE_URL).toBe('sqlite://data/store.sqlite');
     expect(config.DISCORD_TOKEN).toBeUndefined();
+    // The word list that comes with the bot, wherever it is started from (a relative path would follow the working directory).
+    expect(config.WOTD_SERVICE_DB).toBe(join(resolve(import.meta.dirname, '../..'), 'data', 'words.sqlite'));
+    expect(loadConfig({ WOTD_SERVICE_DB: 'words/mine.sqlite' }).WOTD_SERVICE_DB).toBe('words/mine.sqlite');
   });
 
   it('treats empty values as unset and trims trailing slashes from URLs', () => {
@@ -23,6 +27,19 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ WOTD_RATE_LIMIT: '0' })).toThrow(/^Invalid WOTD_RATE_LIMIT="0": expected a whole number/);
     expect(() => loadConfig({ WOTD_API_URL: 'ftp://x' })).toThrow(/^Invalid WOTD_API_URL="ftp:\/\/x": expected an http\(s\) URL/);
+  });
+
+  it('takes WOTD_MIRROR as on (the default), off, an http(s) URL or a file path, and says what it expected otherwise', () => {
+    expect(loadConfig({}).WOTD_MIRROR).toEqual({ kind: 'on' });
+    expect(loadConfig({ WOTD_MIRROR: ' OFF ' }).WOTD_MIRROR).toEqual({ kind: 'off' });
+    expect(loadConfig({ WOTD_MIRROR: 'https://mirror.example/databases' }).WOTD_MIRROR).toEqual({ kind: 'url', url: 'https://mirror.example/databases' });
+    expect(loadConfig({ WOTD_MIRROR: 'data/wotd_2025-01.db' }).WOTD_MIRROR).toEqual({ kind: 'file', path: 'data/wotd_2025-01.db' });
+    expect(() => loadConfig({ WOTD_MIRROR: 'ftp://example.org/x.db' })).toThrow(
+      new ConfigError(
+        'Invalid WOTD_MIRROR="ftp://example.org/x.db": expected on, off, an http(s) URL of a site that publishes /databases, or the path of a SQLite snapshot file (only http: and https: URLs are fetched)',
+      ),
+    );
+    expect(() => loadConfig({ WOTD_MIRROR: 'data/\u0007bell.db' })).toThrow(/^Invalid WOTD_MIRROR=.*: expected on, off, /);
   });
 
   it('takes a redis:// or rediss:// REDIS_URL, and says what it expected otherwise', () => {
@@ -77,5 +94,19 @@ describe('loadConfig', () => {
 
   it('never shows the Discord token in an error', () => {
     expect(() => loadConfig({ DISCORD_TOKEN: 'secret', DISCORD_APPLICATION_ID: 'abc' })).toThrow(/DISCORD_APPLICATION_ID/);
+  });
+});
+
+describe('urlSecrets (what the logger redacts of a URL setting)', () => {
+  it('takes a password in every form, but not a PostgreSQL role name, which would blank "postgres" out of every log line', () => {
+    expect(urlSecrets('postgres://postgres@127.0.0.1:5432/wotd')).toEqual([]);
+    expect(urlSecrets('postgresql://wotd@db/wotd')).toEqual([]);
+    expect(urlSecrets('postgres://wotd:s3cr%40t-pass@db/wotd')).toEqual(
+      expect.arrayContaining(['s3cr%40t-pass', 's3cr@t-pass', 'wotd:s3cr%40t-pass']),
+    );
+    expect(urlSecrets('postgres://wotd:s3cr%40t-pass@db/wotd')).not.toContain('wotd');
+    // Redis may carry the password alone before the @.
+    expect(urlSecrets('redis://longpassword@127.0.0.1:6379')).toContain('longpassword');
+    expect(urlSecrets('sqlite://data/store.sqlite')).toEqual([]);
   });
 });

@@ -26,7 +26,8 @@ describe('console input', () => {
     expect(parse('  ')).toEqual({ kind: 'empty' });
     expect(parse('HELP')).toEqual({ kind: 'help' });
     expect(parse('exit')).toEqual({ kind: 'exit' });
-    expect(parse('press  Older')).toEqual({ kind: 'press', target: 'Older' });
+    expect(parse('press  Older')).toEqual({ kind: 'press', target: 'Older', message: null });
+    expect(parse('press #12 Keep it')).toEqual({ kind: 'press', target: 'Keep it', message: 12 });
   });
 
   it('explains unknown commands and options, bad values and missing ones', () => {
@@ -40,7 +41,8 @@ describe('console input', () => {
     expect(errorOf('/wotd date:1 date:2')).toBe('/wotd date is given twice.');
     expect(errorOf('/wotd-find word:"open')).toBe('A double quote is not closed.');
     expect(errorOf('wotd')).toBe('Slash commands start with a slash: /wotd. Type help for more.');
-    expect(errorOf('press')).toBe('Press which button? For example: press Older (or press 1).');
+    expect(errorOf('press')).toBe('Press which button? For example: press Older (or press 1), on the latest message with buttons.');
+    expect(errorOf('press #3')).toBe('Press which button of message #3? For example: press #3 Older (or press #3 1).');
   });
 });
 

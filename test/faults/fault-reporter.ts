@@ -15,7 +15,7 @@ import type { FaultCell, FaultGroup, GeneratedRun } from './tally.ts';
 const GROUP_TITLES: Record<FaultGroup, string> = {
   upstream: 'Upstream (Word-of-the-Day service) faults',
   discord: 'Discord faults',
-  store: 'Store (SQLite file) faults',
+  store: 'Store (SQLite file, PostgreSQL) faults',
 };
 
 const FAULTS_DIR = `${sep}test${sep}faults${sep}`;

@@ -14,6 +14,7 @@ import { openStore } from '../../src/store/open-store.ts';
 import { verifySqliteStores } from '../../src/store/sqlite-file.ts';
 import { createWotdAdapter, type WotdAdapter } from '../../src/wotd/adapter.ts';
 import { captureLogger } from '../schedule/helpers.ts';
+import { createSchema, dropSchema, postgresAdmin, postgresTestUrl, postgresUrlFor } from '../support/postgres.ts';
 import { faultCell, type CellFigures } from './tally.ts';
 import { acknowledgedInTime, ADMIN_ID, entryOn, finalAnswer, SITE_URL, startFaultWorld, TODAY, type FaultWorld } from './world.ts';
 
@@ -28,7 +29,8 @@ import { acknowledgedInTime, ADMIN_ID, entryOn, finalAnswer, SITE_URL, startFaul
  * corrupted file: garbage over the whole file while the bot runs, then a restart: the bot refuses to start, says
  *   why, leaves the file as it is; the operator restores the backup.
  * locked by another process: a separate process holds BEGIN EXCLUSIVE for over 3 s (less than the store's 10 s
- *   busy timeout), as another tool writing to the file would.
+ *   busy timeout), as another tool writing to the file would; and the same on a PostgreSQL store, whose table
+ *   another session holds locked (its lock_timeout is 10 s too).
  *
  * Every interaction must get its first callback within 3 s and a truthful answer (never "Subscribed" for a
  * subscription that was not stored); every subscription stored before the fault must be there after a restart;
@@ -55,8 +57,9 @@ interface Running {
   close(): Promise<void>;
 }
 
-async function startRunning(file: string): Promise<Running> {
-  const url = `sqlite://${file}`;
+async function startRunning(where: string): Promise<Running> {
+  // A file path, or a store URL (PostgreSQL).
+  const url = /^[a-z]+:\/\//.test(where) ? where : `sqlite://${where}`;
   const adapter = await createWotdAdapter({
     baseUrl: world.service.url,
     store: await openStore(url, 'wotd-cache'),
@@ -141,9 +144,9 @@ async function subscribeCell(running: Running, channelId: string, expected: 'sto
   return `private error, nothing claimed (ack ${ack} ms)`;
 }
 
-/** After a restart on the file: every subscription stored before the fault is there. */
-async function keptAfterRestart(file: string, before: string[], figures: CellFigures): Promise<{ running: Running; note: string }> {
-  const running = await startRunning(file);
+/** After a restart on the store: every subscription stored before the fault is there. */
+async function keptAfterRestart(where: string, before: string[], figures: CellFigures): Promise<{ running: Running; note: string }> {
+  const running = await startRunning(where);
   const listed = new Set((await running.daily.store.listAll()).map((subscription) => subscription.channelId));
   figures.lost = before.filter((channelId) => !listed.has(channelId)).length;
   expect(before.filter((channelId) => !listed.has(channelId)), 'subscriptions gone after the restart').toEqual([]);
@@ -342,63 +345,105 @@ describe('disk full', () => {
   });
 });
 
-describe('locked by another process', () => {
-  const label = 'locked by another process (3 s)';
-  let file: string;
-  let running: Running;
-  let before: string[];
-  let during: string;
-  let lock: { release(): Promise<void> } | null = null;
+/**
+ * Another process holds the store's write lock for over 3 s (less than the store's 10 s wait): on SQLite a process
+ * in BEGIN EXCLUSIVE, as another tool writing to the file would; on PostgreSQL a session holding an EXCLUSIVE lock
+ * on the table (reads go on, writes wait), as a migration or an administrator's long transaction would.
+ */
+const LOCKED_STORES: Array<{ label: string; open(): Promise<{ where: string; hold(): Promise<{ release(): Promise<void> }>; drop(): Promise<void> }> }> = [
+  {
+    label: 'locked by another process (3 s)',
+    async open() {
+      const file = join(await mkdtemp(join(world.dir, 'locked-')), 'store.sqlite');
+      return { where: file, hold: () => holdLock(file), drop: async () => undefined };
+    },
+  },
+  ...(postgresTestUrl === null
+    ? []
+    : [
+        {
+          label: 'PostgreSQL table locked by another session (3 s)',
+          async open() {
+            const schema = await createSchema();
+            return { where: postgresUrlFor(schema), hold: () => holdPostgresLock(schema), drop: () => dropSchema(schema) };
+          },
+        },
+      ]),
+];
 
-  const releaseIn = (ms: number) =>
-    new Promise<void>((resolve) => {
-      setTimeout(() => {
-        const held = lock;
-        lock = null;
-        void held?.release().then(resolve);
-      }, ms);
+/** Another session that holds an EXCLUSIVE lock on the store's table until released: reads go on, writes wait. */
+async function holdPostgresLock(schema: string): Promise<{ release(): Promise<void> }> {
+  const client = await postgresAdmin().connect();
+  await client.query('BEGIN');
+  await client.query(`LOCK TABLE ${schema}.keyv IN EXCLUSIVE MODE`);
+  return {
+    async release() {
+      await client.query('COMMIT');
+      client.release();
+    },
+  };
+}
+
+for (const locked of LOCKED_STORES) {
+  describe(locked.label, () => {
+    const label = locked.label;
+    let store: Awaited<ReturnType<typeof locked.open>>;
+    let running: Running;
+    let before: string[];
+    let during: string;
+    let lock: { release(): Promise<void> } | null = null;
+
+    const releaseIn = (ms: number) =>
+      new Promise<void>((resolve) => {
+        setTimeout(() => {
+          const held = lock;
+          lock = null;
+          void held?.release().then(resolve);
+        }, ms);
+      });
+
+    beforeAll(async () => {
+      store = await locked.open();
+      running = await startRunning(store.where);
+      before = await seed(running, ['locked-a', 'locked-b']);
+      during = newChannel('locked-c');
+    });
+    afterAll(async () => {
+      await lock?.release();
+      await running?.close();
+      await store?.drop();
     });
 
-  beforeAll(async () => {
-    file = join(await mkdtemp(join(world.dir, 'locked-')), 'store.sqlite');
-    running = await startRunning(file);
-    before = await seed(running, ['locked-a', 'locked-b']);
-    during = newChannel('locked-c');
-  });
-  afterAll(async () => {
-    await lock?.release();
-    await running?.close();
-  });
+    faultCell('store', label, LOOKUP, async () => {
+      lock = await store.hold();
+      return lookupCell();
+    });
 
-  faultCell('store', label, LOOKUP, async () => {
-    lock = await holdLock(file);
-    return lookupCell();
-  });
+    faultCell('store', label, SUBSCRIBE, async () => {
+      // Still locked, past Discord's 3 s; released while the subscription waits for it (within the 10 s busy timeout).
+      const released = releaseIn(3_200);
+      const note = await subscribeCell(running, during, 'stored');
+      await released;
+      return note;
+    });
 
-  faultCell('store', label, SUBSCRIBE, async () => {
-    // Still locked, past Discord's 3 s; released while the subscription waits for it (within the 10 s busy timeout).
-    const released = releaseIn(3_200);
-    const note = await subscribeCell(running, during, 'stored');
-    await released;
-    return note;
-  });
+    faultCell('store', label, POST, async (figures) => {
+      lock = await store.hold();
+      const released = releaseIn(1_000);
+      expect(await schedulerOn(running).tick(DAY_START())).toMatchObject({ sent: 3 });
+      await released;
+      expectOnePostEach([...before, during], figures);
+      return 'waited for the lock, posted once each';
+    });
 
-  faultCell('store', label, POST, async (figures) => {
-    lock = await holdLock(file);
-    const released = releaseIn(1_000);
-    expect(await schedulerOn(running).tick(DAY_START())).toMatchObject({ sent: 3 });
-    await released;
-    expectOnePostEach([...before, during], figures);
-    return 'waited for the lock, posted once each';
+    faultCell('store', label, KEPT, async (figures) => {
+      await running.close();
+      const restarted = await keptAfterRestart(store.where, [...before, during], figures);
+      running = restarted.running;
+      return restarted.note;
+    });
   });
-
-  faultCell('store', label, KEPT, async (figures) => {
-    await running.close();
-    const restarted = await keptAfterRestart(file, [...before, during], figures);
-    running = restarted.running;
-    return restarted.note;
-  });
-});
+}
 
 describe('corrupted file', () => {
   const label = 'corrupted file (garbage, restart)';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, isHttpUrl, isRedisUrl, loadConfig, type Config } from '../../src/config/settings.ts';
 import { ShardPlanError, shardPlan } from '../../src/discord/shards.ts';
-import { openStore } from '../../src/store/open-store.ts';
+import { openStore, storeLocation } from '../../src/store/open-store.ts';
 import { openWotdAdapter } from '../../src/wotd/adapter.ts';
 import { isWotdError } from '../../src/wotd/errors.ts';
 import { startCommandWorld, type CommandWorld } from '../commands/world.ts';
@@ -26,6 +26,12 @@ const SANE: Record<Setting, (value: unknown) => boolean> = {
   WOTD_API_URL: (value) => typeof value === 'string' && isHttpUrl(value) && !value.endsWith('/'),
   WOTD_API_VARIANT: (value) => value === 'A' || value === 'B' || value === 'auto',
   WOTD_SITE_URL: (value) => typeof value === 'string' && isHttpUrl(value) && !value.endsWith('/'),
+  WOTD_MIRROR: (value) => {
+    const setting = value as { kind?: unknown; url?: unknown; path?: unknown };
+    if (setting.kind === 'on' || setting.kind === 'off') return true;
+    if (setting.kind === 'url') return typeof setting.url === 'string' && isHttpUrl(setting.url);
+    return setting.kind === 'file' && typeof setting.path === 'string' && setting.path !== '' && setting.path.trim() === setting.path && !/[\u0000-\u001f]/.test(setting.path);
+  },
   WOTD_RATE_LIMIT: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
   WOTD_RATE_LIMIT_SCOPE: (value) => value === 'service' || value === 'endpoint',
   // A timer cannot wait longer than 2^31-1 ms: Node fires a longer one at once.
@@ -183,7 +189,7 @@ describe('accepted settings at work', () => {
         }
         if (/^rediss?:/i.test(config.STORE_URL)) return;
         try {
-          const store = await withinBound(`STORE_URL=${url}`, openStore<unknown>(config.STORE_URL, 'probe'));
+          const store = await withinBound(`STORE_URL=${url}`, openStore<unknown>(storeLocation(config), 'probe'));
           await store.set('k', 1);
           await store.disconnect();
         } catch (error) {

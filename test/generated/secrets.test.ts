@@ -155,7 +155,7 @@ afterAll(async () => {
 
 /**
  * `wotd-bot start` in console mode with these settings. With `serve`, it waits for the health endpoint, reads
- * /healthz and /metrics, then ends the console (stdin closed); otherwise the process ends by itself.
+ * /healthz and /metrics, then ends the console (`exit`); otherwise the process ends by itself.
  */
 async function runProcess(env: Record<string, string>, serve: boolean, run: string): Promise<Outcome> {
   const base: NodeJS.ProcessEnv = {};
@@ -200,7 +200,7 @@ async function runProcess(env: Record<string, string>, serve: boolean, run: stri
         const response = await fetch(`${healthUrl}${path}`);
         text += `\n${path} ${response.status}\n${await response.text()}`;
       }
-      child.stdin.end();
+      child.stdin.end('exit\n');
     }
     const code = await exited;
     return { code, text };
@@ -249,7 +249,7 @@ const SCENARIOS: Scenario[] = [
     env: (secret, user) => ({ REDIS_URL: `redis://${user}:${secret}@127.0.0.1:99999` }),
   },
   {
-    name: 'STORE_URL of an adapter that is not installed, and an API URL with userinfo',
+    name: 'STORE_URL of a PostgreSQL that does not answer, and an API URL with userinfo',
     serve: false,
     expectedCodes: [1],
     env: (secret, user) => ({

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/config/logger.ts';
 import { describeDate, readDateOption } from '../../src/replies/date-text.ts';
 import { replyWhenReady } from '../../src/replies/deliver.ts';
-import { failureMessage } from '../../src/replies/messages.ts';
+import { failureMessage, notRevealedMessage } from '../../src/replies/messages.ts';
 import { WotdError } from '../../src/wotd/errors.ts';
 import { commandContext } from '../commands/recording-context.ts';
 
@@ -29,7 +29,17 @@ describe('failure messages', () => {
     expect(failureMessage(new WotdError('bad_response', 'Unexpected token < in JSON')).content).toBe(
       'The Word-of-the-Day service sent an answer I could not make sense of. Please try again later.',
     );
-    expect(failureMessage(new WotdError('future_date', 'x'), { date: '2030-01-01' }).content).toMatch(/not been revealed yet/);
+    // Far ahead (here, of this machine's day) there is plainly no word yet; within a week, a countdown to its reveal.
+    expect(failureMessage(new WotdError('future_date', 'x'), { date: '2999-01-01' }).content).toBe(
+      "There is no word of the day for 1 January 2999 yet: the service reveals each day's word on that day (UTC).",
+    );
+    expect(notRevealedMessage('2098-01-01', '2026-01-01').content).toBe(
+      "There is no word of the day for 1 January 2098 yet: the service reveals each day's word on that day (UTC).",
+    );
+    expect(notRevealedMessage('2026-01-08', '2026-01-01').content).toBe(
+      `The word of the day for 8 January 2026 has not been revealed yet. It will be <t:${Date.UTC(2026, 0, 8) / 1000}:R> (<t:${Date.UTC(2026, 0, 8) / 1000}:f>).`,
+    );
+    expect(notRevealedMessage('2026-01-09', '2026-01-01').content).toMatch(/^There is no word of the day for 9 January 2026 yet/);
     const internal = failureMessage(new TypeError('Cannot read properties of undefined'));
     expect(internal).toEqual({ content: 'Something went wrong on my side while answering. Please try again in a moment.', ephemeral: true });
   });

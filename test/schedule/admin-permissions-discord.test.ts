@@ -92,7 +92,10 @@ describe('Manage Channels is checked in the channel being subscribed (Discord en
 
     // Denied where typed, granted in the channel subscribed (and changed, and unsubscribed).
     expect(await invoke(MOD, 'no-manage', 'wotd-subscribe', { channel: id('open') })).toContain(`Subscribed <#${id('open')}>`);
-    expect(await invoke(MOD, 'no-manage', 'wotd-subscribe', { channel: id('bot-commands'), time: '10:00' })).toContain(`Updated <#${id('bot-commands')}>`);
+    const changed = await invoke(MOD, 'no-manage', 'wotd-subscribe', { channel: id('bot-commands'), time: '10:00' });
+    expect(changed).toContain(`Updated <#${id('bot-commands')}>`);
+    // On Discord as at the console, the answer says what changed, from what to what.
+    expect(changed).toContain('. Changed: the time from 09:00 to 10:00.');
     expect(await time('bot-commands')).toBe('10:00');
 
     // A subscription the owner made: the mod may neither change nor remove it, from anywhere.

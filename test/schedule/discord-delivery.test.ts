@@ -6,7 +6,8 @@ import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { restFor, startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 import { render, schedulerFor } from './discord-scheduler.ts';
-import { captureLogger, entryFor, FixedLookup, makeSubscription, tempStore } from './helpers.ts';
+import { sqliteBackend, storeBackends, type StoreBackend } from '../support/store-backends.ts';
+import { captureLogger, entryFor, FixedLookup, makeSubscription } from './helpers.ts';
 
 /** The scheduler and the discord.js REST poster against the local Discord-compatible server. */
 
@@ -15,7 +16,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function world(options: Parameters<typeof startDiscordServer>[0] = {}) {
+async function world(options: Parameters<typeof startDiscordServer>[0] = {}, backend: StoreBackend = sqliteBackend) {
   const discord = await startDiscordServer(options);
   cleanups.push(() => discord.close());
   const guild = discord.addGuild({
@@ -28,11 +29,10 @@ async function world(options: Parameters<typeof startDiscordServer>[0] = {}) {
       { name: 'hidden', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.ViewChannel }] },
     ],
   });
-  const temp = tempStore();
-  cleanups.push(temp.cleanup);
-  const store = await SubscriptionStore.open(temp.url);
+  const location = await backend.fresh();
+  const store = await SubscriptionStore.open(location);
   cleanups.push(() => store.close());
-  return { discord, guild, store, storeUrl: temp.url };
+  return { discord, guild, store, location };
 }
 
 
@@ -66,136 +66,6 @@ describe('daily posts through the local Discord-compatible server', () => {
     expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: message?.id });
   });
 
-  it('exactly once: a crash between the send and the record, then a restart, leaves one message in the channel', async () => {
-    const { discord, guild, store, storeUrl } = await world();
-    const daily = guild.channelId('daily');
-    await subscribe(store, guild.id, daily);
-    const crashing = schedulerFor(discord, store, {
-      hooks: {
-        afterSend() {
-          throw new Error('process killed');
-        },
-      },
-    });
-    await crashing.scheduler.tick(nine);
-    expect((await store.getDelivery(daily, '2026-06-15'))?.state).toBe('sending');
-    await store.close();
-
-    const reopened = await SubscriptionStore.open(storeUrl);
-    cleanups.push(() => reopened.close());
-    const restarted = schedulerFor(discord, reopened);
-    expect(await restarted.scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
-
-    // The restart found the post in the channel, so it did not even need the nonce.
-    expect(discord.posts(daily)).toHaveLength(1);
-    expect(discord.messagesIn(daily)).toHaveLength(1);
-    expect(await reopened.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: discord.messagesIn(daily)[0]?.id });
-  });
-
-  describe('past the nonce window', () => {
-    const crashAfterSend = { afterSend: () => Promise.reject(new Error('process killed')) };
-    const pastTheWindow = () => new Promise((resolve) => setTimeout(resolve, 60));
-
-    it('a restart hours after a crash between post and record finds the post, even behind 150 newer messages', async () => {
-      const { discord, guild, store } = await world({ nonceWindowMs: 20, perChannelMessages: { limit: 1000, windowMs: 1000 }, globalLimitPerSecond: 1000 });
-      const daily = guild.channelId('daily');
-      await subscribe(store, guild.id, daily);
-      await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
-      const [first] = discord.messagesIn(daily);
-      expect((await store.getDelivery(daily, '2026-06-15'))?.state).toBe('sending');
-      await pastTheWindow();
-      // The channel goes on without the bot: the post is now two pages of history back.
-      const rest = restFor(discord);
-      await Promise.all(Array.from({ length: 150 }, (_, i) => rest.post(`/channels/${daily}/messages`, { body: { content: `chatter ${i}` } })));
-
-      const { scheduler, lines } = schedulerFor(discord, store);
-      expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
-      expect(discord.messagesIn(daily).filter((m) => m.embeds.length > 0)).toHaveLength(1);
-      expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: first?.id });
-      expect(lines.some((l) => l.msg === 'an earlier attempt had posted; recorded it instead of posting again')).toBe(true);
-    });
-
-    it('a post found after a crash between Discord creating it and publishing it is published then, and not posted again', async () => {
-      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
-      const news = guild.channelId('news');
-      await store.upsert(guild.id, news, 50, () => makeSubscription({ guildId: guild.id, channelId: news, publish: true }));
-      await store.putDelivery({ channelId: news, day: '2026-06-15', state: 'sending', nonce: deliveryNonce(news, '2026-06-15'), attempts: 1, attemptStartedAt: new Date().toISOString(), updatedAt: nine.toISOString() });
-      await restFor(discord).post(`/channels/${news}/messages`, { body: { embeds: [render(entryFor('2026-06-15'))] } });
-      expect((discord.messagesIn(news)[0]?.flags ?? 0) & 1).toBe(0);
-      await pastTheWindow();
-
-      const { scheduler } = schedulerFor(discord, store);
-      expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
-      const posts = discord.messagesIn(news);
-      expect(posts).toHaveLength(1);
-      // Flag 1: crossposted (published).
-      expect((posts[0]?.flags ?? 0) & 1).toBe(1);
-      expect(await store.getDelivery(news, '2026-06-15')).toMatchObject({ state: 'sent', messageId: posts[0]?.id });
-    });
-
-    it('a crash before the post reached Discord posts once; the /wotd-like reply already there does not count', async () => {
-      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
-      const daily = guild.channelId('daily');
-      await subscribe(store, guild.id, daily);
-      // The channel holds the bot's post of another day, and the crash came before this day's post left.
-      const rest = restFor(discord);
-      await rest.post(`/channels/${daily}/messages`, { body: { embeds: [render(entryFor('2026-06-14'))] } });
-      await store.putDelivery({ channelId: daily, day: '2026-06-15', state: 'sending', nonce: deliveryNonce(daily, '2026-06-15'), attempts: 1, updatedAt: nine.toISOString() });
-      await pastTheWindow();
-
-      const { scheduler } = schedulerFor(discord, store);
-      expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
-      const posted = discord.messagesIn(daily).map((m) => m.embeds[0]?.title);
-      expect(posted).toEqual(['word-2026-06-14', 'word-2026-06-15']);
-    });
-
-    it('a timeout whose post Discord did make is found on the retry after the window', async () => {
-      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
-      const daily = guild.channelId('daily');
-      await subscribe(store, guild.id, daily);
-      discord.injectFault({ channelId: daily, delayMs: 400, times: 1 });
-      const { logger } = captureLogger();
-      const scheduler = new DailyScheduler({ store, lookup: new FixedLookup(), poster: createChannelPoster(restFor(discord, { retries: 0, timeout: 100 })), render, logger, concurrency: 2 });
-
-      expect(await scheduler.tick(nine)).toMatchObject({ retrying: 1 });
-      await discord.waitForMessages(daily, 1);
-      await pastTheWindow();
-      expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
-      expect(discord.posts(daily)).toHaveLength(1);
-      expect(discord.messagesIn(daily)).toHaveLength(1);
-    });
-
-    it('a look that fails keeps the record unsure and the channel unposted until it can look', async () => {
-      const { discord, guild, store } = await world({ nonceWindowMs: 20 });
-      const daily = guild.channelId('daily');
-      await subscribe(store, guild.id, daily);
-      await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
-      const crashed = await store.getDelivery(daily, '2026-06-15');
-      if (crashed?.state !== 'sending') throw new Error('the crash left no sending record');
-      await pastTheWindow();
-      const broken = discord.injectFault({ route: 'GET /channels/:id/messages', status: 500 });
-      const { scheduler } = schedulerFor(discord, store);
-
-      expect(await scheduler.tick(new Date('2026-06-15T12:00:00Z'))).toMatchObject({ retrying: 1 });
-      expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'retrying', attemptStartedAt: crashed?.attemptStartedAt });
-      broken.remove();
-      expect(await scheduler.tick(new Date('2026-06-15T13:00:00Z'))).toMatchObject({ sent: 1 });
-      expect(discord.messagesIn(daily)).toHaveLength(1);
-    });
-
-    it('without Read Message History it says so and posts with the same nonce', async () => {
-      const { discord, guild, store } = await world({ nonceWindowMs: 60_000 });
-      const channel = discord.addChannel(guild.id, { name: 'no-history', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.ReadMessageHistory }] }).id;
-      await subscribe(store, guild.id, channel);
-      await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
-
-      const { scheduler, lines } = schedulerFor(discord, store);
-      expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
-      expect(discord.messagesIn(channel)).toHaveLength(1);
-      expect(lines.some((l) => l.msg === "could not look for an earlier attempt's post; posting with the same nonce")).toBe(true);
-    });
-  });
-
   it('remembers a bounded number of DM channels: the oldest is forgotten, and opening it again gives the same channel', async () => {
     const { discord, guild } = await world();
     const users = ['700000000000000001', '700000000000000002', '700000000000000003'];
@@ -212,6 +82,25 @@ describe('daily posts through the local Discord-compatible server', () => {
     expect(opens()).toBe(4);
     expect(await channelOf(guild.channelId('daily'))).toBe(guild.channelId('daily'));
     expect(opens()).toBe(4);
+  });
+
+  it('refuses a DM channel answer without a channel id, posting to no made-up channel', async () => {
+    const { discord, guild } = await world();
+    const member = '700000000000000009';
+    discord.addMember(guild.id, { id: member, username: 'member-9' });
+    discord.injectFault({ route: 'POST /users/@me/channels', answer: { status: 200, headers: { 'Content-Type': 'application/json' }, body: '{}' }, times: 1 });
+    const poster = createChannelPoster(restFor(discord, { retries: 0 }), { postsPerSecond: 0, selfId: discord.botUser.id });
+    const message = { channelId: `dm:${member}`, embeds: [render(entryFor('2026-06-14'))], mentionRoleId: null, nonce: 'dm-1' };
+    const failure = await poster.post(message).then(
+      () => new Error('expected the post to fail'),
+      (error: unknown) => error,
+    );
+    expect(isDeliveryError(failure) && failure.kind).toBe('transient');
+    expect((failure as Error).message).toBe('Discord opened the DM channel but its answer carried no channel id');
+    expect(discord.requests.filter((request) => request.route === 'POST /channels/:channel_id/messages')).toEqual([]);
+    // The next post opens the channel again, and lands.
+    await poster.post(message);
+    expect(discord.messagesIn(discord.dmChannelOf(member))).toHaveLength(1);
   });
 
   it('403: missing access or permissions marks the subscription failing with the reason', async () => {
@@ -332,3 +221,140 @@ describe('daily posts through the local Discord-compatible server', () => {
     expect(await post('123456789012345678')).toBe('gone');
   });
 });
+
+// Exactly once rests on the store: the same crashes and restarts on every store the bot runs on.
+for (const backend of storeBackends) {
+  backend.describe(`exactly once, on ${backend.name}`, () => {
+    const worldOn = (options: Parameters<typeof startDiscordServer>[0] = {}) => world(options, backend);
+
+      it('exactly once: a crash between the send and the record, then a restart, leaves one message in the channel', async () => {
+        const { discord, guild, store, location } = await worldOn();
+        const daily = guild.channelId('daily');
+        await subscribe(store, guild.id, daily);
+        const crashing = schedulerFor(discord, store, {
+          hooks: {
+            afterSend() {
+              throw new Error('process killed');
+            },
+          },
+        });
+        await crashing.scheduler.tick(nine);
+        expect((await store.getDelivery(daily, '2026-06-15'))?.state).toBe('sending');
+        await store.close();
+
+        const reopened = await SubscriptionStore.open(location);
+        cleanups.push(() => reopened.close());
+        const restarted = schedulerFor(discord, reopened);
+        expect(await restarted.scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+
+        // The restart found the post in the channel, so it did not even need the nonce.
+        expect(discord.posts(daily)).toHaveLength(1);
+        expect(discord.messagesIn(daily)).toHaveLength(1);
+        expect(await reopened.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: discord.messagesIn(daily)[0]?.id });
+      });
+
+      describe('past the nonce window', () => {
+        const crashAfterSend = { afterSend: () => Promise.reject(new Error('process killed')) };
+        const pastTheWindow = () => new Promise((resolve) => setTimeout(resolve, 60));
+
+        it('a restart hours after a crash between post and record finds the post, even behind 150 newer messages', async () => {
+          const { discord, guild, store } = await worldOn({ nonceWindowMs: 20, perChannelMessages: { limit: 1000, windowMs: 1000 }, globalLimitPerSecond: 1000 });
+          const daily = guild.channelId('daily');
+          await subscribe(store, guild.id, daily);
+          await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
+          const [first] = discord.messagesIn(daily);
+          expect((await store.getDelivery(daily, '2026-06-15'))?.state).toBe('sending');
+          await pastTheWindow();
+          // The channel goes on without the bot: the post is now two pages of history back.
+          const rest = restFor(discord);
+          await Promise.all(Array.from({ length: 150 }, (_, i) => rest.post(`/channels/${daily}/messages`, { body: { content: `chatter ${i}` } })));
+
+          const { scheduler, lines } = schedulerFor(discord, store);
+          expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
+          expect(discord.messagesIn(daily).filter((m) => m.embeds.length > 0)).toHaveLength(1);
+          expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'sent', messageId: first?.id });
+          expect(lines.some((l) => l.msg === 'an earlier attempt had posted; recorded it instead of posting again')).toBe(true);
+        });
+
+        it('a post found after a crash between Discord creating it and publishing it is published then, and not posted again', async () => {
+          const { discord, guild, store } = await worldOn({ nonceWindowMs: 20 });
+          const news = guild.channelId('news');
+          await store.upsert(guild.id, news, 50, () => makeSubscription({ guildId: guild.id, channelId: news, publish: true }));
+          await store.putDelivery({ channelId: news, day: '2026-06-15', state: 'sending', nonce: deliveryNonce(news, '2026-06-15'), attempts: 1, attemptStartedAt: new Date().toISOString(), updatedAt: nine.toISOString() });
+          await restFor(discord).post(`/channels/${news}/messages`, { body: { embeds: [render(entryFor('2026-06-15'))] } });
+          expect((discord.messagesIn(news)[0]?.flags ?? 0) & 1).toBe(0);
+          await pastTheWindow();
+
+          const { scheduler } = schedulerFor(discord, store);
+          expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
+          const posts = discord.messagesIn(news);
+          expect(posts).toHaveLength(1);
+          // Flag 1: crossposted (published).
+          expect((posts[0]?.flags ?? 0) & 1).toBe(1);
+          expect(await store.getDelivery(news, '2026-06-15')).toMatchObject({ state: 'sent', messageId: posts[0]?.id });
+        });
+
+        it('a crash before the post reached Discord posts once; the /wotd-like reply already there does not count', async () => {
+          const { discord, guild, store } = await worldOn({ nonceWindowMs: 20 });
+          const daily = guild.channelId('daily');
+          await subscribe(store, guild.id, daily);
+          // The channel holds the bot's post of another day, and the crash came before this day's post left.
+          const rest = restFor(discord);
+          await rest.post(`/channels/${daily}/messages`, { body: { embeds: [render(entryFor('2026-06-14'))] } });
+          await store.putDelivery({ channelId: daily, day: '2026-06-15', state: 'sending', nonce: deliveryNonce(daily, '2026-06-15'), attempts: 1, updatedAt: nine.toISOString() });
+          await pastTheWindow();
+
+          const { scheduler } = schedulerFor(discord, store);
+          expect(await scheduler.tick(new Date('2026-06-15T15:00:00Z'))).toMatchObject({ sent: 1 });
+          const posted = discord.messagesIn(daily).map((m) => m.embeds[0]?.title);
+          expect(posted).toEqual(['word-2026-06-14', 'word-2026-06-15']);
+        });
+
+        it('a timeout whose post Discord did make is found on the retry after the window', async () => {
+          const { discord, guild, store } = await worldOn({ nonceWindowMs: 20 });
+          const daily = guild.channelId('daily');
+          await subscribe(store, guild.id, daily);
+          discord.injectFault({ channelId: daily, delayMs: 400, times: 1 });
+          const { logger } = captureLogger();
+          const scheduler = new DailyScheduler({ store, lookup: new FixedLookup(), poster: createChannelPoster(restFor(discord, { retries: 0, timeout: 100 })), render, logger, concurrency: 2 });
+
+          expect(await scheduler.tick(nine)).toMatchObject({ retrying: 1 });
+          await discord.waitForMessages(daily, 1);
+          await pastTheWindow();
+          expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+          expect(discord.posts(daily)).toHaveLength(1);
+          expect(discord.messagesIn(daily)).toHaveLength(1);
+        });
+
+        it('a look that fails keeps the record unsure and the channel unposted until it can look', async () => {
+          const { discord, guild, store } = await worldOn({ nonceWindowMs: 20 });
+          const daily = guild.channelId('daily');
+          await subscribe(store, guild.id, daily);
+          await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
+          const crashed = await store.getDelivery(daily, '2026-06-15');
+          if (crashed?.state !== 'sending') throw new Error('the crash left no sending record');
+          await pastTheWindow();
+          const broken = discord.injectFault({ route: 'GET /channels/:id/messages', status: 500 });
+          const { scheduler } = schedulerFor(discord, store);
+
+          expect(await scheduler.tick(new Date('2026-06-15T12:00:00Z'))).toMatchObject({ retrying: 1 });
+          expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'retrying', attemptStartedAt: crashed?.attemptStartedAt });
+          broken.remove();
+          expect(await scheduler.tick(new Date('2026-06-15T13:00:00Z'))).toMatchObject({ sent: 1 });
+          expect(discord.messagesIn(daily)).toHaveLength(1);
+        });
+
+        it('without Read Message History it says so and posts with the same nonce', async () => {
+          const { discord, guild, store } = await worldOn({ nonceWindowMs: 60_000 });
+          const channel = discord.addChannel(guild.id, { name: 'no-history', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.ReadMessageHistory }] }).id;
+          await subscribe(store, guild.id, channel);
+          await schedulerFor(discord, store, { hooks: crashAfterSend }).scheduler.tick(nine);
+
+          const { scheduler, lines } = schedulerFor(discord, store);
+          expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
+          expect(discord.messagesIn(channel)).toHaveLength(1);
+          expect(lines.some((l) => l.msg === "could not look for an earlier attempt's post; posting with the same nonce")).toBe(true);
+        });
+      });
+  });
+}

@@ -30,6 +30,8 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
         { name: 'general' },
         { name: 'daily' },
         { name: 'locked', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.SendMessages }] },
+        // The bot may post here but not embed: Discord would take the post and drop its embed (the word itself).
+        { name: 'no-embeds', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.EmbedLinks }] },
       ],
     });
     const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
@@ -60,6 +62,9 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
     const locked = await invoke('wotd-subscribe', { channel: guild.channelId('locked') });
     expect(locked.content).toContain(`I'm missing **Send Messages** and **Embed Links** there`);
     expect(locked.ephemeral).toBe(true);
+    const noEmbeds = await invoke('wotd-subscribe', { channel: guild.channelId('no-embeds') });
+    expect(noEmbeds.content).toContain(`I can't post in <#${guild.channelId('no-embeds')}>: I'm missing **Embed Links** there. Give me it in the channel's permissions`);
+    expect(noEmbeds.ephemeral).toBe(true);
 
     const settings = { channel: guild.channelId('daily'), time: '09:30', timezone: 'Europe/London', role: guild.roleId('word-fans'), style: 'compact' };
     const preview = await invoke('wotd-subscribe', { ...settings, preview: true });

@@ -47,6 +47,7 @@ describe('DailyScheduler', () => {
       {
         id: '1',
         channelId: 'c1',
+        channelName: 'words',
         content: '<@&r9>',
         embeds: [render(entryFor('2026-06-15'))],
         mentionRoleId: 'r9',

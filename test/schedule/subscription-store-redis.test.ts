@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import { describeRedis, keysUnder, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import type { StoreLocation } from '../../src/store/open-store.ts';
+import { describeRedis, keysUnder, useRedisPrefix } from '../support/redis.ts';
+import { clusterBackends, storeEnv } from '../support/store-backends.ts';
 import { hammer } from './hammer.ts';
 import { makeSubscription } from './helpers.ts';
 
@@ -22,11 +24,11 @@ async function expectNothingLost(store: SubscriptionStore, writers: Array<{ name
   for (const { name } of writers) expect(renamed.split(name).length - 1, renamed).toBe(SHAPE.rounds);
 }
 
-/** A hammer-process.ts child on the test's Redis prefix; `ready` resolves once its store is open. */
-function writerProcess(name: string, keyPrefix: string) {
+/** A hammer-process.ts child on the test's store, opened from the settings as the bot does; `ready` resolves once its store is open. */
+function writerProcess(name: string, location: StoreLocation) {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|REDIS_|STORE_URL)/.test(key)) env[key] = value;
-  Object.assign(env, { REDIS_URL: redisTestUrl ?? '', REDIS_KEY_PREFIX: keyPrefix });
+  Object.assign(env, storeEnv(location));
   const args = [name, SHAPE.limit, SHAPE.channels, SHAPE.rounds].map(String);
   const child = spawn(process.execPath, ['--import', 'tsx', HAMMER, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
@@ -102,23 +104,39 @@ describeRedis('SubscriptionStore on Redis', () => {
     expect(left).toEqual([`${redis.prefix}subscriptions::removals`]);
     expect(await store.guildRemovals()).toEqual([]);
   });
-
-  it('two stores that share no in-process lock keep the per-server limit and lose no change', async () => {
-    const [a, b] = await Promise.all([open(), open()]);
-    await a.upsert('elsewhere', 'shared', 5, () => makeSubscription({ guildId: 'elsewhere', channelId: 'shared' }));
-    const writers = await Promise.all([
-      hammer(a, 'A', SHAPE).then((result) => ({ name: 'A', ...result })),
-      hammer(b, 'B', SHAPE).then((result) => ({ name: 'B', ...result })),
-    ]);
-    await expectNothingLost(a, writers);
-  });
-
-  it('two bot processes on one Redis keep the per-server limit and lose no change', async () => {
-    const store = await open();
-    await store.upsert('elsewhere', 'shared', 5, () => makeSubscription({ guildId: 'elsewhere', channelId: 'shared' }));
-    const writers = [writerProcess('A', redis.prefix), writerProcess('B', redis.prefix)];
-    await Promise.all(writers.map((writer) => writer.ready));
-    for (const writer of writers) writer.go();
-    await expectNothingLost(store, await Promise.all(writers.map((writer) => writer.result)));
-  });
 });
+
+// Cluster mode: the same on every store several processes share, with the locks on Redis.
+for (const backend of clusterBackends) {
+  backend.describe(`SubscriptionStore shared by processes, on ${backend.name}`, () => {
+    let location: StoreLocation;
+    beforeEach(async () => {
+      location = await backend.fresh();
+    });
+
+    async function open(): Promise<SubscriptionStore> {
+      const store = await SubscriptionStore.open(location);
+      stores.push(store);
+      return store;
+    }
+
+    it('two stores that share no in-process lock keep the per-server limit and lose no change', async () => {
+      const [a, b] = await Promise.all([open(), open()]);
+      await a.upsert('elsewhere', 'shared', 5, () => makeSubscription({ guildId: 'elsewhere', channelId: 'shared' }));
+      const writers = await Promise.all([
+        hammer(a, 'A', SHAPE).then((result) => ({ name: 'A', ...result })),
+        hammer(b, 'B', SHAPE).then((result) => ({ name: 'B', ...result })),
+      ]);
+      await expectNothingLost(a, writers);
+    });
+
+    it('two bot processes on one store keep the per-server limit and lose no change', async () => {
+      const store = await open();
+      await store.upsert('elsewhere', 'shared', 5, () => makeSubscription({ guildId: 'elsewhere', channelId: 'shared' }));
+      const writers = [writerProcess('A', location), writerProcess('B', location)];
+      await Promise.all(writers.map((writer) => writer.ready));
+      for (const writer of writers) writer.go();
+      await expectNothingLost(store, await Promise.all(writers.map((writer) => writer.result)));
+    });
+  });
+}

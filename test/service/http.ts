@@ -18,10 +18,10 @@ export interface Reply {
  */
 export function send(
   url: string,
-  options: { method?: string; localAddress?: string; body?: string } = {},
+  options: { method?: string; localAddress?: string; body?: string; headers?: Record<string, string> } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'GET', agent: false, localAddress: options.localAddress }, (res) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', agent: false, localAddress: options.localAddress, headers: options.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);

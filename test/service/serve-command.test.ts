@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeFlags, UsageError } from '../../src/service/serve-command.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
@@ -13,12 +15,13 @@ interface Spawned {
   exit: Promise<number | null>;
 }
 
+const ROOT = resolve(import.meta.dirname, '../..');
 const children: ChildProcess[] = [];
 
-function serve(args: string[]): Spawned {
+function serve(args: string[], cwd = ROOT): Spawned {
   const env = { ...process.env };
   delete env.WOTD_SERVICE_DB;
-  const child = spawn(process.execPath, ['bin/wotd-bot.js', 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/wotd-bot.js'), 'serve', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -45,12 +48,13 @@ afterEach(() => {
 });
 
 describe('wotd-bot serve', () => {
-  it('serves data/words.sqlite on the port it reports, rate-limits at ten a minute and stops on SIGTERM', async () => {
-    const spawned = serve(['--port', '0']);
-    const url = await listeningUrl(spawned);
+  it("serves the bot's own data/words.sqlite from any folder, on the port it reports, rate-limits at ten a minute and stops on SIGTERM", async () => {
+    const elsewhere = await tempDir('serve-cwd');
+    const spawned = serve(['--port', '0'], elsewhere.dir);
+    const url = await listeningUrl(spawned).finally(() => elsewhere.cleanup());
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toMatch(/:0$/);
-    expect(spawned.stdout()).toContain('(variant A, data/words.sqlite, 10 requests/min per client)');
+    expect(spawned.stdout()).toContain(`(variant A, ${join(ROOT, 'data/words.sqlite')}, 10 requests/min per client)`);
 
     const first = await send(`${url}/query?date=2025-01-01`);
     expect(first.status).toBe(200);
@@ -59,8 +63,18 @@ describe('wotd-bot serve', () => {
     for (let i = 0; i < 10; i += 1) statuses.push((await send(`${url}/query?date=2025-01-01`)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429]);
 
+    // The /databases pages have their own allowance, and their files a temporary folder removed at the stop.
+    const folder = /monthly database snapshots on http:\S+\/databases \(files in (.+)\)\n/.exec(spawned.stdout())?.[1];
+    expect(folder).toBeDefined();
+    const listing = await send(`${url}/databases`);
+    expect(listing.status).toBe(200);
+    const newest = [...listing.text.matchAll(/wotd_(\d{4}-\d{2})\.db"/g)].map((match) => match[1] as string).sort().at(-1) as string;
+    expect(newest < new Date().toISOString().slice(0, 7)).toBe(true);
+    expect(existsSync(join(folder as string, `wotd_${newest}.db`))).toBe(true);
+
     spawned.child.kill('SIGTERM');
     expect(await spawned.exit).toBe(0);
+    expect(existsSync(folder as string)).toBe(false);
     expect(spawned.stdout()).toContain('wotd service stopping (SIGTERM)');
   });
 
@@ -92,6 +106,20 @@ describe('wotd-bot serve', () => {
     );
   });
 
+  it('fails with one line naming --port and exit code 2 when the port is in use', async () => {
+    const holder = createServer();
+    await new Promise<void>((listening) => holder.listen(0, '127.0.0.1', listening));
+    try {
+      const { port } = holder.address() as AddressInfo;
+      const spawned = serve(['--port', String(port)]);
+      expect(await spawned.exit).toBe(2);
+      expect(spawned.stderr()).toBe(`wotd-bot serve: --port ${port} is already in use on 127.0.0.1; choose another (--port 0 picks a free one)\n`);
+      expect(spawned.stdout()).toBe('');
+    } finally {
+      await new Promise<void>((closed) => holder.close(() => closed()));
+    }
+  });
+
   it('fails with one line and exit code 2 for a bad flag value', async () => {
     const spawned = serve(['--variant', 'C']);
     expect(await spawned.exit).toBe(2);
@@ -101,7 +129,7 @@ describe('wotd-bot serve', () => {
 
 describe('serve flags', () => {
   it('has documented defaults', () => {
-    expect(parseServeFlags([])).toEqual({ port: 8080, host: '127.0.0.1', variant: 'A', db: undefined, rateLimit: 10 });
+    expect(parseServeFlags([])).toEqual({ port: 8080, host: '127.0.0.1', variant: 'A', db: undefined, rateLimit: 10, snapshotDir: undefined });
     expect(parseServeFlags(['--help'])).toBe('help');
   });
 
@@ -116,6 +144,7 @@ describe('serve flags', () => {
     [['--variant', 'AB'], '--variant "AB": expected A (YYYY-MM-DD) or B (DD-MM-YYYY)'],
     [['--host', ' '], '--host must not be empty'],
     [['--db='], '--db must not be empty'],
+    [['--snapshot-dir', ''], '--snapshot-dir must not be empty'],
     [['--verbose'], 'unknown option "--verbose" (see wotd-bot serve --help)'],
     [['8080'], 'unknown option "8080" (see wotd-bot serve --help)'],
   ])('refuses %j', (args, message) => {
@@ -123,12 +152,15 @@ describe('serve flags', () => {
   });
 
   it('reads every flag', () => {
-    expect(parseServeFlags(['--port', '0', '--host', '::1', '--variant=B', '--db', 'x.sqlite', '--rate-limit', '0'])).toEqual({
+    expect(
+      parseServeFlags(['--port', '0', '--host', '::1', '--variant=B', '--db', 'x.sqlite', '--rate-limit', '0', '--snapshot-dir=snaps']),
+    ).toEqual({
       port: 0,
       host: '::1',
       variant: 'B',
       db: 'x.sqlite',
       rateLimit: 0,
+      snapshotDir: 'snaps',
     });
   });
 });

@@ -7,6 +7,22 @@ import type { World } from './world.ts';
 
 type Json = Record<string, unknown>;
 
+/**
+ * Commands an app may have per scope, by type: 100 CHAT_INPUT, 15 USER, 15 MESSAGE, 1 PRIMARY_ENTRY_POINT (Discord's
+ * application-commands documentation). Beyond them Discord answers 400 30032 "Maximum number of application commands
+ * reached (N)"; a bulk overwrite longer than all three kinds together is refused as a form error first (observed:
+ * 130 commands answered 30032 (100), 134 "Must be 130 or fewer in length.").
+ */
+const COMMAND_LIMITS = new Map<number, number>([
+  [1, 100],
+  [2, 15],
+  [3, 15],
+  [4, 1],
+]);
+const MAX_COMMANDS_LISTED = 100 + 15 + 15;
+
+const tooManyCommands = (limit: number): ApiError => new ApiError(400, 30032, `Maximum number of application commands reached (${limit})`);
+
 export function defineCommandRoutes(table: RouteTable, world: World): void {
   const scope = (params: Record<string, string>): CommandScope => {
     if (params.application_id !== world.applicationId) throw new ApiError(403, 50001, 'Missing Access');
@@ -30,7 +46,7 @@ export function defineCommandRoutes(table: RouteTable, world: World): void {
         throw invalidForm(errors);
       }
       const errors = new FormErrors();
-      if (rawBody.length > 100) errors.add([], 'BASE_TYPE_MAX_LENGTH', 'Must be 100 or fewer in length.');
+      if (rawBody.length > MAX_COMMANDS_LISTED) errors.add([], 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_COMMANDS_LISTED} or fewer in length.`);
       const seen = new Set<string>();
       rawBody.forEach((c: unknown, i: number) => {
         const one = validateCommand(c, [i]);
@@ -40,12 +56,18 @@ export function defineCommandRoutes(table: RouteTable, world: World): void {
         seen.add(key);
       });
       if (!errors.empty) throw invalidForm(errors);
+      for (const [type, limit] of COMMAND_LIMITS) {
+        if (rawBody.filter((c) => ((c as Json).type ?? 1) === type).length > limit) throw tooManyCommands(limit);
+      }
       return ok(s.overwrite(rawBody as Json[]));
     });
     table.on('POST', base, ({ params, body }) => {
       const s = scope(params);
       const errors = validateCommand(body);
       if (!errors.empty) throw invalidForm(errors);
+      const type = typeof body.type === 'number' ? body.type : 1;
+      const limit = COMMAND_LIMITS.get(type) ?? 0;
+      if (!s.findByName(String(body.name), type) && s.list().filter((c) => c.type === type).length >= limit) throw tooManyCommands(limit);
       const { command, created } = s.upsert(body);
       return ok(command, created ? 201 : 200);
     });

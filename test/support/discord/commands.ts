@@ -98,9 +98,12 @@ export function validateCommand(body: unknown, path: (string | number)[] = []): 
   if (type !== 1 && type !== 2 && type !== 3 && type !== 4) {
     errors.add([...path, 'type'], 'BASE_TYPE_CHOICES', 'Value must be one of {1, 2, 3, 4}.');
   }
-  if (typeof c.name !== 'string' || !NAME.test(c.name) || (type === 1 && c.name !== c.name.toLowerCase())) {
-    errors.add([...path, 'name'], 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid');
-  }
+  // Context-menu (USER, MESSAGE) command names may hold spaces and capitals: only their length is limited.
+  const contextMenu = type === 2 || type === 3;
+  const validName =
+    typeof c.name === 'string' &&
+    (contextMenu ? c.name.trim().length > 0 && c.name.length <= 32 : NAME.test(c.name) && (type !== 1 || c.name === c.name.toLowerCase()));
+  if (!validName) errors.add([...path, 'name'], 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid');
   if (type === 1) {
     if (typeof c.description !== 'string' || c.description.length < 1 || c.description.length > 100) {
       errors.add([...path, 'description'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');

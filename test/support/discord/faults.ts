@@ -3,6 +3,7 @@
  * per-route 429, or get a raw answer of any bytes. Faults are tried in the order they were injected.
  */
 import type { FaultHandle, FaultSpec } from './public-types.ts';
+import { rateLimitAnswer } from './ratelimit.ts';
 
 interface ActiveFault extends FaultSpec {
   hits: number;
@@ -56,19 +57,18 @@ export class Faults {
 /** The answer of a fault with a status (a 429 is a rate limit); undefined for a delay-only fault. */
 export function statusAnswer(fault: FaultSpec): FaultAnswer | undefined {
   if (fault.status === 429) {
-    const { global, retryAfterMs } = fault.rateLimit ?? { global: false, retryAfterMs: 1000 };
+    const { global, retryAfterMs, scope = 'user' } = fault.rateLimit ?? { global: false, retryAfterMs: 1000 };
     const seconds = retryAfterMs / 1000;
-    const headers: Record<string, string> = global
-      ? { 'Retry-After': String(Math.ceil(seconds)), 'X-RateLimit-Global': 'true', 'X-RateLimit-Scope': 'global' }
-      : {
-          'Retry-After': String(Math.ceil(seconds)),
-          'X-RateLimit-Limit': '5',
-          'X-RateLimit-Remaining': '0',
-          'X-RateLimit-Reset-After': seconds.toFixed(3),
-          'X-RateLimit-Bucket': 'injected-fault',
-          'X-RateLimit-Scope': 'user',
-        };
-    return { status: 429, body: { message: 'You are being rate limited.', retry_after: Number(seconds.toFixed(3)), global }, headers, limited: global ? 'global' : 'bucket' };
+    const bucket = {
+      'X-RateLimit-Limit': '5',
+      // A shared resource's limit is not this bot's doing: its own bucket may have requests left.
+      'X-RateLimit-Remaining': scope === 'shared' ? '4' : '0',
+      'X-RateLimit-Reset': ((Date.now() + retryAfterMs) / 1000).toFixed(3),
+      'X-RateLimit-Reset-After': seconds.toFixed(3),
+      'X-RateLimit-Bucket': 'injected-fault',
+    };
+    const answer = rateLimitAnswer(global ? 'global' : scope, seconds, bucket);
+    return { ...answer, limited: global ? 'global' : 'bucket' };
   }
   if (fault.status !== undefined) {
     const code = fault.code ?? (fault.status === 403 ? 50013 : fault.status === 404 ? 10003 : 0);

@@ -150,6 +150,8 @@ export interface GatewayOptions {
   changes: Changes;
   /** How long a disconnected session stays resumable. */
   sessionTimeoutMs: number;
+  /** Sees every dispatch once, as it is made (the spec check). */
+  checkDispatch?: (t: string, d: unknown) => void;
 }
 
 const GUILDS_INTENT = 1 << 0;
@@ -529,6 +531,7 @@ export class Gateway {
   }
 
   private recordDispatch(t: string, d: unknown, guildId: string | null, at: number): GatewayDispatch {
+    this.options.checkDispatch?.(t, d);
     const id = typeof d === 'object' && d !== null && 'id' in d && typeof d.id === 'string' ? d.id : null;
     const record: GatewayDispatch = { at, t, guildId, objectId: id, to: [] };
     this.dispatches.push(record);

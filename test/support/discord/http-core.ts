@@ -2,6 +2,7 @@
  * The HTTP core every REST request goes through, in Discord's order: parse the body (JSON, or multipart with
  * payload_json and files), match a route (404, 405), check the bot token (401), take a turn against the global
  * limit, apply an injected fault, take the route's bucket, run the handler; then record the request and its answer.
+ * The spec check (spec-check.ts) sees every matched request and every answer but the raw bytes of an `answer` fault.
  * A handler's ApiError is Discord's error answer; anything else is a harness bug, answered 500 and kept.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,10 +11,11 @@ import { ApiError } from './api-error.ts';
 import { statusAnswer, type Faults } from './faults.ts';
 import type { StoredFile } from './messages.ts';
 import type { RecordedRequest } from './public-types.ts';
-import type { BucketLimiter, GlobalLimiter } from './ratelimit.ts';
+import { rateLimitAnswer, type BucketLimiter, type GlobalLimiter } from './ratelimit.ts';
 import type { Recorder } from './recording.ts';
 import type { RouteTable } from './route-table.ts';
 import { snowflake } from './snowflake.ts';
+import type { Exchange } from './spec-check.ts';
 import type { World } from './world.ts';
 
 type Json = Record<string, unknown>;
@@ -52,7 +54,9 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
     durationMs: 0,
   };
   let headers: Record<string, string> = {};
+  let exchange: Exchange = deps.world.spec.unrouted(method, path);
   const respond = (status: number, body?: unknown): void => {
+    deps.world.spec.answer(exchange, status, body);
     record.status = status;
     record.response = body ?? null;
     record.responseHeaders = { ...headers };
@@ -83,10 +87,12 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
     }
     record.body = parsed.body;
     if (!url.pathname.startsWith(`${prefix}/`)) {
+      exchange = deps.world.spec.unserved(method, url.pathname);
       respond(404, { message: '404: Not Found', code: 0 });
       return;
     }
     const match = deps.routes.match(method, path);
+    if (!match || match === 'method') exchange = deps.world.spec.unserved(method, path);
     if (!match) {
       respond(404, { message: '404: Not Found', code: 0 });
       return;
@@ -96,7 +102,9 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
       return;
     }
     const { route, params } = match;
-    record.route = `${route.method} ${route.template}`;
+    const routeName = `${route.method} ${route.template}`;
+    record.route = routeName;
+    exchange = deps.world.spec.request({ method, template: route.template, params, query: url.searchParams, body: parsed.body });
     if (route.auth && req.headers.authorization !== `Bot ${deps.world.token}`) {
       respond(401, { message: '401: Unauthorized', code: 0 });
       return;
@@ -107,8 +115,9 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
       if (verdict.ok) record.countedGlobally = true;
       else {
         record.limited = 'global';
-        headers = { 'Retry-After': String(Math.ceil(verdict.retryAfter)), 'X-RateLimit-Global': 'true', 'X-RateLimit-Scope': 'global' };
-        respond(429, { message: 'You are being rate limited.', retry_after: Number(verdict.retryAfter.toFixed(3)), global: true });
+        const limited = rateLimitAnswer('global', verdict.retryAfter);
+        headers = limited.headers;
+        respond(limited.status, limited.body);
         return;
       }
     }
@@ -118,6 +127,7 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
       if (fault.delayMs) await sleep(fault.delayMs);
       if (fault.answer) {
         const { status, headers: sent = {}, body = '' } = fault.answer;
+        deps.world.spec.answer(exchange, status, undefined, { raw: true });
         record.status = status;
         record.response = typeof body === 'string' ? body : body.toString('latin1');
         record.responseHeaders = { ...sent };
@@ -144,14 +154,16 @@ export async function handleRequest(deps: HttpDeps, req: IncomingMessage, res: S
       headers = verdict.headers;
       if (verdict.retryAfter !== undefined) {
         record.limited = 'bucket';
-        headers['Retry-After'] = String(Math.ceil(verdict.retryAfter));
-        respond(429, { message: 'You are being rate limited.', retry_after: Number(verdict.retryAfter.toFixed(3)), global: false });
+        const limited = rateLimitAnswer('user', verdict.retryAfter, verdict.headers);
+        headers = limited.headers;
+        respond(limited.status, limited.body);
         return;
       }
     }
     const body = (typeof parsed.body === 'object' && parsed.body !== null && !Array.isArray(parsed.body) ? parsed.body : {}) as Json;
     const result = await route.handle({ params, body, rawBody: parsed.body, query: url.searchParams, attachments: parsed.attachments, files: parsed.files });
-    respond(result.status, result.body);
+    const rewrite = deps.world.rewriteResponse;
+    respond(result.status, rewrite ? rewrite(routeName, result.status, result.body) : result.body);
   } catch (error) {
     if (error instanceof ApiError) respond(error.status, error.body());
     else {
@@ -180,7 +192,9 @@ async function parseBody(raw: Buffer, contentType: string | undefined): Promise<
     for (const [name, value] of form.entries()) {
       if (name === 'payload_json' && typeof value === 'string') body = JSON.parse(value);
       else if (typeof value !== 'string') {
-        attachments.push({ id: snowflake(), filename: value.name, size: value.size, content_type: value.type, url: `https://cdn.invalid/${value.name}` });
+        const id = snowflake();
+        const path = `attachments/${id}/${encodeURIComponent(value.name)}`;
+        attachments.push({ id, filename: value.name, size: value.size, content_type: value.type, url: `https://cdn.invalid/${path}`, proxy_url: `https://media.invalid/${path}` });
         files.push({ filename: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) });
       }
     }

@@ -28,7 +28,8 @@
  *   answer 403 50007, as do (50278) those to a user who shares no server with the bot and has no user install.
  *   Permissions resolve from roles and overwrites (overwrite ids may be '@everyone', '@bot' or a role name); the bot
  *   gets a managed role with View, Send, Embed Links, Read History unless `botMember.roles` says otherwise; REST
- *   answers 50001/50013 from them.
+ *   answers 50001/50013 from them. Without Embed Links a channel post or edit is taken with its embeds dropped (and
+ *   answered 50006 when nothing else is left); interaction replies keep theirs.
  * Interactions (each returns an InteractionHandle: id, token, sentAt, payload, deliveredTo, callbacks, callback,
  *   original, followUps, choices, waitForCallback, waitForResponse, waitForOriginal, waitForFollowUp):
  *   invokeCommand({ name, options, subcommand?, channelId | dm: true, user?, memberPermissions?, appPermissions? })
@@ -43,14 +44,19 @@
  *   pressButton({ customId, channelId, messageId? }) — the button must be on a message the bot sent;
  *   autocomplete({ name, options, focused, channelId }) → choices; startAutocomplete → handle; interactionHandles().
  * Recording: requests (every REST request with time, route, body, status, response, headers, limited, faulted),
- *   messagesIn(channelId), waitForMessages(channelId, n), allMessages() (MessageView with content, embeds,
- *   components, files (uploaded attachments, with their text), flags, ephemeral, loading, pings, revisions),
+ *   messagesIn(channelId), waitForMessages(channelId, n), allMessages() (MessageView with content, embeds and
+ *   components as sent (answers add what Discord does: embed `type`, field `inline`, component ids), files (uploaded
+ *   attachments, with their text), flags, ephemeral, loading, pings, revisions, threadId),
  *   threadsIn(channelId), posts(channelId?), callbacks(), commands(guildId?),
  *   stats() (per epoch second: accepted against the global limit, exempt, posts, global429, bucket429, invalid),
  *   internalErrors, waitFor(probe, description).
  * Faults: injectFault({ route?: 'POST /channels/:id/messages' | RegExp, channelId?, status?, code?, delayMs?, times?, answer?: a raw status, headers and body,
- *   rateLimit?: { global, retryAfterMs } (with status 429: a global or per-route 429 with Retry-After) })
+ *  rateLimit?: { global, retryAfterMs, scope?: 'user' | 'shared' } (with status 429: a global, per-route or shared-resource 429) })
  *   → { hits, remove() }; clearFaults().
+ * Spec check: every routed request, every answer (not a raw `answer` fault's bytes, nor a 5xx) and every gateway
+ *   dispatch is checked against discord-api-spec (spec-check.ts); a violation fails the test it happened in
+ *   (test/support/process-setup.ts). takeSpecViolations() (test/support/spec-ledger.ts) takes them for a test that
+ *   provokes them on purpose; rewriteResponse = (route, status, body) => body changes what routes answer (test-only).
  * Shards: GET /gateway/bot answers { url, shards: shardCount, session_start_limit: { total, remaining (counts
  *   IDENTIFYs in a day), reset_after, max_concurrency } }; the server enforces neither (discord.js itself will not
  *   start more shards than `remaining`, and paces IDENTIFYs by max_concurrency within one process). An IDENTIFY with
@@ -72,12 +78,15 @@
  *   ShardReady/ShardResume before destroying it: discord.js reconnects if destroyed while it awaits READY.
  * Discord's rules it keeps: 401 without `Bot <token>`; global limit per token in fixed one-second windows, counted
  *   over every REST client and process that uses the token, interaction routes exempt; per-route buckets with
- *   X-RateLimit-* headers; 429 bodies and Retry-After; 3 s deadline (404 10062) and single acknowledgement
- *   (400 40060); nonce + enforce_nonce dedupe; 50035 validation (content, embeds, allowed_mentions, components,
- *   commands); 50006 empty message; 10003/10004/10008/10062/10063 unknowns. Threads from a message (POST
- *   /channels/:id/messages/:mid/threads: Create Public Threads, text or announcement channels, one per message
- *   (160004), the thread takes the message's id) and crossposts (POST …/crosspost: announcement channels only
- *   (50024), once (40033), the bot's own messages with Send Messages, 10 per channel per hour).
+ *   X-RateLimit-* headers; 429s as Discord sends them (message, retry_after, global, code; Retry-After,
+ *   X-RateLimit-Scope); 3 s deadline (404 10062) and single acknowledgement (400 40060); follow-ups answer 200 with
+ *   the message (`wait` is always true for them); nonce + enforce_nonce dedupe; 50035 validation (content, embeds,
+ *   allowed_mentions with no repeated id, components: buttons and every select menu, message_reference, commands);
+ *   command counts per scope (100 chat input, 15 user, 15 message: 30032); 50006 empty message;
+ *   10003/10004/10008/10062/10063 unknowns. Threads from a message (POST /channels/:id/messages/:mid/threads: Create
+ *   Public Threads, text or announcement channels, one per message (160004), the thread takes the message's id, and
+ *   the message carries `thread` and HAS_THREAD from then on) and crossposts (POST …/crosspost: announcement channels
+ *   only (50024), once (40033), the bot's own messages with Send Messages, 10 per channel per hour).
  */
 import type { DiscordServerOptions } from './public-types.ts';
 import { DiscordServer } from './server.ts';

@@ -303,6 +303,23 @@ describe('fake Discord interactions', () => {
     expect(errors).toEqual([]);
   });
 
+  it('answers every follow-up with 200 and the message, with or without ?wait (Discord: `wait` is always true there)', async () => {
+    const ix = discord.invokeCommand({ name: 'wotd', channelId: general });
+    const api = `${discord.apiUrl}/v10`;
+    const json = { 'Content-Type': 'application/json' };
+    const callback = await fetch(`${api}/interactions/${ix.id}/${ix.token}/callback`, { method: 'POST', headers: json, body: '{"type":5}' });
+    expect(callback.status).toBe(204);
+    for (const query of ['', '?wait=false', '?wait=true']) {
+      const sent = await fetch(`${api}/webhooks/${discord.applicationId}/${ix.token}${query}`, { method: 'POST', headers: json, body: JSON.stringify({ content: `follow-up${query}` }) });
+      expect(sent.status, query).toBe(200);
+      expect(await sent.json()).toMatchObject({ content: `follow-up${query}`, webhook_id: discord.applicationId, author: { id: discord.botUser.id } });
+    }
+    expect(ix.followUps.map((m) => m.content)).toEqual(['follow-up', 'follow-up?wait=false', 'follow-up?wait=true']);
+    // A channel webhook (whose 204 without ?wait=true is Execute Webhook's) is not one this server knows.
+    const other = await fetch(`${api}/webhooks/123456789012345678/${ix.token}`, { method: 'POST', headers: json, body: '{"content":"x"}' });
+    expect([other.status, ((await other.json()) as { code: number }).code]).toEqual([404, 10015]);
+  });
+
   it('stops accepting webhook calls once the interaction token expires (401 50027)', async () => {
     await restart({ interactionTokenTtlMs: 150 });
     const outcome = new Promise<unknown>((resolve) => {

@@ -5,8 +5,8 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { ApiError, invalidForm, unknown } from './api-error.ts';
 import { channelFor, dmChannel } from './channel-routes.ts';
-import { createMessage, editMessage, MessageFlag, serializeMessage, viewMessage, type StoredMessage } from './messages.ts';
-import { ChannelKind, type Channel } from './model.ts';
+import { createMessage, editMessage, messageEvent, MessageFlag, serializeMessage, viewMessage, type StoredMessage } from './messages.ts';
+import { ChannelKind, serializeMember, type Channel } from './model.ts';
 import { bucketHash, CROSSPOST_RULE } from './ratelimit.ts';
 import { noContent, ok, type RouteTable } from './route-table.ts';
 import { FormErrors, isEmptyMessage, validateMessageBody } from './validation.ts';
@@ -25,14 +25,17 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
   table.on(
     'POST',
     '/channels/:channel_id/messages',
-    ({ params, body, attachments, files }) => {
+    ({ params, body: sent, attachments, files }) => {
+      let body = sent;
       const dm = dmChannel(world, params.channel_id ?? '');
       if (dm) world.checkCanDm(world.dmChannels.get(String(dm.id)) ?? '');
       const channel = dm
         ? { id: String(dm.id), guildId: null }
         : channelFor(world, params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
       if ('type' in channel && !TEXT_TYPES.has(channel.type)) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel');
-      checkMessage(body, 'create', false, attachments);
+      checkMessage(body, 'create', false);
+      body = withoutForbiddenEmbeds(world, dm ? null : channel.id, body);
+      if (attachments.length === 0 && isEmptyMessage(body)) throw new ApiError(400, 50006, 'Cannot send an empty message');
       const nonceKey = body.enforce_nonce === true && body.nonce !== undefined && body.nonce !== null ? `${channel.id}:${String(body.nonce)}` : null;
       if (nonceKey) {
         const seen = world.nonces.get(nonceKey);
@@ -44,7 +47,10 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       if (nonceKey) world.nonces.set(nonceKey, { messageId: message.id, at: Date.now() });
       world.onMessageCreated?.(viewMessage(message));
       const payload = serializeMessage(message, world.applicationId);
-      if (channel.guildId) world.gateway.dispatch('MESSAGE_CREATE', { ...payload, member: { roles: [] } }, channel.guildId, 1 << 9);
+      const member = channel.guildId ? world.guilds.get(channel.guildId)?.members.get(world.botUser.id) : undefined;
+      if (channel.guildId) {
+        world.gateway.dispatch('MESSAGE_CREATE', { ...messageEvent(payload, channel.guildId), ...(member ? { member: serializeMember(member, false) } : {}) }, channel.guildId, 1 << 9);
+      }
       else world.gateway.dispatch('MESSAGE_CREATE', payload, undefined, 1 << 12);
       return ok(payload);
     },
@@ -86,7 +92,12 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       thread_metadata: { archived: false, auto_archive_duration: Number(archive ?? 4320), archive_timestamp: now, locked: false, create_timestamp: now },
     };
     world.threads.set(message.id, thread);
+    // Discord marks the message: it carries the thread and the HAS_THREAD flag from now on, and says so in an update.
+    message.thread = thread;
+    message.flags |= MessageFlag.HasThread;
+    world.changes.notify();
     world.gateway.dispatch('THREAD_CREATE', { ...thread, newly_created: true }, channel.guildId, 1);
+    world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(serializeMessage(message, world.applicationId), channel.guildId), channel.guildId, 1 << 9);
     return ok(thread, 201);
   });
   table.on(
@@ -103,7 +114,7 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
       message.flags |= MessageFlag.Crossposted;
       const payload = serializeMessage(message, world.applicationId);
       world.changes.notify();
-      world.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
+      world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(payload, channel.guildId), channel.guildId, 1 << 9);
       return ok(payload);
     },
     // Discord lets a channel publish 10 messages an hour.
@@ -118,15 +129,20 @@ export function defineMessageRoutes(table: RouteTable, world: World): void {
     const channel = channelFor(world, params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
     return ok(serializeMessage(messageIn(channel, params.message_id), world.applicationId));
   });
-  table.on('PATCH', '/channels/:channel_id/messages/:message_id', ({ params, body }) => {
+  table.on('PATCH', '/channels/:channel_id/messages/:message_id', ({ params, body: sent }) => {
+    let body = sent;
     const channel = channelFor(world, params);
     const message = messageIn(channel, params.message_id);
     if (message.author.id !== world.botUser.id) throw new ApiError(403, 50005, 'Cannot edit a message authored by another user');
     checkMessage(body, 'edit', false);
+    body = withoutForbiddenEmbeds(world, channel.id, body);
+    if (isEmptyMessage({ content: message.content, embeds: message.embeds, components: message.components, attachments: message.attachments, ...body })) {
+      throw new ApiError(400, 50006, 'Cannot send an empty message');
+    }
     editMessage(message, body);
     world.keep(message);
     const payload = serializeMessage(message, world.applicationId);
-    world.gateway.dispatch('MESSAGE_UPDATE', payload, channel.guildId, 1 << 9);
+    world.gateway.dispatch('MESSAGE_UPDATE', messageEvent(payload, channel.guildId), channel.guildId, 1 << 9);
     return ok(payload);
   });
   table.on('DELETE', '/channels/:channel_id/messages/:message_id', ({ params }) => {
@@ -179,6 +195,18 @@ export function pageOfMessages(world: World, channelId: string, query: URLSearch
   return page.reverse();
 }
 
+
+/**
+ * A channel message's embeds when the bot lacks Embed Links there: Discord takes the message and drops its embeds,
+ * and a message left with nothing else is empty (50006). Seen on Discord: discord/discord-api-docs#5648 (2022, an
+ * embed added without Embed Links "ignored", the message then "empty"); discord/discord-api-docs#2601 (2021: a 403
+ * for an embed-only message then). Interaction responses and follow-ups are not held to it (discordjs/discord.js#7544).
+ */
+function withoutForbiddenEmbeds(world: World, channelId: string | null, body: Json): Json {
+  if (channelId === null || !Array.isArray(body.embeds) || body.embeds.length === 0) return body;
+  if ((world.botPermissions(channelId) & PermissionFlagsBits.EmbedLinks) !== 0n) return body;
+  return { ...body, embeds: [] };
+}
 
 export function checkMessage(body: Json, mode: 'create' | 'edit', interaction: boolean, attachments: Json[] = []): void {
   const errors = validateMessageBody(body, { mode, interaction });

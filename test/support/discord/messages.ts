@@ -3,7 +3,7 @@ import { snowflake } from './snowflake.ts';
 
 /** Messages the fake Discord holds: channel posts, interaction responses and follow-ups. */
 
-export const MessageFlag = { Crossposted: 1, SuppressEmbeds: 4, Ephemeral: 64, Loading: 128, SuppressNotifications: 4096 } as const;
+export const MessageFlag = { Crossposted: 1, SuppressEmbeds: 4, HasThread: 32, Ephemeral: 64, Loading: 128, SuppressNotifications: 4096 } as const;
 
 type Json = Record<string, unknown>;
 
@@ -43,6 +43,10 @@ export interface StoredMessage {
   /** Every version of the message: creation body and each edit body, in order. */
   revisions: { at: number; body: Json }[];
   pings: Pings;
+  /** The users the message mentions (pings.users as user objects), for its `mentions`. */
+  mentionedUsers: User[];
+  /** The thread started from this message (its channel object), once there is one. */
+  thread: Json | null;
 }
 
 /** A read-only snapshot for tests. */
@@ -69,6 +73,8 @@ export interface MessageView {
   revisions: { at: number; body: Json }[];
   /** Who was notified (the latest version's mentions, as Discord resolves them). */
   pings: Pings;
+  /** The id of the thread started from the message, if one was. */
+  threadId: string | null;
 }
 
 export function viewMessage(m: StoredMessage): MessageView {
@@ -92,6 +98,7 @@ export function viewMessage(m: StoredMessage): MessageView {
     interactionId: m.interactionId,
     revisions: structuredClone(m.revisions),
     pings: structuredClone(m.pings),
+    threadId: typeof m.thread?.id === 'string' ? m.thread.id : null,
   };
 }
 
@@ -132,6 +139,8 @@ export function createMessage(input: {
     webhookId: input.webhookId ?? null,
     revisions: [{ at: now, body: structuredClone(body) }],
     pings: { everyone: false, roles: [], users: [] },
+    mentionedUsers: [],
+    thread: null,
   };
 }
 
@@ -147,7 +156,8 @@ export function editMessage(m: StoredMessage, body: Json): StoredMessage {
   }
   let flags = m.flags & ~MessageFlag.Loading;
   if (typeof body.flags === 'number') {
-    flags = (flags & (MessageFlag.Ephemeral | MessageFlag.Crossposted)) | (body.flags & (MessageFlag.SuppressEmbeds | MessageFlag.SuppressNotifications));
+    const kept = MessageFlag.Ephemeral | MessageFlag.Crossposted | MessageFlag.HasThread;
+    flags = (flags & kept) | (body.flags & (MessageFlag.SuppressEmbeds | MessageFlag.SuppressNotifications));
   }
   m.flags = flags;
   if (!wasLoading) m.editedAt = now;
@@ -155,29 +165,83 @@ export function editMessage(m: StoredMessage, body: Json): StoredMessage {
   return m;
 }
 
-/** `withNonce: false` for messages read back later: Discord echoes a nonce only when the message is created. */
+/**
+ * A message as REST answers it: without `guild_id`, which only the gateway's MESSAGE_CREATE and MESSAGE_UPDATE add
+ * (messageEvent). The stored embeds and components are what the sender sent; here they take the fields Discord adds
+ * (see wireEmbed, wireComponents). `withNonce: false` for messages read back later: Discord echoes a nonce only when
+ * the message is created.
+ */
 export function serializeMessage(m: StoredMessage, applicationId: string, { withNonce = true }: { withNonce?: boolean } = {}): Json {
   return {
     id: m.id,
     type: m.interactionId ? 20 : 0,
     channel_id: m.channelId,
-    ...(m.guildId ? { guild_id: m.guildId } : {}),
     author: serializeUser(m.author),
     content: m.content,
     timestamp: new Date(m.createdAt).toISOString(),
     edited_timestamp: m.editedAt ? new Date(m.editedAt).toISOString() : null,
     tts: false,
     mention_everyone: m.pings.everyone,
-    mentions: m.pings.users.map((id) => ({ id, username: `user${id.slice(-4)}`, discriminator: '0', global_name: null, avatar: null })),
+    mentions: m.mentionedUsers.map(serializeUser),
     mention_roles: [...m.pings.roles],
     attachments: m.attachments,
-    embeds: m.embeds,
-    components: m.components,
+    embeds: m.embeds.map(wireEmbed),
+    components: wireComponents(m.components),
     pinned: false,
     flags: m.flags,
     ...(withNonce && m.nonce !== null ? { nonce: m.nonce } : {}),
     ...(m.webhookId ? { webhook_id: m.webhookId, application_id: applicationId } : {}),
+    ...(m.thread ? { thread: structuredClone(m.thread) } : {}),
   };
+}
+
+/** Top-level keys Discord leaves out of an answer when the sender gave them as null. */
+function withoutNulls(value: Json): Json {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
+}
+
+/** An embed as Discord answers it: `type: "rich"` (all a bot can send) and fields with `inline`. */
+export function wireEmbed(embed: Json): Json {
+  const out: Json = { ...withoutNulls(embed), type: 'rich' };
+  if (Array.isArray(embed.fields)) {
+    out.fields = (embed.fields as Json[]).map((field) => ({ name: field.name, value: field.value, inline: field.inline === true }));
+  }
+  return out;
+}
+
+/** Select menus that choose among users, roles, mentionables or channels (5-8), and string selects (3). */
+const SELECT_TYPES = new Set([3, 5, 6, 7, 8]);
+
+/**
+ * Components as Discord answers them: each carries an `id`, the sender's or one Discord assigns sequentially (depth
+ * first, from 1, skipping ids the sender gave), and select menus their min_values/max_values defaults (1).
+ */
+export function wireComponents(components: Json[]): Json[] {
+  const taken = new Set<number>();
+  const collect = (list: Json[]): void => {
+    for (const c of list) {
+      if (typeof c.id === 'number' && c.id > 0) taken.add(c.id);
+      if (Array.isArray(c.components)) collect(c.components as Json[]);
+    }
+  };
+  collect(components);
+  let next = 0;
+  const nextId = (): number => {
+    do next += 1;
+    while (taken.has(next));
+    return next;
+  };
+  const wire = (c: Json): Json => {
+    const out: Json = { ...withoutNulls(c) };
+    out.id = typeof c.id === 'number' && c.id > 0 ? c.id : nextId();
+    if (SELECT_TYPES.has(Number(c.type))) {
+      out.min_values = typeof c.min_values === 'number' ? c.min_values : 1;
+      out.max_values = typeof c.max_values === 'number' ? c.max_values : 1;
+    }
+    if (Array.isArray(c.components)) out.components = (c.components as Json[]).map(wire);
+    return out;
+  };
+  return components.map(wire);
 }
 
 /**
@@ -202,4 +266,9 @@ export function resolvePings(
     roles: [...new Set(roleIds)].filter((id) => allowRole(id) && (can.mentionEveryone || can.roleMentionable(id))),
     users: [...new Set(userIds)].filter(allowUser),
   };
+}
+
+/** A message as MESSAGE_CREATE and MESSAGE_UPDATE carry it: the REST object plus, in a server, its `guild_id`. */
+export function messageEvent(payload: Json, guildId: string | null): Json {
+  return guildId ? { ...payload, guild_id: guildId } : payload;
 }

@@ -209,6 +209,7 @@ export function channelPermissions(guild: Guild, member: Member, channel: Channe
   return bits;
 }
 
+/** A user as Discord's user object carries it: every field the API description marks required, `bot` only for bots. */
 export function serializeUser(user: User): Record<string, unknown> {
   return {
     id: user.id,
@@ -216,9 +217,20 @@ export function serializeUser(user: User): Record<string, unknown> {
     discriminator: '0',
     global_name: user.globalName,
     avatar: null,
-    bot: user.bot,
+    ...(user.bot ? { bot: true } : {}),
     public_flags: 0,
+    flags: 0,
+    banner: null,
+    accent_color: null,
+    avatar_decoration_data: null,
+    collectibles: null,
+    primary_guild: null,
   };
+}
+
+/** The bot's own user as GET /users/@me and READY show it: the user object plus the account fields of the owner's view. */
+export function serializeCurrentUser(user: User): Record<string, unknown> {
+  return { ...serializeUser(user), mfa_enabled: false, locale: 'en-US', premium_type: 0, verified: true, email: null };
 }
 
 export function serializeRole(role: Role): Record<string, unknown> {
@@ -246,7 +258,9 @@ export function serializeMember(member: Member, withUser = true): Record<string,
     avatar: null,
     roles: [...member.roles],
     joined_at: member.joinedAt,
+    banner: null,
     premium_since: null,
+    communication_disabled_until: null,
     deaf: false,
     mute: false,
     flags: 0,
@@ -309,6 +323,16 @@ export function serializeGuild(guild: Guild): Record<string, unknown> {
     preferred_locale: guild.preferredLocale,
     nsfw_level: 0,
     premium_progress_bar_enabled: false,
+    // Fields the guild object always carries although this server models none of them.
+    home_header: null,
+    region: 'deprecated',
+    widget_enabled: false,
+    widget_channel_id: null,
+    max_presences: null,
+    max_stage_video_channel_users: 50,
+    max_video_channel_users: 25,
+    nsfw: false,
+    incidents_data: null,
   };
 }
 
@@ -316,6 +340,8 @@ export function serializeGuild(guild: Guild): Record<string, unknown> {
 export function guildCreatePayload(guild: Guild): Record<string, unknown> {
   return {
     ...serializeGuild(guild),
+    // Not in the API description's guild object (so not in REST answers), but in discord-api-types' GUILD_CREATE.
+    hub_type: null,
     joined_at: guild.joinedAt,
     large: false,
     unavailable: false,

@@ -78,8 +78,12 @@ export interface FaultSpec {
   channelId?: string;
   /** Status to answer; omit for a slow but otherwise normal response. A 429 is a rate limit (see `rateLimit`). */
   status?: 400 | 403 | 404 | 429 | 500 | 502 | 503;
-  /** For a 429: global (every route, X-RateLimit-Global) or this route's bucket (X-RateLimit-Scope: user), and when to retry. */
-  rateLimit?: { global: boolean; retryAfterMs: number };
+  /**
+   * For a 429: global (every route, X-RateLimit-Global, X-RateLimit-Scope: global) or this route's, and when to retry.
+   * A route's limit is the bot's own bucket (scope 'user', the default) or a resource shared with everyone ('shared':
+   * "The resource is being rate limited.", not counted toward the invalid-request limit).
+   */
+  rateLimit?: { global: boolean; retryAfterMs: number; scope?: 'user' | 'shared' };
   /** Discord error code (defaults: 403 → 50013, 404 → 10003). */
   code?: number;
   message?: string;
@@ -180,7 +184,7 @@ export interface SecondStats {
   posts: number;
   global429: number;
   bucket429: number;
-  /** 401, 403 and 429 answers: what Discord counts toward its invalid-request ban (10,000 per 10 minutes). */
+  /** 401, 403 and 429 answers (but shared-scope 429s): what Discord counts toward its invalid-request ban (10,000 per 10 minutes). */
   invalid: number;
 }
 

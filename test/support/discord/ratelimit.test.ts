@@ -74,9 +74,12 @@ describe('fake Discord rate limits', () => {
     expect(first?.headers.get('x-ratelimit-scope')).toBe('global');
     expect(Number(first?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const body = (await first?.json()) as { retry_after: number; global: boolean };
-    expect(body.global).toBe(true);
+    // Discord's rate-limit answer: seconds with a fraction, and the error `code` its description requires.
+    expect(body).toEqual({ message: 'You are being rate limited.', retry_after: expect.any(Number), global: true, code: 0 });
     expect(body.retry_after).toBeGreaterThan(0);
     expect(body.retry_after).toBeLessThanOrEqual(1);
+    expect(first?.headers.get('retry-after')).toBe(String(Math.ceil(body.retry_after)));
+    expect(first?.headers.get('x-ratelimit-limit')).toBeNull();
     expect(Math.max(...acceptedPerSecond(server.requests))).toBeLessThanOrEqual(5);
 
     const ok = responses.find((r) => r.status === 200);
@@ -102,13 +105,35 @@ describe('fake Discord rate limits', () => {
     const limited = results[5];
     expect(limited?.headers.get('x-ratelimit-scope')).toBe('user');
     expect(limited?.headers.get('x-ratelimit-global')).toBeNull();
-    expect(await limited?.json()).toMatchObject({ global: false, message: 'You are being rate limited.' });
+    const body = (await limited?.json()) as { retry_after: number };
+    expect(body).toEqual({ message: 'You are being rate limited.', retry_after: expect.any(Number), global: false, code: 0 });
+    expect(body.retry_after).toBeGreaterThan(4);
+    expect(body.retry_after).toBeLessThanOrEqual(5);
+    expect(limited?.headers.get('retry-after')).toBe(String(Math.ceil(body.retry_after)));
+    expect(limited?.headers.get('x-ratelimit-bucket')).toBe(results[0]?.headers.get('x-ratelimit-bucket'));
     // Another channel has its own bucket under the same bucket id.
     const other = await post(b, 'b0');
     expect(other.status).toBe(200);
     expect(other.headers.get('x-ratelimit-bucket')).toBe(results[0]?.headers.get('x-ratelimit-bucket'));
     expect(server.stats()).toMatchObject({ bucket429: 1, invalid: 1 });
     expect(server.messagesIn(a)).toHaveLength(5);
+  });
+
+  it('injects 429s of each scope as Discord sends them; a shared-resource 429 does not count as invalid', async () => {
+    const { server, channels } = await withChannels(1);
+    const url = `${server.apiUrl}/v10/channels/${channels[0] ?? ''}/messages`;
+    const post = () => fetch(url, { method: 'POST', headers: { Authorization: `Bot ${server.token}`, 'Content-Type': 'application/json' }, body: '{"content":"x"}' });
+    server.injectFault({ route: 'POST /channels/:id/messages', status: 429, rateLimit: { global: false, retryAfterMs: 1500, scope: 'shared' }, times: 1 });
+    server.injectFault({ route: 'POST /channels/:id/messages', status: 429, rateLimit: { global: false, retryAfterMs: 2250 }, times: 1 });
+    server.injectFault({ route: 'POST /channels/:id/messages', status: 429, rateLimit: { global: true, retryAfterMs: 400 }, times: 1 });
+    const [shared, user, global] = [await post(), await post(), await post()];
+    expect(await shared.json()).toEqual({ message: 'The resource is being rate limited.', retry_after: 1.5, global: false, code: 0 });
+    expect([shared.headers.get('x-ratelimit-scope'), shared.headers.get('retry-after'), shared.headers.get('x-ratelimit-global')]).toEqual(['shared', '2', null]);
+    expect(await user.json()).toEqual({ message: 'You are being rate limited.', retry_after: 2.25, global: false, code: 0 });
+    expect([user.headers.get('x-ratelimit-scope'), user.headers.get('retry-after'), user.headers.get('x-ratelimit-remaining')]).toEqual(['user', '3', '0']);
+    expect(await global.json()).toEqual({ message: 'You are being rate limited.', retry_after: 0.4, global: true, code: 0 });
+    expect([global.headers.get('x-ratelimit-scope'), global.headers.get('retry-after'), global.headers.get('x-ratelimit-global')]).toEqual(['global', '1', 'true']);
+    expect(server.stats()).toMatchObject({ bucket429: 2, global429: 1, invalid: 2 });
   });
 
   it('counts the global limit per token across REST clients: two that each keep to 20/s get 429s together, never more than 20/s pass', async () => {

@@ -64,12 +64,32 @@ export class BucketLimiter {
       'X-RateLimit-Reset-After': resetAfter.toFixed(3),
       'X-RateLimit-Bucket': hash,
     });
-    if (state.used >= rule.limit) {
-      return { headers: { ...headers(0), 'X-RateLimit-Scope': 'user' }, retryAfter: Math.max(0.001, resetAfter) };
-    }
+    if (state.used >= rule.limit) return { headers: headers(0), retryAfter: Math.max(0.001, resetAfter) };
     state.used += 1;
     return { headers: headers(rule.limit - state.used) };
   }
+}
+
+/** Who a 429 is for: this bot on this route (user), every route (global), or everyone on a shared resource (shared). */
+export type RateLimitScope = 'user' | 'global' | 'shared';
+
+/**
+ * A 429 as Discord sends it: the body ({ message, retry_after in seconds with a fraction, global, code }) and the
+ * headers (Retry-After in whole seconds rounded up, X-RateLimit-Scope, X-RateLimit-Global on a global limit, and a
+ * bucket's X-RateLimit-* for the other two). Discord's description makes `code` required; an ordinary limit's is 0.
+ */
+export function rateLimitAnswer(
+  scope: RateLimitScope,
+  retryAfterSeconds: number,
+  bucketHeaders: Record<string, string> = {},
+): { status: 429; body: Record<string, unknown>; headers: Record<string, string> } {
+  const seconds = Math.max(0.001, retryAfterSeconds);
+  const headers: Record<string, string> =
+    scope === 'global'
+      ? { 'Retry-After': String(Math.ceil(seconds)), 'X-RateLimit-Global': 'true', 'X-RateLimit-Scope': 'global' }
+      : { ...bucketHeaders, 'Retry-After': String(Math.ceil(seconds)), 'X-RateLimit-Scope': scope };
+  const message = scope === 'shared' ? 'The resource is being rate limited.' : 'You are being rate limited.';
+  return { status: 429, body: { message, retry_after: Number(seconds.toFixed(3)), global: scope === 'global', code: 0 }, headers };
 }
 
 /** Every route's bucket unless it says otherwise. */

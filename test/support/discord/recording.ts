@@ -48,7 +48,8 @@ export class Recorder {
     else if (r.countedGlobally) s.accepted += 1;
     else s.exempt += 1;
     if (r.limited === 'bucket') s.bucket429 += 1;
-    if (r.status === 401 || r.status === 403 || r.status === 429) s.invalid += 1;
+    const shared = r.responseHeaders['X-RateLimit-Scope'] === 'shared';
+    if (r.status === 401 || r.status === 403 || (r.status === 429 && !shared)) s.invalid += 1;
     if (r.route === 'POST /channels/:channel_id/messages' && r.status < 300) s.posts += 1;
   }
 

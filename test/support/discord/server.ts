@@ -1,14 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineChannelRoutes } from './channel-routes.ts';
-import { defineCommandRoutes, registeredCommands } from './command-routes.ts';
+import { registeredCommands } from './command-routes.ts';
 import type { RegisteredCommand } from './commands.ts';
 import { Faults } from './faults.ts';
 import type { Gateway, GatewayDispatch, GatewayEvent } from './gateway.ts';
 import { handleRequest } from './http-core.ts';
-import { defineIdentityRoutes } from './identity-routes.ts';
 import { autocomplete, interactionHandles, invokeCommand, pressButton, startAutocomplete } from './interactions.ts';
-import { defineMessageRoutes } from './message-routes.ts';
 import type { MessageView } from './messages.ts';
 import type { ChannelSpec, Guild, GuildSpec, MemberSpec, OverwriteSpec, User } from './model.ts';
 import type {
@@ -28,7 +25,7 @@ import type {
 import { BucketLimiter, GlobalLimiter } from './ratelimit.ts';
 import { allMessages, callbacks, messagesIn, Recorder, threadsIn, type StatsSummary } from './recording.ts';
 import { RouteTable } from './route-table.ts';
-import { defineWebhookRoutes } from './webhook-routes.ts';
+import { defineRoutes } from './routes.ts';
 import type { Changes } from './wait.ts';
 import * as build from './world-building.ts';
 import { World } from './world.ts';
@@ -39,8 +36,10 @@ import { World } from './world.ts';
  *   world.ts (the state and its lookups), world-building.ts (what tests add and change), public-types.ts;
  *   http-core.ts (each request: parse, route, auth, global limit, fault, bucket, handler, record),
  *   route-table.ts (the routes: method, template, auth, bucket), ratelimit.ts, faults.ts, recording.ts, api-error.ts;
- *   routes by resource: identity-routes.ts, command-routes.ts, channel-routes.ts, message-routes.ts,
+ *   routes.ts (all of them), by resource: identity-routes.ts, command-routes.ts, channel-routes.ts, message-routes.ts,
  *   webhook-routes.ts (interaction callbacks and the interaction webhook);
+ *   spec-check.ts (every request, answer and dispatch against discord-api-spec: spec-routes.ts, spec-gateway.ts,
+ *   spec-schemas.ts, the allow-list spec-deviations.ts);
  *   interactions.ts, interaction-places.ts, interaction-dispatch.ts, interaction-state.ts (invoking as Discord's client);
  *   gateway.ts (sessions, shards, dispatches).
  */
@@ -75,12 +74,7 @@ export class DiscordServer {
     this.changes = this.world.changes;
     this.gateway = this.world.gateway;
     this.requests = this.recorder.requests;
-    // Registration order is kept among routes of equal specificity.
-    defineIdentityRoutes(this.routes, this.world);
-    defineCommandRoutes(this.routes, this.world);
-    defineChannelRoutes(this.routes, this.world);
-    defineMessageRoutes(this.routes, this.world);
-    defineWebhookRoutes(this.routes, this.world);
+    defineRoutes(this.routes, this.world);
     const deps = {
       world: this.world,
       routes: this.routes,
@@ -105,6 +99,18 @@ export class DiscordServer {
 
   set onMessageCreated(hook: ((message: MessageView) => void) | null) {
     this.world.onMessageCreated = hook;
+  }
+
+  /**
+   * Test-only: rewrites what routes answer ("POST /channels/:channel_id/messages", status, body) before it is sent,
+   * so a test can prove the spec check catches an answer Discord would never give. Null to stop.
+   */
+  get rewriteResponse(): ((route: string, status: number, body: unknown) => unknown) | null {
+    return this.world.rewriteResponse;
+  }
+
+  set rewriteResponse(hook: ((route: string, status: number, body: unknown) => unknown) | null) {
+    this.world.rewriteResponse = hook;
   }
 
   async listen(): Promise<void> {

@@ -178,7 +178,8 @@ describe('fake Discord: user-installed apps and what the bot may do outside its 
     const badName = await apiError(rest.post(Routes.threads(general, await post(general)), { body: { name: '' } }));
     expect(badName.code).toBe(50035);
 
-    expect(await rest.post(Routes.channelMessageCrosspost(news, inNews))).toMatchObject({ id: inNews, flags: 1 });
+    // CROSSPOSTED (1), and HAS_THREAD (32) since the thread above was started from it.
+    expect(await rest.post(Routes.channelMessageCrosspost(news, inNews))).toMatchObject({ id: inNews, flags: 1 | 32 });
     expect((await apiError(rest.post(Routes.channelMessageCrosspost(news, inNews)))).code).toBe(40033);
     expect((await apiError(rest.post(Routes.channelMessageCrosspost(general, await post(general))))).code).toBe(50024);
   });

@@ -1,43 +1,13 @@
 /**
- * Payload validation with Discord's limits. Problems are collected into Discord's nested error tree
- * (`{ embeds: { 0: { title: { _errors: [{ code, message }] } } } }`) and returned as a 400 with code 50035.
+ * Message payload validation with Discord's limits: content, embeds, allowed_mentions, components (see
+ * component-validation.ts), flags, nonce, message_reference; autocomplete choices. Problems go into a FormErrors tree.
  */
+import { validateComponents } from './component-validation.ts';
+import { checkSnowflake, checkUrl, FormErrors, isObject, maxLength, SNOWFLAKE } from './form-errors.ts';
 
-export interface FieldError {
-  code: string;
-  message: string;
-}
+export { FormErrors } from './form-errors.ts';
 
-export interface ErrorTree {
-  _errors?: FieldError[];
-  [key: string]: ErrorTree | FieldError[] | undefined;
-}
-
-export class FormErrors {
-  readonly tree: ErrorTree = {};
-  count = 0;
-
-  add(path: (string | number)[], code: string, message: string): void {
-    let node = this.tree;
-    for (const key of path) {
-      const k = String(key);
-      const next = node[k];
-      if (next === undefined || Array.isArray(next)) {
-        const created: ErrorTree = {};
-        node[k] = created;
-        node = created;
-      } else {
-        node = next;
-      }
-    }
-    (node._errors ??= []).push({ code, message });
-    this.count += 1;
-  }
-
-  get empty(): boolean {
-    return this.count === 0;
-  }
-}
+type Json = Record<string, unknown>;
 
 export const LIMITS = {
   content: 2000,
@@ -50,46 +20,9 @@ export const LIMITS = {
   footerText: 2048,
   authorName: 256,
   embedTotal: 6000,
-  actionRows: 5,
-  rowComponents: 5,
-  customId: 100,
-  buttonLabel: 80,
   mentionIds: 100,
   nonce: 25,
 } as const;
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function maxLength(errors: FormErrors, path: (string | number)[], value: unknown, max: number, required = false): number {
-  if (value === undefined || value === null) {
-    if (required) errors.add(path, 'BASE_TYPE_REQUIRED', 'This field is required');
-    return 0;
-  }
-  if (typeof value !== 'string') {
-    errors.add(path, 'BASE_TYPE_STRING', 'Must be a string.');
-    return 0;
-  }
-  if (required && value.length === 0) errors.add(path, 'BASE_TYPE_REQUIRED', 'This field is required');
-  if (value.length > max) errors.add(path, 'BASE_TYPE_MAX_LENGTH', `Must be ${max} or fewer in length.`);
-  return value.length;
-}
-
-function checkUrl(errors: FormErrors, path: (string | number)[], value: unknown, schemes = ['http:', 'https:']): void {
-  if (value === undefined || value === null) return;
-  let ok = false;
-  if (typeof value === 'string') {
-    try {
-      ok = schemes.includes(new URL(value).protocol);
-    } catch {
-      ok = false;
-    }
-  }
-  if (!ok) errors.add(path, 'URL_TYPE_INVALID_URL', 'Not a well formed URL.');
-}
 
 /** Validates one embed and returns its character count toward the 6000 total. */
 function validateEmbed(errors: FormErrors, path: (string | number)[], embed: unknown): number {
@@ -155,6 +88,14 @@ function validateEmbed(errors: FormErrors, path: (string | number)[], embed: unk
   return total;
 }
 
+/**
+ * allowed_mentions' lists are sets: Discord refuses the message when one holds a value twice, naming the repeat
+ * (observed: `{ allowed_mentions: { users: { 1: { _errors: [{ code: "SET_TYPE_ALREADY_CONTAINS_VALUE" }] } } } }`).
+ */
+function alreadyInSet(errors: FormErrors, path: (string | number)[], value: string): void {
+  errors.add(path, 'SET_TYPE_ALREADY_CONTAINS_VALUE', `The set already contains "${value}".`);
+}
+
 function validateAllowedMentions(errors: FormErrors, value: unknown): void {
   if (value === undefined || value === null) return;
   if (!isObject(value)) {
@@ -169,7 +110,8 @@ function validateAllowedMentions(errors: FormErrors, value: unknown): void {
       parse.forEach((p: unknown, i: number) => {
         if (p !== 'roles' && p !== 'users' && p !== 'everyone') {
           errors.add(['allowed_mentions', 'parse', i], 'BASE_TYPE_CHOICES', `Value must be one of {'everyone', 'roles', 'users'}.`);
-        } else parsed.add(p);
+        } else if (parsed.has(p)) alreadyInSet(errors, ['allowed_mentions', 'parse', i], p);
+        else parsed.add(p);
       });
   }
   for (const key of ['roles', 'users'] as const) {
@@ -182,10 +124,12 @@ function validateAllowedMentions(errors: FormErrors, value: unknown): void {
     if (ids.length > LIMITS.mentionIds) {
       errors.add(['allowed_mentions', key], 'BASE_TYPE_MAX_LENGTH', `Must be ${LIMITS.mentionIds} or fewer in length.`);
     }
+    const seen = new Set<string>();
     ids.forEach((id: unknown, i: number) => {
-      if (typeof id !== 'string' || !/^\d{1,20}$/.test(id)) {
+      if (typeof id !== 'string' || !SNOWFLAKE.test(id)) {
         errors.add(['allowed_mentions', key, i], 'NUMBER_TYPE_COERCE', `Value "${String(id)}" is not snowflake.`);
-      }
+      } else if (seen.has(id)) alreadyInSet(errors, ['allowed_mentions', key, i], id);
+      else seen.add(id);
     });
     if (parsed.has(key) && ids.length > 0) {
       errors.add(
@@ -198,65 +142,6 @@ function validateAllowedMentions(errors: FormErrors, value: unknown): void {
   if (value.replied_user !== undefined && typeof value.replied_user !== 'boolean') {
     errors.add(['allowed_mentions', 'replied_user'], 'BASE_TYPE_BOOLEAN', 'Must be either true or false.');
   }
-}
-
-function validateComponents(errors: FormErrors, value: unknown): void {
-  if (value === undefined || value === null) return;
-  if (!Array.isArray(value)) {
-    errors.add(['components'], 'BASE_TYPE_LIST', 'Must be a list.');
-    return;
-  }
-  if (value.length > LIMITS.actionRows) {
-    errors.add(['components'], 'BASE_TYPE_MAX_LENGTH', `Must be ${LIMITS.actionRows} or fewer in length.`);
-  }
-  const customIds = new Set<string>();
-  value.forEach((row: unknown, r: number) => {
-    if (!isObject(row) || row.type !== 1) {
-      errors.add(['components', r, 'type'], 'BASE_TYPE_CHOICES', 'Value must be one of {1}.');
-      return;
-    }
-    const children = row.components;
-    if (!Array.isArray(children) || children.length === 0) {
-      errors.add(['components', r, 'components'], 'BASE_TYPE_MIN_LENGTH', 'Must be 1 or more in length.');
-      return;
-    }
-    if (children.length > LIMITS.rowComponents) {
-      errors.add(['components', r, 'components'], 'BASE_TYPE_MAX_LENGTH', `Must be ${LIMITS.rowComponents} or fewer in length.`);
-    }
-    children.forEach((c: unknown, i: number) => {
-      const path = ['components', r, 'components', i];
-      if (!isObject(c)) {
-        errors.add(path, 'MODEL_TYPE_CONVERT', 'Only dictionaries may be used in a ModelType');
-        return;
-      }
-      if (c.type !== 2) {
-        // Select menus and other components are accepted as they are; the bot uses buttons.
-        if (typeof c.custom_id === 'string') maxLength(errors, [...path, 'custom_id'], c.custom_id, LIMITS.customId, true);
-        return;
-      }
-      const style = c.style;
-      if (typeof style !== 'number' || !Number.isInteger(style) || style < 1 || style > 6) {
-        errors.add([...path, 'style'], 'BASE_TYPE_CHOICES', 'Value must be one of {1, 2, 3, 4, 5, 6}.');
-      }
-      maxLength(errors, [...path, 'label'], c.label, LIMITS.buttonLabel);
-      if (style === 5) {
-        if (c.custom_id !== undefined) errors.add([...path, 'custom_id'], 'COMPONENT_LINK_BUTTON_CUSTOM_ID', 'A link button cannot have a custom id.');
-        if (c.url === undefined) errors.add([...path, 'url'], 'BASE_TYPE_REQUIRED', 'This field is required');
-        else checkUrl(errors, [...path, 'url'], c.url, ['http:', 'https:', 'discord:']);
-      } else if (style !== 6) {
-        maxLength(errors, [...path, 'custom_id'], c.custom_id, LIMITS.customId, true);
-        if (typeof c.custom_id === 'string') {
-          if (customIds.has(c.custom_id)) {
-            errors.add([...path, 'custom_id'], 'COMPONENT_CUSTOM_ID_DUPLICATED', 'Component custom id cannot be duplicated');
-          }
-          customIds.add(c.custom_id);
-        }
-        if (c.label === undefined && c.emoji === undefined) {
-          errors.add([...path, 'label'], 'BASE_TYPE_REQUIRED', 'This field is required');
-        }
-      }
-    });
-  });
 }
 
 /** Message flags a sender may set: SUPPRESS_EMBEDS 4, SUPPRESS_NOTIFICATIONS 4096, IS_COMPONENTS_V2 32768, plus EPHEMERAL 64 for interactions. */
@@ -304,7 +189,29 @@ export function validateMessageBody(body: Json, options: MessageValidation): For
   if (body.enforce_nonce !== undefined && typeof body.enforce_nonce !== 'boolean') {
     errors.add(['enforce_nonce'], 'BASE_TYPE_BOOLEAN', 'Must be either true or false.');
   }
+  validateMessageReference(errors, body.message_reference);
   return errors;
+}
+
+/** A reply's or forward's message_reference: the message's snowflake (required), optional channel and guild snowflakes. */
+function validateMessageReference(errors: FormErrors, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (!isObject(value)) {
+    errors.add(['message_reference'], 'MODEL_TYPE_CONVERT', 'Only dictionaries may be used in a ModelType');
+    return;
+  }
+  if (value.message_id === undefined || value.message_id === null) {
+    errors.add(['message_reference', 'message_id'], 'BASE_TYPE_REQUIRED', 'This field is required');
+  } else checkSnowflake(errors, ['message_reference', 'message_id'], value.message_id);
+  for (const key of ['channel_id', 'guild_id'] as const) {
+    if (value[key] !== undefined && value[key] !== null) checkSnowflake(errors, ['message_reference', key], value[key]);
+  }
+  if (value.fail_if_not_exists !== undefined && value.fail_if_not_exists !== null && typeof value.fail_if_not_exists !== 'boolean') {
+    errors.add(['message_reference', 'fail_if_not_exists'], 'BASE_TYPE_BOOLEAN', 'Must be either true or false.');
+  }
+  if (value.type !== undefined && value.type !== null && value.type !== 0 && value.type !== 1) {
+    errors.add(['message_reference', 'type'], 'BASE_TYPE_CHOICES', 'Value must be one of {0, 1}.');
+  }
 }
 
 /** Discord's "Cannot send an empty message" (50006) check for message creation. */

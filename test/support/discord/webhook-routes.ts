@@ -31,7 +31,7 @@ export function defineWebhookRoutes(table: RouteTable, world: World): void {
   });
   const hook = { auth: false, globalExempt: true, bucket: webhookBucket };
   const base = '/webhooks/:webhook_id/:webhook_token';
-  table.on('POST', base, ({ params, body, query, attachments, files }) => followUp(world, params, body, query, attachments, files), hook);
+  table.on('POST', base, ({ params, body, attachments, files }) => followUp(world, params, body, attachments, files), hook);
   table.on('GET', `${base}/messages/@original`, ({ params }) => ok(serializeWebhookMessage(world, originalOf(interactionFor(world, params)))), hook);
   table.on('PATCH', `${base}/messages/@original`, ({ params, body, attachments, files }) => ok(editWebhookMessage(world, originalOf(interactionFor(world, params)), body, attachments, files)), hook);
   table.on('DELETE', `${base}/messages/@original`, ({ params }) => deleteWebhookMessage(originalOf(interactionFor(world, params))), hook);
@@ -164,7 +164,7 @@ function deleteWebhookMessage(message: StoredMessage): RouteResult {
   return { status: 204 };
 }
 
-function followUp(world: World, params: Record<string, string>, body: Json, query: URLSearchParams, attachments: Json[], files: StoredFile[]): RouteResult {
+function followUp(world: World, params: Record<string, string>, body: Json, attachments: Json[], files: StoredFile[]): RouteResult {
   const state = interactionFor(world, params);
   if (!state.acknowledged) throw unknown(10015, 'Webhook');
   checkMessage(body, 'create', true, attachments);
@@ -184,5 +184,8 @@ function followUp(world: World, params: Record<string, string>, body: Json, quer
   });
   world.keep(message);
   state.followUps.push(message);
-  return query.get('wait') === 'false' ? { status: 204 } : { status: 200, body: serializeMessage(message, world.applicationId) };
+  // Discord's "Create Followup Message" works as Execute Webhook "but `wait` is always true" (its documentation,
+  // interactions/receiving-and-responding): 200 with the message whatever ?wait says. The 204 without ?wait=true is
+  // for a channel webhook's token, which this server does not serve (10015 above).
+  return { status: 200, body: serializeMessage(message, world.applicationId) };
 }

@@ -15,7 +15,7 @@ import {
   guildCreatePayload,
   makeUser,
   resolveOverwrite,
-  serializeUser,
+  serializeCurrentUser,
   type Channel,
   type ChannelSpec,
   type Guild,
@@ -27,6 +27,7 @@ import {
 import { ApiError } from './api-error.ts';
 import type { DiscordServerOptions, InvokeUser } from './public-types.ts';
 import { shardOf, snowflake } from './snowflake.ts';
+import { SpecCheck } from './spec-check.ts';
 import { Changes } from './wait.ts';
 
 type Json = Record<string, unknown>;
@@ -47,6 +48,8 @@ export class World {
   /** The member used for interactions when no `user` is given; added to every guild with no extra roles. */
   readonly defaultUser: User;
   readonly changes = new Changes();
+  /** Checks requests, answers and dispatches against Discord's API spec (spec-check.ts). */
+  readonly spec = new SpecCheck();
   readonly gateway: Gateway;
   private readonly recommendedShards: number | undefined;
   /** Default guild ids take one millisecond each, so guilds spread evenly over any shard count as they are added. */
@@ -76,6 +79,8 @@ export class World {
    * the bot here leaves a post Discord made and the bot never heard of.
    */
   onMessageCreated: ((message: MessageView) => void) | null = null;
+  /** A test's hook that changes what a route answers (to prove the spec check catches a bad answer). */
+  rewriteResponse: ((route: string, status: number, body: unknown) => unknown) | null = null;
   readonly interactions = new Map<string, InteractionState>();
   readonly interactionsByToken = new Map<string, InteractionState>();
   readonly globalCommands: CommandScope;
@@ -109,8 +114,9 @@ export class World {
       maxGuildsPerShard: this.options.maxGuildsPerShard,
       guildCount: () => this.guilds.size,
       changes: this.changes,
+      checkDispatch: (t, d) => this.spec.dispatch(t, d),
       readyPayload: (session) => ({
-        user: { ...serializeUser(this.botUser), verified: true, mfa_enabled: false, flags: 0 },
+        user: serializeCurrentUser(this.botUser),
         guilds: this.guildsOnShard(session.shard).map((g) => ({ id: g.id, unavailable: true })),
         private_channels: [],
         application: { id: this.applicationId, flags: 0 },
@@ -266,6 +272,8 @@ export class World {
       mentionEveryone,
       roleMentionable: (id) => guild?.roles.get(id)?.mentionable === true,
     });
+    // Discord lists a mentioned user who is unknown to this world as a bare account; tests mention real ones.
+    message.mentionedUsers = message.pings.users.map((id) => this.users.get(id) ?? makeUser({ id }));
     if (!this.messages.has(message.id)) {
       this.messages.set(message.id, message);
       const list = this.messagesByChannel.get(message.channelId);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Variant } from '../../../src/wotd/dates.ts';
 import { ManualClock } from './manual-clock.ts';
 import { sampleEntries, startDeploymentTwin, type DeploymentTwin } from './deployment-twin.ts';
+import { readSnapshot, SNAPSHOT_COLUMNS, SNAPSHOT_TABLE_SQL } from './snapshot-file.ts';
 
 /** The twins answer as the real deployments were seen to (issue 9's table), not as the contract reads. */
 
@@ -120,5 +121,144 @@ describe.each(['A', 'B'] as Variant[])('both twins (%s)', (variant) => {
     // The window is fixed from its first request.
     clock.advance(60_000);
     expect((await get('/query')).status).toBe(200);
+  });
+});
+
+describe('the database pages of twin A (issue 23)', () => {
+  // ENTRIES run 2024-05-01 … 2024-06-20: on 2024-06-15 only May is over. A longer list for the listing tests.
+  const LONG = sampleEntries('2024-01-10', 200);
+
+  async function startA(options: { entries?: typeof ENTRIES; databaseRateLimitPerMinute?: number } = {}): Promise<DeploymentTwin> {
+    clock = new ManualClock(`${TODAY}T12:00:00Z`);
+    twin = await startDeploymentTwin({ variant: 'A', entries: options.entries ?? LONG, now: clock.now, rateLimitPerMinute: 0, ...options });
+    return twin;
+  }
+
+  async function download(path: string, headers: Record<string, string> = {}, method = 'GET') {
+    const response = await fetch(`${twin?.url}/databases/download/${path}`, { headers, method });
+    return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+  }
+
+  const links = async (): Promise<string[]> => [...(await get('/databases')).text.matchAll(/href="([^"]+)"/g)].map((match) => match[1] as string);
+
+  it('lists every month that is over as a link, in the folder order, from the first word on', async () => {
+    const a = await startA();
+    const page = await get('/databases');
+    expect(page.status).toBe(200);
+    expect(page.type).toMatch(/text\/html/);
+    const listed = await links();
+    expect(listed).toEqual((await a.databases?.names())?.map((name) => `/databases/download/${name}`));
+    expect([...listed].sort()).toEqual(['01', '02', '03', '04', '05'].map((month) => `/databases/download/wotd_2024-${month}.db`));
+  });
+
+  it('sends a month as SQLite with the one table, cut at its end, with the site headers; 304 when unchanged', async () => {
+    await startA();
+    const may = await download('wotd_2024-05.db');
+    expect(may.status).toBe(200);
+    expect(Object.fromEntries(may.headers)).toMatchObject({
+      'content-type': 'application/x-sqlite3',
+      'content-disposition': 'inline',
+      'cache-control': 'no-cache',
+      // Written on the 1st after the month, as the site does.
+      'last-modified': 'Sat, 01 Jun 2024 00:00:00 GMT',
+    });
+    expect(may.headers.get('retry-after')).toBeNull();
+    const contents = await readSnapshot(may.body);
+    expect(contents.tables).toEqual([{ name: 'words', sql: SNAPSHOT_TABLE_SQL }]);
+    expect(contents.columns).toEqual(SNAPSHOT_COLUMNS);
+    expect(contents.rows.map((row) => row.date)).toEqual(LONG.filter((entry) => entry.date <= '2024-05-31').map((entry) => entry.date));
+    const etag = may.headers.get('etag') as string;
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect((await download('wotd_2024-05.db', { 'if-none-match': etag })).status).toBe(304);
+    expect((await download('wotd_2024-05.db', { 'if-modified-since': 'Sat, 01 Jun 2024 00:00:00 GMT' })).status).toBe(304);
+    const head = await download('wotd_2024-05.db', {}, 'HEAD');
+    expect([head.status, head.body.length, head.headers.get('content-length')]).toEqual([200, 0, String(may.body.length)]);
+  });
+
+  it('can miss a month, and a rewrite on the 1st changes ETag and Last-Modified', async () => {
+    const a = await startA();
+    const before = await download('wotd_2024-04.db');
+    await a.databases?.setMissing('2024-03');
+    expect(await links()).not.toContain('/databases/download/wotd_2024-03.db');
+    expect(await download('wotd_2024-03.db')).toMatchObject({ status: 404 });
+    expect((await download('wotd_2024-03.db')).body.toString()).toBe('Database file not found');
+
+    clock.advance(3_600_000);
+    await a.databases?.rewrite('2024-04');
+    const stale = await download('wotd_2024-04.db', { 'if-none-match': before.headers.get('etag') as string });
+    expect(stale.status).toBe(200);
+    expect(stale.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    expect(stale.headers.get('last-modified')).toBe('Sat, 15 Jun 2024 13:00:00 GMT');
+    // A month missing earlier is written when rewritten.
+    await a.databases?.rewrite('2024-03');
+    expect(await links()).toContain('/databases/download/wotd_2024-03.db');
+  });
+
+  it('a new month appears once it is over', async () => {
+    await startA();
+    expect(await links()).not.toContain('/databases/download/wotd_2024-06.db');
+    clock.advanceTo(Date.parse('2024-07-01T00:00:00Z'));
+    expect(await links()).toContain('/databases/download/wotd_2024-06.db');
+    expect((await readSnapshot((await download('wotd_2024-06.db')).body)).rows.at(-1)?.date).toBe('2024-06-30');
+  });
+
+  it('a stray .db file makes the listing a 500 (the downloads still work); other files do not', async () => {
+    const a = await startA();
+    await a.databases?.put('notes.txt', 'not listed');
+    expect((await get('/databases')).status).toBe(200);
+    await a.databases?.put('backup.db', 'stray');
+    const broken = await get('/databases');
+    expect(broken.status).toBe(500);
+    expect(broken.type).toMatch(/text\/html/);
+    expect((await download('wotd_2024-05.db')).status).toBe(200);
+    await a.databases?.remove('backup.db');
+    expect((await get('/databases')).status).toBe(200);
+  });
+
+  it('serves what a test puts under a month name, a huge sparse file included', async () => {
+    const a = await startA();
+    await a.databases?.put('wotd_2024-05.db', 'SQLite format 3\0 truncated');
+    expect((await download('wotd_2024-05.db')).body.toString('latin1')).toBe('SQLite format 3\0 truncated');
+    await a.databases?.putSparse('wotd_2024-04.db', 500 * 1024 * 1024, 'SQLite format 3\0');
+    const head = await download('wotd_2024-04.db', {}, 'HEAD');
+    expect(head.headers.get('content-length')).toBe(String(500 * 1024 * 1024));
+    // What was put stays, month changes or not.
+    clock.advanceTo(Date.parse('2024-07-02T00:00:00Z'));
+    expect((await download('wotd_2024-05.db')).body.toString('latin1')).toBe('SQLite format 3\0 truncated');
+  });
+
+  it('refuses names outside the folder: encoded slashes, dot segments, other extensions', async () => {
+    await startA();
+    for (const name of ['wotd_2024-07.db', 'wotd_2024-05.sqlite', 'words.db', '..%2f..%2fetc%2fpasswd', '..%2Fwotd_2024-05.db', '%2e%2e%2fwotd.db', 'wotd_2024-05.db%2f']) {
+      const reply = await download(name);
+      expect(reply.status, name).toBe(404);
+      if (!/%2f/i.test(name)) expect(reply.body.toString(), name).toBe('Database file not found');
+    }
+  });
+
+  it('allows 30 requests a minute per client and page, then an HTML 429 without Retry-After', async () => {
+    await startA({ databaseRateLimitPerMinute: undefined });
+    for (let i = 0; i < 30; i++) expect((await get('/databases')).status).toBe(200);
+    const refused = await get('/databases');
+    expect(refused.status).toBe(429);
+    expect(refused.retryAfter).toBeNull();
+    expect(refused.type).toMatch(/text\/html/);
+    expect(refused.text).toMatch(/30 per 1 minute/);
+    // Every download shares one window of its own; the API keeps its own too.
+    for (let i = 0; i < 30; i++) expect((await download(i % 2 === 0 ? 'wotd_2024-05.db' : 'nothing.db', {}, 'HEAD')).status).not.toBe(429);
+    expect((await download('wotd_2024-01.db')).status).toBe(429);
+    expect((await get('/query')).status).toBe(200);
+    clock.advance(60_000);
+    expect((await get('/databases')).status).toBe(200);
+  });
+
+  it('twin B has no database pages', async () => {
+    const b = await start('B', 0);
+    expect(b.databases).toBeUndefined();
+    for (const path of ['/databases', '/databases/download/wotd_2024-05.db']) {
+      const reply = await get(path);
+      expect(reply.status, path).toBe(404);
+      expect(reply.type, path).toMatch(/text\/html/);
+    }
   });
 });

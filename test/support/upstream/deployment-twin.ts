@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { FixedWindowLimiter } from '../../../src/service/rate-limit.ts';
 import { addDays, parseWireDate, toWireDate, utcDateOf, type IsoDate, type Variant } from '../../../src/wotd/dates.ts';
 import type { Entry } from '../../../src/wotd/entry.ts';
+import { TWIN_DATABASE_RATE_LIMIT, TwinDatabaseFolder, type TwinDatabases } from './twin-databases.ts';
 
 /**
  * Twins of the two real Word-of-the-Day deployments, answering as they do rather than as the contract says
@@ -22,6 +23,9 @@ import type { Entry } from '../../../src/wotd/entry.ts';
  * served everywhere; /find_wotd → an array in storage order (oldest first), exact case, future entries
  * included; /metadata → HTML 404.
  *
+ * A's site also publishes monthly database snapshots: `/databases` and `/databases/download/wotd_YYYY-MM.db`, 30
+ * requests a minute per client and page, with the site's own quirks (twin-databases.ts). B has no such pages (HTML 404).
+ *
  * On demand, faults a real deployment also shows now and then: 500, slow answers, invalid JSON, wrong field
  * types, a reset connection, an extra HTML 429.
  */
@@ -36,6 +40,10 @@ export interface DeploymentTwinOptions {
   now?: () => Date;
   /** How long a 'slow' fault holds the answer back (real ms). */
   slowMs?: number;
+  /** A: requests per client to each /databases page in each fixed 60 s window; the real 30 unless given, 0 turns it off. */
+  databaseRateLimitPerMinute?: number;
+  /** A: the folder its snapshot files are kept in; default a temporary folder removed at close. */
+  databaseDir?: string;
 }
 
 export interface RecordedRequest {
@@ -54,6 +62,8 @@ export interface DeploymentTwin {
   fail(fault: Fault, times?: number): void;
   /** Every request meets `fault` until called with null. */
   failAlways(fault: Fault | null): void;
+  /** A: the snapshot files behind /databases, to make months missing, rewrite one, put a hostile or stray file; B: undefined. */
+  readonly databases: TwinDatabases | undefined;
   /** The most requests any one endpoint received in any 60 s span (the budget a client spent). */
   maxPerEndpointPerMinute(): number;
   close(): Promise<void>;
@@ -65,6 +75,10 @@ const HTML_429 =
 const HTML_404 =
   '<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n<p>The requested URL was not found on the server.</p>\n';
 const ENDPOINTS = new Set(['/query', '/query_previous', '/find_wotd', '/metadata']);
+const DATABASES_PATH = '/databases';
+const DOWNLOAD_PREFIX = '/databases/download/';
+const html429 = (limit: number): string =>
+  `<!doctype html>\n<html lang=en>\n<title>429 Too Many Requests</title>\n<h1>Too Many Requests</h1>\n<p>${limit} per 1 minute</p>\n`;
 
 interface Reply {
   status: number;
@@ -170,6 +184,31 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
   const limit = options.rateLimitPerMinute ?? 10;
   const limiter = limit > 0 ? new FixedWindowLimiter(limit, WINDOW_MS) : null;
   const sockets = new Set<Socket>();
+  const databaseLimit = options.databaseRateLimitPerMinute ?? TWIN_DATABASE_RATE_LIMIT;
+  const databaseLimiter = databaseLimit > 0 ? new FixedWindowLimiter(databaseLimit, WINDOW_MS) : null;
+  const databases = variant === 'A' ? await TwinDatabaseFolder.create(sorted, now, options.databaseDir) : undefined;
+
+  /** The site's database pages (A only): the listing, or one download for all file names (one rate-limit window). */
+  function databasePage(path: string): '/databases' | '/databases/download' | undefined {
+    if (!databases) return undefined;
+    if (path === DATABASES_PATH) return DATABASES_PATH;
+    return path.startsWith(DOWNLOAD_PREFIX) ? '/databases/download' : undefined;
+  }
+
+  async function answerDatabasePage(page: '/databases' | '/databases/download', request: IncomingMessage, response: ServerResponse, path: string): Promise<number> {
+    const folder = databases as TwinDatabaseFolder;
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const body = '<!doctype html>\n<html lang=en>\n<title>405 Method Not Allowed</title>\n<h1>Method Not Allowed</h1>\n';
+      response.writeHead(405, { 'content-type': 'text/html; charset=utf-8', allow: 'GET, HEAD, OPTIONS', 'content-length': Buffer.byteLength(body) });
+      response.end(body);
+      return 405;
+    }
+    if (page === '/databases/download') return folder.download(request, response, path.slice(DOWNLOAD_PREFIX.length), HTML_404);
+    const { status, body, headers } = await folder.listing();
+    response.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+    response.end(request.method === 'HEAD' ? undefined : body);
+    return status;
+  }
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://twin.test');
@@ -182,8 +221,12 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
       response.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
       response.end(body);
     };
-    const client = `${request.socket.remoteAddress ?? '?'} ${url.pathname}`;
-    const limited = ENDPOINTS.has(url.pathname) && limiter !== null && !limiter.take(client, instant.getTime()).allowed;
+    const page = databasePage(url.pathname);
+    const client = `${request.socket.remoteAddress ?? '?'} ${page ?? url.pathname}`;
+    const limited = page
+      ? databaseLimiter !== null && !databaseLimiter.take(client, instant.getTime()).allowed
+      : ENDPOINTS.has(url.pathname) && limiter !== null && !limiter.take(client, instant.getTime()).allowed;
+    if (limited && page) return reply({ status: 429, body: html429(databaseLimit), type: 'text/html; charset=utf-8' });
     if (fault === 'html429' || limited) return reply({ status: 429, body: HTML_429, type: 'text/html; charset=utf-8' });
     switch (fault) {
       case 'server500':
@@ -198,6 +241,20 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
         return;
       default:
         break;
+    }
+    if (page) {
+      answerDatabasePage(page, request, response, url.pathname).then(
+        (status) => {
+          record.status = status;
+        },
+        (error: unknown) => {
+          record.status = 500;
+          process.emitWarning(error instanceof Error ? error : new Error(String(error)));
+          if (!response.headersSent) reply(json(500, { error: 'Internal server error' }));
+          else response.destroy();
+        },
+      );
+      return;
     }
     const answer = answerAsDeployment(variant, words, url.pathname, url.searchParams, utcDateOf(instant));
     if (fault === 'slow') {
@@ -221,6 +278,7 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
     url: `http://127.0.0.1:${port}`,
     variant,
     requests,
+    databases,
     fail(fault, times = 1) {
       for (let i = 0; i < times; i++) queued.push(fault);
     },
@@ -235,11 +293,12 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
       }
       return max;
     },
-    close() {
-      return new Promise<void>((resolve) => {
+    async close() {
+      await new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       });
+      await databases?.close();
     },
   };
 }
