@@ -5,7 +5,6 @@ import type { StoredEntry } from '../store/scan.ts';
 import { isRedisStore, openStore, storeCheck, type StoreLocation } from '../store/open-store.ts';
 import type { StoreCheck } from '../store/store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
-import { RedisLock } from '../store/redis-lock.ts';
 import { InProcessLock } from '../store/lock.ts';
 import type { DeliveryReading, DeliveryRecord, Subscription } from './subscription.ts';
 import { DeliveryRecords } from './subscription-store/delivery-records.ts';
@@ -83,8 +82,9 @@ export class SubscriptionStore {
       opened.push(subscriptions);
       const deliveries = await openStore<unknown>(location, 'deliveries', options);
       opened.push(deliveries);
+      // The Redis lock module (and its client) is loaded only for a Redis store.
       const lock = onRedis
-        ? await RedisLock.open(location.url, `${location.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX}subscriptions:`, logger)
+        ? await (await import('../store/redis-lock.ts')).RedisLock.open(location.url, `${location.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX}subscriptions:`, logger)
         : // A memory:// store is private to this instance, so its locks must be too.
           new InProcessLock(location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url);
       return new SubscriptionStore({ subscriptions, deliveries, lock, now: now ?? (() => new Date()), logger });

@@ -1,13 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { defaultReconnectStrategy } from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { DEFAULT_REDIS_KEY_PREFIX, isRedisUrl, withoutPassword, type Config } from '../config/settings.ts';
 import { watchSqliteFile } from './sqlite-file.ts';
 import { queueStatements } from './sqlite-queue.ts';
 import { StoreWatch, type StoreCheck } from './store-watch.ts';
-import { WatchedKeyvRedis } from './redis-watched-store.ts';
+import type { WatchedKeyvRedis } from './redis-watched-store.ts';
 
 /** Where the bot keeps its data: a store URL, and the prefix of every key it writes when that store is Redis. */
 export interface StoreLocation {
@@ -69,8 +68,9 @@ const REDIS_CONNECT_TIMEOUT_MS = 5_000;
  * counted); elsewhere one read of the adapter itself (through Keyv a failed read may come back as "nothing stored").
  */
 export function storeCheck(keyv: Keyv<unknown>): StoreCheck {
-  const adapter: unknown = keyv.store;
-  if (adapter instanceof WatchedKeyvRedis) return adapter.watch;
+  // The Redis adapter's (redis-watched-store.ts, loaded only for a Redis store).
+  const watch: unknown = (keyv.store as { watch?: unknown }).watch;
+  if (watch instanceof StoreWatch) return watch;
   let check = readChecks.get(keyv);
   if (!check) {
     check = new StoreWatch(keyv.namespace ?? 'store', { read: () => (keyv.store as KeyvStoreAdapter).get('health-check') });
@@ -85,6 +85,8 @@ const readChecks = new WeakMap<Keyv<unknown>, StoreWatch>();
 /** `name`: the store's name in /healthz and the metrics (its namespace). */
 async function openRedis<Value>(url: string, namespace: string, name: string): Promise<Keyv<Value>> {
   if (!isRedisUrl(url)) throw new Error(`"${withoutPassword(url)}" is not a Redis URL; expected e.g. redis://127.0.0.1:6379`);
+  // Loaded here, not with this module: a bot on SQLite never needs the Redis client (a few MB of code and heap).
+  const [{ defaultReconnectStrategy }, { WatchedKeyvRedis }] = await Promise.all([import('@keyv/redis'), import('./redis-watched-store.ts')]);
   let connected = false;
   // Until the first connection a failure is final, so an unreachable Redis is reported at start-up; after it, a
   // lost connection is retried with the adapter's back-off.
