@@ -54,7 +54,7 @@ describeRedis('daily posts shared by processes', () => {
     };
     const { logger } = captureLogger();
     const doomed = subscriptions.slice(0, 5).map((subscription) => ({
-      subscription,
+      channelId: subscription.channelId,
       slot: currentSlot(subscription, AT),
       embed: render(entryFor(DAY)),
       record: null,
