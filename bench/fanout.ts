@@ -4,16 +4,19 @@
  * The daily fan-out as it runs in production: `wotd-bot start` (what `npm start` runs) in a process of its own,
  * against the local Discord-compatible server, with its global limit set to --global-limit requests/s and
  * per-channel message buckets, and our own Word-of-the-Day service. Every channel is subscribed, in a temporary SQLite
- * store built beforehand (through SubscriptionStore.putMany), for a minute that has just passed, so the bot's first
- * tick after connecting owes every channel its post. The bot is told the same limit (DISCORD_GLOBAL_RATE_LIMIT), from
- * which it paces its posts at 94%.
+ * store built beforehand (through SubscriptionStore.putMany), for a whole minute a minute and more ahead (see
+ * IDLE_LEAD_MS): the bot starts, lists every subscription at its first tick and at the next minute's, finds none due
+ * and sits idle; when the due minute begins it owes every channel its post. The bot is told the same limit (DISCORD_GLOBAL_RATE_LIMIT),
+ * from which it paces its posts at 94%.
  *
  * Measured from outside the bot, so the harness's own work is not counted:
  * - start-up: from spawning the process to its "connected to Discord" log line, and to its answer to a /wotd sent
  *   right then (while its first tick lists every subscription);
+ * - idle: the bot's RSS a second before the posts fall due, with every subscription stored and listed;
  * - the fan-out: posts per second as the server saw them (from the first post to the last), their ratio to the
- *   limit, the 429s the server answered, the bot's peak RSS (VmHWM) and its CPU time (user + system) from connecting
- *   to the last post, per post;
+ *   limit, the 429s the server answered, the bot's peak RSS (VmHWM, its whole life) and its CPU time (user + system)
+ *   from the idle reading to the last post, per post;
+ * - the JS heap: the bot runs with --trace-gc, and the most its V8 heaps held at any collection (bench/gc-trace.ts);
  * - exactly once: every channel has one message, and the store records every post as sent.
  *
  * Options may also be given as FANOUT_CHANNELS, FANOUT_GLOBAL_LIMIT and DELIVERY_CONCURRENCY. FANOUT_NODE_FLAGS adds
@@ -35,6 +38,7 @@ import type { Subscription } from '../src/schedule/subscription.ts';
 import { startWotdService } from '../src/service/server.ts';
 import { utcDateOf } from '../src/wotd/dates.ts';
 import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
+import { gcTrace } from './gc-trace.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -63,6 +67,15 @@ const CHANNELS_PER_GUILD = 500;
 const BIN = resolve(import.meta.dirname, '../bin/wotd-bot.js');
 const WORDS_DB = resolve(import.meta.dirname, '../data/words.sqlite');
 const CLOCK_TICKS_PER_SECOND = 100;
+/**
+ * The posts fall due a minute after the first whole minute at least this long after the bench starts (time to build
+ * the store, start the bot and list the subscriptions): so the bot is idle through one ordinary minute's tick, which
+ * lists every subscription and finds none due, and the idle reading comes 59 s after it. An idle bot is one between
+ * such ticks; V8 gives back the start-up's garbage only once a collection has seen the bot allocate slowly, which the
+ * start-up alone does not show it.
+ */
+const IDLE_LEAD_MS = 20_000;
+const MINUTE_MS = 60_000;
 
 const log = (text: string) => process.stdout.write(`bench fanout: ${text}\n`);
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
@@ -112,11 +125,10 @@ let keepDir = false;
 let exitCode = 0;
 
 try {
-  // Due a minute ago (UTC), so the first tick finds every channel owed today's post.
-  const now = new Date();
-  const dueTime = new Date(now.getTime() - 60_000).toISOString().slice(11, 16);
-  const day = utcDateOf(now);
-  if (dueTime > now.toISOString().slice(11, 16)) throw new Error('started in the first minute of a UTC day; run again in a minute');
+  // Due at a whole minute (UTC) ahead: every tick before it finds nothing due, the one at it every channel owed.
+  const dueAt = Math.ceil((Date.now() + IDLE_LEAD_MS) / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  const dueTime = new Date(dueAt).toISOString().slice(11, 16);
+  const day = utcDateOf(new Date(dueAt));
 
   const built = performance.now();
   const guilds: GuildInfo[] = discord.addGuilds(Math.ceil(CHANNELS / CHANNELS_PER_GUILD), (index) => ({
@@ -175,10 +187,12 @@ try {
   const nodeFlags = (process.env.FANOUT_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   // What the flags make the bot print stays readable afterwards.
   if (nodeFlags.length > 0) keepDir = true;
-  const child = spawn(process.execPath, [...nodeFlags, BIN, 'start'], { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--trace-gc', ...nodeFlags, BIN, 'start'], { cwd: dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   bot = child;
   const logFile = createWriteStream(join(dir, 'bot.log'));
-  child.stdout?.pipe(logFile);
+  const heap = gcTrace();
+  // --trace-gc prints to standard output, the bot's log goes to standard error.
+  child.stdout?.on('data', (chunk: Buffer) => heap.write(chunk));
   child.stderr?.pipe(logFile);
   const fanOutStarted = watchLog(child, /"msg":"daily fan-out started"/);
   fanOutStarted.catch(() => undefined);
@@ -194,7 +208,16 @@ try {
       `a /wotd sent then was acknowledged ${answer.latencyMs} ms later (${answerMs.toFixed(0)} ms after the spawn); rss ${atReady.rssMb.toFixed(0)} MB`,
   );
 
-  // 2. The fan-out. How busy the harness (this process: the fake Discord) was tells whether it held the bot back.
+  // 2. Idle: every subscription listed by the first tick, none due yet.
+  await until(() => Date.now() >= dueAt - 1_000, 'the idle reading', dueAt - Date.now() + 5_000, child);
+  const atIdle = processFigures(child.pid ?? 0);
+  const idleHeapMb = heap.heldMb();
+  log(
+    `idle: rss ${atIdle.rssMb.toFixed(0)} MB, JS heap ${idleHeapMb.toFixed(0)} MB, ${((dueAt - 1_000 - performance.timeOrigin - readyAt) / 1000).toFixed(0)} s after connecting ` +
+      `with ${subscriptions.length} subscriptions listed; the posts fall due at ${new Date(dueAt).toISOString().slice(11, 19)} UTC`,
+  );
+
+  // 3. The fan-out. How busy the harness (this process: the fake Discord) was tells whether it held the bot back.
   const harnessLoop = performance.eventLoopUtilization();
   const posted = () => discord.stats().perSecond.reduce((sum, second) => sum + second.posts, 0);
   const progress = setInterval(() => {
@@ -208,7 +231,7 @@ try {
   }
   const atEnd = processFigures(child.pid ?? 0);
   const harnessBusy = performance.eventLoopUtilization(harnessLoop).utilization;
-  const listedMs = (await fanOutStarted) - readyAt;
+  const listedMs = (await fanOutStarted) + performance.timeOrigin - dueAt;
 
   const posts = discord.posts();
   const firstAt = posts[0]?.at ?? 0;
@@ -216,11 +239,11 @@ try {
   const postsPerSecond = (posts.length - 1) / Math.max(0.001, (lastAt - firstAt) / 1000);
   const ratio = postsPerSecond / GLOBAL_LIMIT;
   const stats = discord.stats();
-  const cpuMsPerPost = (atEnd.cpuMs - atReady.cpuMs) / posts.length;
+  const cpuMsPerPost = (atEnd.cpuMs - atIdle.cpuMs) / posts.length;
   const postingSeconds = stats.perSecond.filter((second) => second.posts > 0).map((second) => second.posts);
   const fullSeconds = postingSeconds.slice(1, -1).sort((a, b) => a - b);
 
-  // 3. Exactly once: one message per channel, and every post recorded as sent once the bot has stopped.
+  // 4. Exactly once: one message per channel, and every post recorded as sent once the bot has stopped.
   await sleep(2_000);
   child.kill('SIGTERM');
   const exited = await Promise.race([new Promise((done) => child.once('exit', done)).then(() => true), sleep(15_000).then(() => false)]);
@@ -244,7 +267,7 @@ try {
       `full seconds carried ${fullSeconds[0] ?? 0} to ${fullSeconds.at(-1) ?? 0} posts, median ${fullSeconds[Math.floor(fullSeconds.length / 2)] ?? 0}`,
   );
   log(
-    `fan-out: the first tick listed the subscriptions and started posting ${listedMs.toFixed(0)} ms after connecting; ` +
+    `fan-out: the tick at the due minute listed the subscriptions and started posting ${listedMs.toFixed(0)} ms after the minute began; ` +
       `the harness's event loop was busy ${(harnessBusy * 100).toFixed(0)}% of the fan-out`,
   );
   log(
@@ -261,8 +284,9 @@ try {
     );
   }
   log(
-    `bot process: peak RSS ${atEnd.peakRssMb.toFixed(0)} MB (target ≤ 300), ${atEnd.rssMb.toFixed(0)} MB at the end; ` +
-      `CPU ${seconds(atEnd.cpuMs - atReady.cpuMs)} s from connecting to the last post = ${cpuMsPerPost.toFixed(2)} ms per post`,
+    `bot process: peak RSS ${atEnd.peakRssMb.toFixed(0)} MB, ${atEnd.rssMb.toFixed(0)} MB at the end; ` +
+      `JS heap at most ${heap.peakMb().toFixed(0)} MB (${heap.collections()} collections); ` +
+      `CPU ${seconds(atEnd.cpuMs - atIdle.cpuMs)} s from the idle reading to the last post = ${cpuMsPerPost.toFixed(2)} ms per post`,
   );
   log(`exactly once: ${perChannel.size} channels with a message, ${duplicates} duplicates, ${missing} missing; ${recordedSent} recorded as sent`);
   if (duplicates > 0 || missing > 0 || recordedSent !== subscriptions.length || stats.global429 > 0) exitCode = 1;
@@ -270,7 +294,8 @@ try {
     `bench fanout: channels=${subscriptions.length} global_limit=${GLOBAL_LIMIT} concurrency=${CONCURRENCY} posts=${posts.length} ` +
       `posts_per_s=${postsPerSecond.toFixed(1)} limit_ratio=${ratio.toFixed(3)} seconds=${seconds(lastAt - firstAt)} ` +
       `global_429=${stats.global429} route_429=${stats.bucket429} duplicates=${duplicates} missing=${missing} ` +
-      `ready_rss_mb=${atReady.rssMb.toFixed(0)} peak_rss_mb=${atEnd.peakRssMb.toFixed(0)} cpu_ms_per_post=${cpuMsPerPost.toFixed(2)} ` +
+      `ready_rss_mb=${atReady.rssMb.toFixed(0)} idle_rss_mb=${atIdle.rssMb.toFixed(0)} peak_rss_mb=${atEnd.peakRssMb.toFixed(0)} ` +
+      `peak_heap_mb=${heap.peakMb().toFixed(0)} cpu_ms_per_post=${cpuMsPerPost.toFixed(2)} ` +
       `startup_ms=${startupMs.toFixed(0)} startup_answer_ms=${answerMs.toFixed(0)}\n`,
   );
 } catch (error) {

@@ -20,7 +20,7 @@ import { createConsolePoster } from './console/console-poster.ts';
 import { dailyPostEmbed } from './replies/daily-embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
-import { openCluster, type Cluster } from './cluster/cluster.ts';
+import type { Cluster } from './cluster/cluster.ts';
 import { postsPerSecondFor } from './discord/channel-poster.ts';
 import { parseArgs } from 'node:util';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
@@ -168,6 +168,8 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
         : undefined;
       storeClaims = claims;
       // A cluster member: the store, the service's budget, the daily posts and Discord's global limit are shared.
+      // Its Redis parts are loaded only then.
+      const { openCluster } = await import('./cluster/cluster.ts');
       cluster = await openCluster({
         redisUrl: config.REDIS_URL,
         keyPrefix: config.REDIS_KEY_PREFIX,

@@ -23,12 +23,21 @@ import type { SubscriptionStore } from './subscription-store.ts';
 export type DeliveryOutcome = 'sent' | 'forbidden' | 'gone' | 'refused' | 'transient' | 'skipped';
 
 export interface DeliveryJob {
-  /** What the list said when the job was made; the subscription itself is read again before posting. */
-  subscription: Pick<Subscription, 'channelId' | 'enabledAt'>;
+  /** The subscribed channel; its subscription is read again before posting. */
+  channelId: string;
   slot: Slot;
   embed: APIEmbed;
   /** What the last run left for this channel and day, if anything (`damaged`: stored but unreadable). */
   record: DeliveryReading | null;
+}
+
+/**
+ * The jobs of one fan-out, by position: an array of them, or a list that keeps them more compactly and makes each
+ * as it is asked for (the scheduler's DueJobs).
+ */
+export interface DeliveryJobs {
+  readonly length: number;
+  at(index: number): DeliveryJob | undefined;
 }
 
 export interface DeliveryHooks {
@@ -106,25 +115,25 @@ export function threadName(embed: APIEmbed, day: IsoDate): string {
 
 async function deliverOne(job: DeliveryJob, options: FanOutOptions): Promise<DeliveryOutcome> {
   if (!options.claims) return deliverUnclaimed(job, options);
-  const claim = await options.claims.claim(job.subscription.channelId, job.slot.serviceDay);
+  const claim = await options.claims.claim(job.channelId, job.slot.serviceDay);
   if (!claim) return 'skipped';
   try {
     // Another process may have posted (or given up on) this channel's day since this one read the list.
-    const record = await options.store.getDelivery(job.subscription.channelId, job.slot.serviceDay);
-    if (!owesPost(job.subscription, record, options.now())) return 'skipped';
-    return await deliverUnclaimed({ ...job, record }, options);
+    const record = await options.store.getDelivery(job.channelId, job.slot.serviceDay);
+    return await deliverUnclaimed({ ...job, record }, options, { recheck: true });
   } finally {
     await claim.release();
   }
 }
 
-async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions): Promise<DeliveryOutcome> {
+async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { recheck = false } = {}): Promise<DeliveryOutcome> {
   const { store, poster, logger } = options;
-  const { slot } = job;
-  const channelId = job.subscription.channelId;
+  const { slot, channelId } = job;
   // Admin changes made since the list was read win: an unsubscribed or disabled channel is left alone.
   const subscription = await store.get(channelId);
   if (!subscription || subscription.status.state === 'disabled') return 'skipped';
+  // A record read again under a claim is judged against the subscription as it is now.
+  if (recheck && !owesPost(subscription, job.record, options.now())) return 'skipped';
 
   const message = buildMessage(subscription, job.embed, slot.serviceDay);
   const previous = job.record;
@@ -254,21 +263,22 @@ async function recordFailure(
 }
 
 /** Delivers every job with at most `concurrency` posts in flight; Discord's rate limits are discord.js's business. */
-export async function fanOut(all: DeliveryJob[], options: FanOutOptions): Promise<FanOutReport> {
+export async function fanOut(jobs: DeliveryJobs, options: FanOutOptions): Promise<FanOutReport> {
+  const total = jobs.length;
   // Processes that share the work start at different places in the list, so their claims seldom collide.
-  const offset = options.claims && all.length > 0 ? Math.floor(Math.random() * all.length) : 0;
-  const jobs = offset === 0 ? all : [...all.slice(offset), ...all.slice(0, offset)];
-  const report: FanOutReport = { total: jobs.length, sent: 0, failed: 0, retrying: 0, skipped: 0 };
+  const offset = options.claims && total > 0 ? Math.floor(Math.random() * total) : 0;
+  const report: FanOutReport = { total, sent: 0, failed: 0, retrying: 0, skipped: 0 };
   const progressEvery = options.progressEvery ?? 500;
-  const large = jobs.length >= progressEvery;
+  const large = total >= progressEvery;
   let next = 0;
   let finished = 0;
-  if (large) options.logger.info({ total: jobs.length, concurrency: options.concurrency }, 'daily fan-out started');
+  if (large) options.logger.info({ total, concurrency: options.concurrency }, 'daily fan-out started');
 
   const worker = async (): Promise<void> => {
     for (;;) {
       if (options.stopping?.()) return;
-      const job = jobs[next];
+      if (next >= total) return;
+      const job = jobs.at((next + offset) % total);
       next += 1;
       if (!job) return;
       let outcome: DeliveryOutcome;
@@ -276,7 +286,7 @@ export async function fanOut(all: DeliveryJob[], options: FanOutOptions): Promis
         outcome = await deliverOne(job, options);
       } catch (error) {
         // The store itself failed; the record (if any) says `sending`, so the next tick retries with the same nonce.
-        options.logger.error({ channelId: job.subscription.channelId, err: error }, 'daily post could not be recorded');
+        options.logger.error({ channelId: job.channelId, err: error }, 'daily post could not be recorded');
         outcome = 'transient';
       }
       if (outcome === 'sent') report.sent += 1;
@@ -285,16 +295,16 @@ export async function fanOut(all: DeliveryJob[], options: FanOutOptions): Promis
       else report.failed += 1;
       finished += 1;
       options.hooks?.afterJob?.(outcome);
-      if (large && finished % progressEvery === 0 && finished < jobs.length) {
+      if (large && finished % progressEvery === 0 && finished < total) {
         options.logger.info(
-          { sent: report.sent, failed: report.failed, retrying: report.retrying, remaining: jobs.length - finished },
+          { sent: report.sent, failed: report.failed, retrying: report.retrying, remaining: total - finished },
           'daily fan-out progress',
         );
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, jobs.length)) }, worker));
-  const remaining = jobs.length - finished;
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, total)) }, worker));
+  const remaining = total - finished;
   if (large || report.failed > 0 || report.retrying > 0 || remaining > 0) {
     options.logger.info({ ...report, remaining }, remaining > 0 ? 'daily fan-out stopped early; the rest go out on restart' : 'daily fan-out finished');
   }

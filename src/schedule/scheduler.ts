@@ -6,18 +6,13 @@ import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { deliverableSlots, owesPost, type Slot } from './due.ts';
-import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryJob, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
+import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
+import { DueJobs } from './due-jobs.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
-import { postStyleOf, type PostStyle, type Subscription } from './subscription.ts';
-
-/** A subscription whose post is due this tick, as much of it as its job needs. */
-interface DueChannel extends Pick<Subscription, 'channelId' | 'enabledAt'> {
-  style: PostStyle;
-  slot: Slot;
-}
+import { postStyleOf, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
 
 export interface SchedulerOptions {
   store: SubscriptionStore;
@@ -52,6 +47,12 @@ export interface SchedulerObserver {
 export interface TickReport extends FanOutReport {
   /** Subscriptions whose post was due but whose entry could not be fetched yet. */
   waitingForEntry: number;
+}
+
+/** A service day's entry, and its embed in each style rendered so far this tick. */
+interface DayEmbeds {
+  entry: Entry;
+  byStyle: Map<PostStyle, APIEmbed>;
 }
 
 interface EntryWait {
@@ -169,16 +170,21 @@ export class DailyScheduler {
   }
 
   /**
-   * The posts owed now. Subscriptions are read a page at a time and each due one is kept only as what its job needs
-   * (channel id, enabledAt, style, slot); delivery reads the subscription again before posting. So a tick over
-   * 100,000 subscriptions never holds them all parsed at once, nor for as long as its fan-out runs.
+   * The posts owed now. Subscriptions are read a page at a time, and each page is done with before the next: its
+   * due channels' delivery records are read, and each channel that owes a post is added to a DueJobs list (its id,
+   * and the zone's slot and the style's embed it shares with others). Delivery reads the subscription again before
+   * posting. So a tick over 100,000 subscriptions never holds them, nor their records, all at once, and its fan-out
+   * holds little more than their channel ids.
    */
-  private async owedJobs(now: Date): Promise<{ jobs: DeliveryJob[]; waitingForEntry: number }> {
+  private async owedJobs(now: Date): Promise<{ jobs: DueJobs; waitingForEntry: number }> {
     const { store } = this.options;
     // Many subscriptions share a zone and a time; work each pair's slots out once per tick.
     const slots = new Map<string, Slot[]>();
-    const byDay = new Map<IsoDate, DueChannel[]>();
+    const embeds = new Map<IsoDate, DayEmbeds | null>();
+    const jobs = new DueJobs();
+    let waitingForEntry = 0;
     for await (const page of store.pages()) {
+      const due: Array<{ subscription: Subscription; slots: Slot[] }> = [];
       for (const subscription of page) {
         if (subscription.status.state === 'disabled') continue;
         const key = `${subscription.timeZone}|${subscription.time}`;
@@ -187,48 +193,54 @@ export class DailyScheduler {
           deliverable = deliverableSlots(subscription, now);
           slots.set(key, deliverable);
         }
-        for (const slot of deliverable) {
-          const group = byDay.get(slot.serviceDay) ?? [];
-          group.push({ channelId: subscription.channelId, enabledAt: subscription.enabledAt, style: postStyleOf(subscription), slot });
-          byDay.set(slot.serviceDay, group);
+        if (deliverable.length > 0) due.push({ subscription, slots: deliverable });
+      }
+      const records = await this.recordsOf(due);
+      const recordOf = (channelId: string, slot: Slot) => records.get(slot.serviceDay)?.get(channelId) ?? null;
+      for (const { subscription, slots: deliverable } of due) {
+        // At most one post per channel per tick, the earliest owed: after a gap pushed yesterday's post past
+        // midnight, today's (if also due) goes out at the next tick, never beside it in one fan-out.
+        const slot = deliverable.find((candidate) => owesPost(subscription, recordOf(subscription.channelId, candidate), now));
+        if (!slot) continue;
+        let day = embeds.get(slot.serviceDay);
+        if (day === undefined) {
+          const entry = await this.entryFor(slot.serviceDay, now);
+          day = entry ? { entry, byStyle: new Map() } : null;
+          embeds.set(slot.serviceDay, day);
         }
-      }
-    }
-
-    const jobs: DeliveryJob[] = [];
-    let waitingForEntry = 0;
-    // At most one post per channel per tick, the earliest owed: after a gap pushed yesterday's post past midnight,
-    // today's (if also due) goes out at the next tick, never beside it in one fan-out.
-    const jobbed = new Set<string>();
-    for (const [day, group] of [...byDay].sort(([a], [b]) => a.localeCompare(b))) {
-      const records = await store.getDeliveries(
-        group.map(({ channelId }) => channelId),
-        day,
-      );
-      const owed = group.flatMap((due, i) => {
-        const record = records[i] ?? null;
-        if (jobbed.has(due.channelId) || !owesPost(due, record, now)) return [];
-        jobbed.add(due.channelId);
-        return [{ ...due, record }];
-      });
-      if (owed.length === 0) continue;
-      const entry = await this.entryFor(day, now);
-      if (!entry) {
-        waitingForEntry += owed.length;
-        continue;
-      }
-      // Each style's embed is rendered once per day, however many channels use it.
-      const embeds = new Map<PostStyle, APIEmbed>();
-      for (const { channelId, enabledAt, style, slot, record } of owed) {
-        let embed = embeds.get(style);
+        if (!day) {
+          waitingForEntry += 1;
+          continue;
+        }
+        // Each style's embed is rendered once per day, however many channels use it.
+        const style = postStyleOf(subscription);
+        let embed = day.byStyle.get(style);
         if (!embed) {
-          embed = this.options.render(entry, style);
-          embeds.set(style, embed);
+          embed = this.options.render(day.entry, style);
+          day.byStyle.set(style, embed);
         }
-        jobs.push({ subscription: { channelId, enabledAt }, slot, embed, record });
+        jobs.add(subscription.channelId, slot, embed, recordOf(subscription.channelId, slot));
       }
     }
     return { jobs, waitingForEntry };
+  }
+
+  /** The delivery records of a page's due channels, by service day and channel: one read per day. */
+  private async recordsOf(due: ReadonlyArray<{ subscription: Subscription; slots: Slot[] }>): Promise<Map<IsoDate, Map<string, DeliveryReading | null>>> {
+    const byDay = new Map<IsoDate, string[]>();
+    for (const { subscription, slots } of due) {
+      for (const slot of slots) {
+        const ids = byDay.get(slot.serviceDay) ?? [];
+        ids.push(subscription.channelId);
+        byDay.set(slot.serviceDay, ids);
+      }
+    }
+    const records = new Map<IsoDate, Map<string, DeliveryReading | null>>();
+    for (const [day, ids] of byDay) {
+      const read = await this.options.store.getDeliveries(ids, day);
+      records.set(day, new Map(ids.map((id, i) => [id, read[i] ?? null])));
+    }
+    return records;
   }
 
   /** What the scheduler holds in memory: the entries and retry waits of the last few service days. */

@@ -5,7 +5,6 @@ import type { StoredEntry } from '../store/scan.ts';
 import { isRedisStore, openStore, storeCheck, type StoreLocation } from '../store/open-store.ts';
 import type { StoreCheck } from '../store/store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
-import { RedisLock } from '../store/redis-lock.ts';
 import { InProcessLock } from '../store/lock.ts';
 import type { DeliveryReading, DeliveryRecord, Subscription } from './subscription.ts';
 import { DeliveryRecords } from './subscription-store/delivery-records.ts';
@@ -86,8 +85,9 @@ export class SubscriptionStore {
       const deliveries = await openStore<unknown>(location, 'deliveries', options);
       opened.push(deliveries);
       const lockRedis = onRedis ? location.url : location.lockRedisUrl;
+      // The Redis lock module (and its client) is loaded only where a Redis lock is used.
       const lock = lockRedis
-        ? await RedisLock.open(lockRedis, lockPrefix, logger)
+        ? await (await import('../store/redis-lock.ts')).RedisLock.open(lockRedis, lockPrefix, logger)
         : // A memory:// store is private to this instance, so its locks must be too.
           new InProcessLock(location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url);
       return new SubscriptionStore({ subscriptions, deliveries, lock, now: now ?? (() => new Date()), logger });

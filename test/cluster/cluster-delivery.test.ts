@@ -70,7 +70,7 @@ for (const backend of clusterBackends) {
       };
       const { logger } = captureLogger();
       const doomed = subscriptions.slice(0, 5).map((subscription) => ({
-        subscription,
+        channelId: subscription.channelId,
         slot: currentSlot(subscription, AT),
         embed: render(entryFor(DAY)),
         record: null,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open-store.ts';
+import { openStore, SQLITE_CACHE_KIB } from '../../src/store/open-store.ts';
 
 /** The SQLite store's statement queue (src/store/sqlite-queue.ts), on real files. */
 
@@ -34,6 +34,12 @@ async function open(url: string): Promise<{ keyv: Keyv<unknown>; adapter: KeyvSq
 }
 
 describe('the SQLite statement queue', () => {
+  it('keeps a small page cache on each connection, not the 2 MB SQLite keeps by default', async () => {
+    const { adapter } = await open(tempUrl());
+    expect(await adapter.query('PRAGMA cache_size')).toEqual([{ cache_size: -SQLITE_CACHE_KIB }]);
+    expect(SQLITE_CACHE_KIB).toBeLessThan(2_000);
+  });
+
   it('stores a burst of writes, each resolved once stored, the later of two writes to a key winning', async () => {
     const url = tempUrl();
     const { keyv } = await open(url);

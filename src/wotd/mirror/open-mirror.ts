@@ -12,7 +12,6 @@ import type { Logger } from '../../config/logger.ts';
 import type { MirrorSetting } from '../../config/settings.ts';
 import { InProcessLock, type StoreLock } from '../../store/lock.ts';
 import { isRedisStore, openStore, type StoreLocation } from '../../store/open-store.ts';
-import { RedisLock } from '../../store/redis-lock.ts';
 import type { StoreCheck } from '../../store/store-watch.ts';
 import { MirrorHolder, type MirrorReader } from './mirror-holder.ts';
 import { MirrorRefresher, type MirrorLookup, type MirrorRefresherOptions, type MirrorStatus } from './mirror-refresh.ts';
@@ -52,7 +51,7 @@ export async function openDatabaseMirror(settings: OpenMirrorSettings): Promise<
     // On PostgreSQL in cluster mode (lockRedisUrl) the store is shared through PostgreSQL and locked through Redis.
     const lockRedis = isRedisStore(settings.store) ? settings.store.url : settings.store.lockRedisUrl;
     lock = lockRedis
-      ? await RedisLock.open(lockRedis, `${settings.store.keyPrefix ?? ''}mirror:`, settings.logger)
+      ? await (await import('../../store/redis-lock.ts')).RedisLock.open(lockRedis, `${settings.store.keyPrefix ?? ''}mirror:`, settings.logger)
       : new InProcessLock(`mirror:${settings.store.url}`);
   } catch (error) {
     await keyv.disconnect();
