@@ -1,8 +1,8 @@
 import KeyvPostgres from '@keyv/postgres';
-import type { KeyvEntry } from 'keyv';
 import { escapeIdentifier } from 'pg';
 import { STORE_TABLE, type PostgresConnection } from './postgres-connection.ts';
 import { StoreWatch } from './store-watch.ts';
+import { watchMethods } from './watched-methods.ts';
 
 /** The key the health check reads (and, while writes fail, writes): outside every namespace's range of keys. */
 const HEALTH_KEY = 'health-check';
@@ -34,6 +34,8 @@ export class WatchedKeyvPostgres extends KeyvPostgres {
       read: () => super.get(HEALTH_KEY),
       write: () => super.set(HEALTH_KEY, JSON.stringify({ value: new Date().toISOString() })),
     });
+    watchMethods<KeyvPostgres>(this, this.watch, 'read', ['get', 'getMany']);
+    watchMethods<KeyvPostgres>(this, this.watch, 'write', ['set', 'setMany', 'delete', 'deleteMany', 'clear']);
   }
 
   /**
@@ -44,36 +46,8 @@ export class WatchedKeyvPostgres extends KeyvPostgres {
     return async () => [];
   }
 
-  override get(key: string): Promise<unknown> {
-    return this.watch.run('read', () => super.get(key));
-  }
-
-  override getMany(keys: string[]): Promise<unknown[]> {
-    return this.watch.run('read', () => super.getMany(keys));
-  }
-
   override has(key: string): Promise<boolean> {
     return this.watch.run('read', async () => Boolean(await super.has(key)));
-  }
-
-  override set(key: string, value: unknown): Promise<void> {
-    return this.watch.run('write', () => super.set(key, value));
-  }
-
-  override setMany(entries: KeyvEntry[]): Promise<void> {
-    return this.watch.run('write', () => super.setMany(entries));
-  }
-
-  override delete(key: string): Promise<boolean> {
-    return this.watch.run('write', () => super.delete(key));
-  }
-
-  override deleteMany(keys: string[]): Promise<boolean> {
-    return this.watch.run('write', () => super.deleteMany(keys));
-  }
-
-  override clear(): Promise<void> {
-    return this.watch.run('write', () => super.clear());
   }
 
   /** Every [key, stored value] of the namespace, in key order; a page that cannot be read rejects the scan. */

@@ -1,5 +1,6 @@
 import KeyvRedis, { type KeyvRedisOptions, type RedisClientOptions } from '@keyv/redis';
 import { StoreWatch } from './store-watch.ts';
+import { watchMethods } from './watched-methods.ts';
 
 /** The key the health check reads (and, while writes fail, writes) in each namespace. */
 const HEALTH_KEY = 'health-check';
@@ -20,38 +21,8 @@ export class WatchedKeyvRedis<T> extends KeyvRedis<T> {
       read: () => super.get(HEALTH_KEY),
       write: () => super.set(HEALTH_KEY, new Date().toISOString(), HEALTH_TTL_MS),
     });
-  }
-
-  override get<U = T>(key: string): Promise<U | undefined> {
-    return this.watch.run('read', () => super.get<U>(key));
-  }
-
-  override getMany<U = T>(keys: string[]): Promise<Array<U | undefined>> {
-    return this.watch.run('read', () => super.getMany<U>(keys));
-  }
-
-  override has(key: string): Promise<boolean> {
-    return this.watch.run('read', () => super.has(key));
-  }
-
-  override hasMany(keys: string[]): Promise<boolean[]> {
-    return this.watch.run('read', () => super.hasMany(keys));
-  }
-
-  override set(key: string, value: string, ttl?: number): Promise<void> {
-    return this.watch.run('write', () => super.set(key, value, ttl));
-  }
-
-  override setMany(entries: Parameters<KeyvRedis<T>['setMany']>[0]): Promise<void> {
-    return this.watch.run('write', () => super.setMany(entries));
-  }
-
-  override delete(key: string): Promise<boolean> {
-    return this.watch.run('write', () => super.delete(key));
-  }
-
-  override deleteMany(keys: string[]): Promise<boolean> {
-    return this.watch.run('write', () => super.deleteMany(keys));
+    watchMethods<KeyvRedis<T>>(this, this.watch, 'read', ['get', 'getMany', 'has', 'hasMany']);
+    watchMethods<KeyvRedis<T>>(this, this.watch, 'write', ['set', 'setMany', 'delete', 'deleteMany']);
   }
 
   override clear(): Promise<void> {

@@ -150,14 +150,7 @@ export async function readBounded(response: Response, limit: number, abort: Abor
   }
   if (!response.body) return { kind: 'text', text: '' };
   const reader = response.body.getReader();
-  // A body whose decoding broke (Content-Encoding: gzip over bytes that are not, cut short) can leave a read
-  // pending for ever, deaf to the abort: the deadline ends the read itself.
-  const aborted = new Promise<never>((_resolve, reject) => {
-    const fail = (): void => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new DOMException('aborted', 'AbortError'));
-    if (abort.signal.aborted) fail();
-    else abort.signal.addEventListener('abort', fail, { once: true });
-  });
-  aborted.catch(() => undefined);
+  const aborted = whenAborted(abort);
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -184,6 +177,21 @@ export async function readBounded(response: Response, limit: number, abort: Abor
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A promise that rejects (with the abort's reason) once `abort` fires, to race against each read of a body: a body
+ * whose decoding broke (Content-Encoding: gzip over bytes that are not, cut short) can leave a read pending for
+ * ever, deaf to the abort, so the deadline ends the read itself. Never an unhandled rejection.
+ */
+export function whenAborted(abort: AbortController): Promise<never> {
+  const aborted = new Promise<never>((_resolve, reject) => {
+    const fail = (): void => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new DOMException('aborted', 'AbortError'));
+    if (abort.signal.aborted) fail();
+    else abort.signal.addEventListener('abort', fail, { once: true });
+  });
+  aborted.catch(() => undefined);
+  return aborted;
+}
 
 /**
  * Retry-After as a delay in milliseconds from `now`, always within [0, MAX_RETRY_AFTER_MS]; null when absent or

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
+import { collectOutput } from '../support/child-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/wotd-bot.js');
@@ -58,16 +59,12 @@ describe('the installed entry point, bin/wotd-bot.js', () => {
       env: plainEnv({ STORE_URL: `sqlite://${join(dir, 'store.sqlite')}` }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const { output, exited } = collectOutput(child);
     try {
       const inspectorUrl = await vi.waitFor(
         () => {
-          const found = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(stderr)?.[1];
-          if (!found) throw new Error(`no inspector URL yet:\n${stderr}`);
+          const found = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(output.stderr)?.[1];
+          if (!found) throw new Error(`no inspector URL yet:\n${output.stderr}`);
           return found;
         },
         { timeout: 10_000, interval: 20 },
@@ -75,7 +72,7 @@ describe('the installed entry point, bin/wotd-bot.js', () => {
       child.stdin.write('/wotd date:2025-01-14\n');
       await vi.waitFor(
         () => {
-          if (!stdout.includes('│ assailant')) throw new Error(`no answer yet:\n${stdout}\n${stderr}`);
+          if (!output.stdout.includes('│ assailant')) throw new Error(`no answer yet:\n${output.stdout}\n${output.stderr}`);
         },
         { timeout: 15_000, interval: 20 },
       );

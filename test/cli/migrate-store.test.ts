@@ -108,6 +108,29 @@ function days(count: number): string[] {
   return Array.from({ length: count }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
 }
 
+/**
+ * Subscribes 12 channels (g0c0 … g2c3) at `location`, disables one, records a delivery to each for `dayCount` days,
+ * and adds one broken subscription record; answers the channel ids.
+ */
+async function seedStore(location: string | StoreLocation, disabled: string, dayCount: number): Promise<string[]> {
+  const source = await SubscriptionStore.open(location);
+  const channels: string[] = [];
+  for (let g = 0; g < 3; g += 1) {
+    for (let c = 0; c < 4; c += 1) {
+      const channelId = `g${g}c${c}`;
+      channels.push(channelId);
+      await source.upsert(`g${g}`, channelId, 5, () => makeSubscription({ guildId: `g${g}`, channelId }));
+    }
+  }
+  await source.update(disabled, (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: 'x', channelGone: true } }));
+  for (const day of days(dayCount)) for (const channelId of channels) await source.putDelivery(delivery(channelId, day));
+  await source.close();
+  const raw = await openStore<unknown>(location, 'subscriptions');
+  await raw.set('sub:broken', { guildId: 'g9' });
+  await raw.disconnect();
+  return channels;
+}
+
 /** Every key under the prefix with its value and TTL, to tell whether a second run changed anything. */
 async function snapshot(prefix: string): Promise<Array<[string, string | null, number]>> {
   const redis = await redisClient();
@@ -120,22 +143,8 @@ describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
 
   it('copies every subscription, delivery record and index entry; a second run changes nothing', async () => {
     const sqliteUrl = `sqlite://${join(dir, 'store.sqlite')}`;
-    const source = await SubscriptionStore.open(sqliteUrl);
-    const channels: string[] = [];
-    for (let g = 0; g < 3; g += 1) {
-      for (let c = 0; c < 4; c += 1) {
-        const channelId = `g${g}c${c}`;
-        channels.push(channelId);
-        await source.upsert(`g${g}`, channelId, 5, () => makeSubscription({ guildId: `g${g}`, channelId }));
-      }
-    }
-    await source.update('g0c1', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: 'x', channelGone: true } }));
     // 12 channels × 110 days: more than one page (500) of the scan, and many write batches (100).
-    for (const day of days(110)) for (const channelId of channels) await source.putDelivery(delivery(channelId, day));
-    await source.close();
-    const raw = await openStore<unknown>(sqliteUrl, 'subscriptions');
-    await raw.set('sub:broken', { guildId: 'g9' });
-    await raw.disconnect();
+    const channels = await seedStore(sqliteUrl, 'g0c1', 110);
     const cache = await openStore<unknown>(sqliteUrl, 'wotd-cache');
     await cache.set('e:2025-01-01', { word: 'cached' });
     await cache.disconnect();
@@ -228,21 +237,7 @@ describe.skipIf(!redisAndPostgres)('wotd-bot migrate-store: SQLite, Redis and Po
       postgresBackend.fresh(),
       sqliteBackend.fresh(),
     ]);
-    const source = await SubscriptionStore.open(sqliteA);
-    const channels: string[] = [];
-    for (let g = 0; g < 3; g += 1) {
-      for (let c = 0; c < 4; c += 1) {
-        const channelId = `g${g}c${c}`;
-        channels.push(channelId);
-        await source.upsert(`g${g}`, channelId, 5, () => makeSubscription({ guildId: `g${g}`, channelId }));
-      }
-    }
-    await source.update('g2c3', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: 'x', channelGone: true } }));
-    for (const day of days(3)) for (const channelId of channels) await source.putDelivery(delivery(channelId, day));
-    await source.close();
-    const raw = await openStore<unknown>(sqliteA, 'subscriptions');
-    await raw.set('sub:broken', { guildId: 'g9' });
-    await raw.disconnect();
+    await seedStore(sqliteA, 'g2c3', 3);
     const original = await contents(sqliteA);
     expect(original.subscriptions).toHaveLength(13);
     expect(original.deliveries).toHaveLength(36);

@@ -9,7 +9,7 @@ import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { describeRedis, keysUnder, redisClient, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 import { readSnapshot } from '../support/upstream/snapshot-file.ts';
-import { expectInOrder, startBot } from './console-process.ts';
+import { expectCleanExit, expectInOrder, runConsole, startBot } from './console-process.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -21,28 +21,23 @@ afterEach(async () => {
 });
 
 const startBotIn = (extraEnv: Record<string, string> = {}) => startBot(dir, extraEnv);
+const runConsoleIn = (lines: readonly string[], extraEnv: Record<string, string> = {}) => runConsole(dir, lines, extraEnv);
 
 describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
   it('shows the first screen, prints embeds, presses buttons and exits on exit', async () => {
-    const { child, exited } = startBotIn();
-    child.stdin.end(
-      [
-        '/wotd date:2025-01-14',
-        '/wotd-history date:2025-01-14 limit:2',
-        'press Older',
-        '/wotd-find word:"serendipity"',
-        '/wotd-find word:serendipty',
-        '/wotd date:2999-01-01',
-        '/wotd-history limit:12',
-        '/wotd-nonsense',
-        'exit',
-        '/wotd date:2025-01-13',
-        '',
-      ].join('\n'),
-    );
-    const result = await exited;
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    const result = await runConsoleIn([
+      '/wotd date:2025-01-14',
+      '/wotd-history date:2025-01-14 limit:2',
+      'press Older',
+      '/wotd-find word:"serendipity"',
+      '/wotd-find word:serendipty',
+      '/wotd date:2999-01-01',
+      '/wotd-history limit:12',
+      '/wotd-nonsense',
+      'exit',
+      '/wotd date:2025-01-13',
+    ]);
+    expectCleanExit(result);
     expect(result.stdout.startsWith('wotd-bot: console mode\n')).toBe(true);
     expectInOrder(result.stdout, [
       'offline, answering from the embedded Word-of-the-Day service',
@@ -73,22 +68,16 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
   });
 
   it('press acts on the latest message with buttons unless a number names another, and says which it pressed', async () => {
-    const { child, exited } = startBotIn();
-    child.stdin.end(
-      [
-        '/wotd-history date:2025-01-14 limit:2',
-        '/wotd-data forget',
-        // The latest message with buttons is #2 (Erase, Keep it): its Older is not there, and #1's is not pressed unasked.
-        'press Older',
-        'press #1 Older',
-        'press #2 2',
-        'press #7 1',
-        '',
-      ].join('\n'),
-    );
-    const result = await exited;
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    const result = await runConsoleIn([
+      '/wotd-history date:2025-01-14 limit:2',
+      '/wotd-data forget',
+      // The latest message with buttons is #2 (Erase, Keep it): its Older is not there, and #1's is not pressed unasked.
+      'press Older',
+      'press #1 Older',
+      'press #2 2',
+      'press #7 1',
+    ]);
+    expectCleanExit(result);
     expectInOrder(result.stdout, [
       '│ Words of the day before 14 January 2025',
       'message #1: [1: Older]',
@@ -103,21 +92,15 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
   });
 
   it('subscribing again says what changed, from what to what, or that nothing did', async () => {
-    const { child, exited } = startBotIn();
-    child.stdin.end(
-      [
-        '/wotd-subscribe channel:#words time:07:30',
-        '/wotd-subscribe channel:#words time:08:15 timezone:Europe/London role:@readers style:compact thread:true',
-        '/wotd-subscribe channel:#words time:08:15 timezone:Europe/London role:@readers style:compact thread:true',
-        '/wotd-subscribe channel:#words',
-        '/wotd-subscribe-me time:07:00',
-        '/wotd-subscribe-me time:06:45 timezone:Asia/Tokyo',
-        '',
-      ].join('\n'),
-    );
-    const result = await exited;
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    const result = await runConsoleIn([
+      '/wotd-subscribe channel:#words time:07:30',
+      '/wotd-subscribe channel:#words time:08:15 timezone:Europe/London role:@readers style:compact thread:true',
+      '/wotd-subscribe channel:#words time:08:15 timezone:Europe/London role:@readers style:compact thread:true',
+      '/wotd-subscribe channel:#words',
+      '/wotd-subscribe-me time:07:00',
+      '/wotd-subscribe-me time:06:45 timezone:Asia/Tokyo',
+    ]);
+    expectCleanExit(result);
     expectInOrder(result.stdout, [
       'Subscribed #words: the word of the day every day at 07:30 (UTC).',
       'Updated #words: the word of the day every day at 08:15 (Europe/London), compact (word, IPA and a one-line definition), ' +
@@ -215,9 +198,7 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
       const { port } = holder.address() as AddressInfo;
       // On Discord the endpoint opens before the login, so no Discord server is needed to see it refused.
       for (const env of [{}, { DISCORD_TOKEN: 'never-used' }] as Array<Record<string, string>>) {
-        const { child, exited } = startBotIn({ METRICS_PORT: String(port), LOG_LEVEL: 'info', ...env });
-        child.stdin.end('exit\n');
-        const result = await exited;
+        const result = await runConsoleIn(['exit'], { METRICS_PORT: String(port), LOG_LEVEL: 'info', ...env });
         expect(result.code).toBe(2);
         expect(result.stderr).toBe(
           `wotd-bot start: METRICS_PORT ${port} is already in use on 127.0.0.1; choose another (each process of a cluster needs its own)\n`,
@@ -231,18 +212,14 @@ describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
 
   it('with .env copied from .env.example, logs only warnings, as without one', async () => {
     await copyFile(resolve(import.meta.dirname, '../../.env.example'), join(dir, '.env'));
-    const { child, exited } = startBotIn();
-    child.stdin.end('/wotd date:2025-01-14\n');
-    const result = await exited;
+    const result = await runConsoleIn(['/wotd date:2025-01-14']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('│ 2025-01-14 · Word of the Day from wotd.site');
     expect(result.stderr).toBe('');
   });
 
   it('a bad setting prints one line and exits 2', async () => {
-    const { child, exited } = startBotIn({ WOTD_RATE_LIMIT: 'lots' });
-    child.stdin.end();
-    const result = await exited;
+    const result = await runConsoleIn([], { WOTD_RATE_LIMIT: 'lots' });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('wotd-bot: Invalid WOTD_RATE_LIMIT="lots": expected a whole number of requests per minute, at least 1\n');
     expect(result.stdout).toBe('');
@@ -253,9 +230,10 @@ describeRedis('wotd-bot start with REDIS_URL', () => {
   const redis = useRedisPrefix();
 
   it('keeps the cache and the subscriptions on Redis under REDIS_KEY_PREFIX, and nothing in STORE_URL; warns once if Redis keeps nothing on disk', async () => {
-    const { child, exited } = startBotIn({ REDIS_URL: redisTestUrl ?? '', REDIS_KEY_PREFIX: redis.prefix });
-    child.stdin.end('/wotd-subscribe channel:#words time:07:30\n/wotd date:2025-01-14\n');
-    const result = await exited;
+    const result = await runConsoleIn(['/wotd-subscribe channel:#words time:07:30', '/wotd date:2025-01-14'], {
+      REDIS_URL: redisTestUrl ?? '',
+      REDIS_KEY_PREFIX: redis.prefix,
+    });
     const client = await redisClient();
     const durable = (await client.configGet('appendonly')).appendonly === 'yes' || ((await client.configGet('save')).save ?? '').trim() !== '';
     const logged = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string });

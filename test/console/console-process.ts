@@ -29,6 +29,19 @@ export function startBot(dir: string, extraEnv: Record<string, string> = {}): { 
   return { child, run, exited };
 }
 
+/** Runs the console in `dir` on these input lines (then the end of input) and answers what it printed once it has exited. */
+export async function runConsole(dir: string, lines: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+  const { child, exited } = startBot(dir, extraEnv);
+  child.stdin.end(lines.map((line) => `${line}\n`).join(''));
+  return exited;
+}
+
+/** Asserts the console exited 0 with nothing on stderr. */
+export function expectCleanExit(run: Run): void {
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+}
+
 /** Asserts each piece appears in `text`, in this order. */
 export function expectInOrder(text: string, pieces: string[]): void {
   let from = 0;

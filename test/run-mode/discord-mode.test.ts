@@ -9,6 +9,7 @@ import { startWotdService, type RunningService } from '../../src/service/server.
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { restFor, startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import { collectOutput } from '../support/child-output.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
 
@@ -45,11 +46,7 @@ describe('wotd-bot start with DISCORD_TOKEN', () => {
       LOG_LEVEL: 'info',
     });
     const child = spawn(process.execPath, [BIN, 'start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const { output, exited } = collectOutput(child);
 
     try {
       await discord.waitForReady(1, 15_000);
@@ -65,11 +62,11 @@ describe('wotd-bot start with DISCORD_TOKEN', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-    expect(stdout).toBe('');
-    expect(stderr).toContain('connected to Discord');
-    expect(stderr).toContain('scope=bot+applications.commands');
-    expect(stderr).not.toContain(discord.token);
+    expect(output.stdout).toBe('');
+    expect(output.stderr).toContain('connected to Discord');
+    expect(output.stderr).toContain('scope=bot+applications.commands');
+    expect(output.stderr).not.toContain(discord.token);
     // Every stderr line is the bot's own JSON log: discord.js's warning about the channel cache left off is not shown.
-    for (const line of stderr.split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
+    for (const line of output.stderr.split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
   });
 });

@@ -27,20 +27,28 @@ const DAMAGE: Array<[label: string, text: string]> = [
   ['no value at all', '"just a string"'],
 ];
 
+/**
+ * The local Discord server (nonces forgotten at once: only looking in the channel can stop a second post) with one
+ * guild of these channels, each subscribed on a fresh store of `backend`.
+ */
+async function subscribed(backend: (typeof storeBackends)[number], names: string[]) {
+  const discord = await startDiscordServer({ nonceWindowMs: 1 });
+  cleanups.push(() => discord.close());
+  const guild = discord.addGuild({ name: 'Words', channels: names.map((name) => ({ name })) });
+  const location = await backend.fresh();
+  const store = await SubscriptionStore.open(location);
+  cleanups.push(() => store.close());
+  for (const channelId of names.map((name) => guild.channelId(name))) await store.upsert(guild.id, channelId, 50, () => makeSubscription({ guildId: guild.id, channelId }));
+  return { discord, guild, location, store };
+}
+
 // On every store: each keeps what it is given as text, and any of them can be found holding a damaged record.
 for (const backend of storeBackends) {
   backend.describe(`a damaged delivery record, on ${backend.name}`, () => {
     for (const [label, text] of DAMAGE) {
       it(`(${label}) is confirmed against the channel: the post there is recorded and not made again, and the damage is logged and counted`, async () => {
-        // Nonces are forgotten at once: only looking in the channel can stop a second post.
-        const discord = await startDiscordServer({ nonceWindowMs: 1 });
-        cleanups.push(() => discord.close());
-        const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'daily' }] });
+        const { discord, guild, location, store } = await subscribed(backend, ['daily']);
         const daily = guild.channelId('daily');
-        const location = await backend.fresh();
-        const store = await SubscriptionStore.open(location);
-        cleanups.push(() => store.close());
-        await store.upsert(guild.id, daily, 50, () => makeSubscription({ guildId: guild.id, channelId: daily }));
         const metrics = createBotMetrics({ mode: 'discord', defaultMetrics: false });
         const { scheduler, lines } = schedulerFor(discord, store, { concurrency: 2, observer: metrics.scheduler });
 
@@ -62,15 +70,9 @@ for (const backend of storeBackends) {
     }
 
     it('whose day was never posted is posted once, after looking; other channels are not held up by it', async () => {
-      const discord = await startDiscordServer({ nonceWindowMs: 1 });
-      cleanups.push(() => discord.close());
-      const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'daily' }, { name: 'other' }] });
+      const { discord, guild, location, store } = await subscribed(backend, ['daily', 'other']);
       const daily = guild.channelId('daily');
       const other = guild.channelId('other');
-      const location = await backend.fresh();
-      const store = await SubscriptionStore.open(location);
-      cleanups.push(() => store.close());
-      for (const channelId of [daily, other]) await store.upsert(guild.id, channelId, 50, () => makeSubscription({ guildId: guild.id, channelId }));
       // A record of the day written before the post (and then damaged): the post never went out.
       await store.putDelivery({ channelId: daily, day: DAY, state: 'sending', nonce: 'n', attempts: 1, updatedAt: `${DAY}T08:59:00.000Z` });
       await backend.overwrite(location, 'deliveries', `${daily}:${DAY}`, 'not json at all');
@@ -83,14 +85,8 @@ for (const backend of storeBackends) {
     });
 
     it('whose attempt time is not a time is confirmed from the earliest an attempt could have begun, and not posted again', async () => {
-      const discord = await startDiscordServer({ nonceWindowMs: 1 });
-      cleanups.push(() => discord.close());
-      const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'daily' }] });
+      const { discord, guild, store } = await subscribed(backend, ['daily']);
       const daily = guild.channelId('daily');
-      const location = await backend.fresh();
-      const store = await SubscriptionStore.open(location);
-      cleanups.push(() => store.close());
-      await store.upsert(guild.id, daily, 50, () => makeSubscription({ guildId: guild.id, channelId: daily }));
       const { scheduler } = schedulerFor(discord, store, { concurrency: 2 });
       expect(await scheduler.tick(nine)).toMatchObject({ sent: 1 });
       const [post] = discord.messagesIn(daily);

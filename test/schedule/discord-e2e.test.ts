@@ -1,22 +1,14 @@
 import { PermissionFlagsBits } from 'discord.js';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { commands } from '../../commands/index.ts';
-import { startDiscordBot } from '../../src/discord/bot.ts';
-import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
-import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import type { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
-import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
+import { startBotOnServer } from './bot-on-server.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
 
 describe('daily posts end to end: the real bot, the local Discord server, a SQLite store', () => {
   it('subscribe through Discord, post at the time with the role mention, disable on channel deletion', async () => {
@@ -34,25 +26,8 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
         { name: 'no-embeds', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.EmbedLinks }] },
       ],
     });
-    const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
-    expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
-
-    const temp = tempStore();
-    cleanups.push(temp.cleanup);
     const now = () => new Date('2026-06-15T07:00:00Z');
-    const { logger } = captureLogger();
-    const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 4, logger, now });
-    cleanups.push(() => daily.close());
-    const lookup = new FixedLookup();
-    const bot = await startDiscordBot({
-      config: { ...env, DISCORD_APPLICATION_ID: undefined },
-      commands,
-      services: { lookup: lookup as unknown as WotdLookup, siteUrl: 'https://wotd.site', logger, subscriptions: daily.subscriptions },
-      logger,
-    });
-    cleanups.push(() => bot.stop());
-    const unwatch = startDiscordDailyPosts(bot.client, daily, { lookup, siteUrl: 'https://wotd.site', logger });
-    cleanups.push(unwatch);
+    const { daily, lookup } = await startBotOnServer(discord, cleanups, { daily: { now } });
     // The member holds Manage Channels through the admins role; Discord (and the local server) offer the commands only then.
     const invoke = async (name: string, options: Record<string, string | boolean>) => {
       const handle = discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: '500000000000000001' });

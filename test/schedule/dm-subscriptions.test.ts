@@ -1,25 +1,18 @@
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
 import { wotdSubscribeMeCommand } from '../../commands/wotd-subscribe-me.ts';
-import { startDiscordBot } from '../../src/discord/bot.ts';
-import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
-import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { deliveryNonce } from '../../src/schedule/poster.ts';
 import type { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
-import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
+import { startBotOnServer } from './bot-on-server.ts';
+import { tempStore } from './helpers.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
 
 /** The real bot and scheduler against the local Discord server, with a clock the test moves. */
 async function world(serverOptions: Parameters<typeof startDiscordServer>[0] = {}) {
@@ -27,23 +20,8 @@ async function world(serverOptions: Parameters<typeof startDiscordServer>[0] = {
   cleanups.push(() => discord.close());
   const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'general' }] });
   const outside = discord.addGuild({ name: 'Elsewhere', withoutBot: true, members: [{ id: '700000000000000001', username: 'traveller' }] });
-  const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
-  expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
-  const temp = tempStore();
-  cleanups.push(temp.cleanup);
   const clock = { now: new Date('2026-06-15T07:00:00Z') };
-  const { logger, lines } = captureLogger();
-  const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 4, logger, now: () => clock.now });
-  cleanups.push(() => daily.close());
-  const lookup = new FixedLookup();
-  const bot = await startDiscordBot({
-    config: { ...env, DISCORD_APPLICATION_ID: undefined },
-    commands,
-    services: { lookup: lookup as unknown as WotdLookup, siteUrl: 'https://wotd.site', logger, subscriptions: daily.subscriptions },
-    logger,
-  });
-  cleanups.push(() => bot.stop());
-  cleanups.push(startDiscordDailyPosts(bot.client, daily, { lookup, siteUrl: 'https://wotd.site', logger }));
+  const { daily, lookup, lines } = await startBotOnServer(discord, cleanups, { daily: { now: () => clock.now } });
   const scheduler: DailyScheduler = daily.start({ poster: { post: () => Promise.reject(new Error('not this one')), findEarlierPost: () => Promise.reject(new Error('not this one')) }, lookup, render: () => ({}) });
   const tick = (iso: string) => {
     clock.now = new Date(iso);

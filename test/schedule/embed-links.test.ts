@@ -1,19 +1,13 @@
 import { PermissionFlagsBits } from 'discord.js';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
-import { startDiscordBot } from '../../src/discord/bot.ts';
-import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
-import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import { createBotMetrics } from '../../src/metrics/registry.ts';
 import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { deliveryNonce } from '../../src/schedule/poster.ts';
 import type { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import type { Subscription } from '../../src/schedule/subscription.ts';
-import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import { restFor, startDiscordServer } from '../support/discord/index.ts';
-import { captureLogger, entryFor, FixedLookup, makeSubscription, tempStore } from './helpers.ts';
+import { startBotOnServer } from './bot-on-server.ts';
+import { entryFor, makeSubscription } from './helpers.ts';
 
 /**
  * An admin takes Embed Links away after subscribing. Discord then takes a channel post with its embeds dropped, and
@@ -27,7 +21,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
 const ADMIN = '500000000000000001';
 const NO_EMBEDS = [{ id: '@bot', deny: PermissionFlagsBits.EmbedLinks }];
 /** #pinged lets the bot open threads; it loses Embed Links, then gets it back. */
@@ -42,24 +35,9 @@ async function world(serverOptions: Parameters<typeof startDiscordServer>[0] = {
     members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
     channels: [{ name: 'general' }, { name: 'daily' }, { name: 'pinged', permissionOverwrites: [THREADS] }, { name: 'quiet_words' }],
   });
-  const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
-  expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
-  const temp = tempStore();
-  cleanups.push(temp.cleanup);
   const clock = { now: new Date('2026-06-15T07:00:00Z') };
-  const { logger, lines } = captureLogger();
   const metrics = createBotMetrics({ mode: 'discord', defaultMetrics: false });
-  const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 4, logger, now: () => clock.now, observer: metrics.scheduler });
-  cleanups.push(() => daily.close());
-  const lookup = new FixedLookup();
-  const bot = await startDiscordBot({
-    config: { ...env, DISCORD_APPLICATION_ID: undefined },
-    commands,
-    services: { lookup: lookup as unknown as WotdLookup, siteUrl: 'https://wotd.site', logger, subscriptions: daily.subscriptions },
-    logger,
-  });
-  cleanups.push(() => bot.stop());
-  cleanups.push(startDiscordDailyPosts(bot.client, daily, { lookup, siteUrl: 'https://wotd.site', logger }));
+  const { daily, lookup, lines } = await startBotOnServer(discord, cleanups, { daily: { now: () => clock.now, observer: metrics.scheduler } });
   // start() hands back the scheduler startDiscordDailyPosts started, which posts through the bot's REST client.
   const scheduler: DailyScheduler = daily.start({ poster: { post: () => Promise.reject(new Error('not this one')), findEarlierPost: () => Promise.reject(new Error('not this one')) }, lookup, render: () => ({}) });
   const tick = (iso: string) => {

@@ -1,23 +1,16 @@
 import { PermissionFlagsBits } from 'discord.js';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
-import { startDiscordBot } from '../../src/discord/bot.ts';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
 import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
-import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
-import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
+import { startBotOnServer } from './bot-on-server.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
 const ADMIN = '500000000000000001';
 
 describe('a thread on each post and publishing, end to end', () => {
@@ -35,21 +28,7 @@ describe('a thread on each post and publishing, end to end', () => {
       channels: [{ name: 'general' }, { name: 'news', type: 5 }],
     });
     const news = guild.channelId('news');
-    const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
-    expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
-    const temp = tempStore();
-    cleanups.push(temp.cleanup);
-    const { logger, lines } = captureLogger();
-    const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 2, logger });
-    cleanups.push(() => daily.close());
-    const lookup = new FixedLookup();
-    const bot = await startDiscordBot({
-      config: { ...env, DISCORD_APPLICATION_ID: undefined },
-      commands,
-      services: { lookup: lookup as unknown as WotdLookup, siteUrl: 'https://wotd.site', logger, subscriptions: daily.subscriptions },
-      logger,
-    });
-    cleanups.push(() => bot.stop());
+    const { daily, lookup, bot, logger, lines } = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2 }, dailyPosts: false });
     const invoke = (name: string, options: Record<string, string | boolean> = {}) =>
       discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: ADMIN }).waitForResponse();
 

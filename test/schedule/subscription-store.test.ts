@@ -120,19 +120,9 @@ for (const backend of storeBackends) {
     it('loads a subscription stored before styles, threads, publishing and DM subscriptions existed, with their defaults', async () => {
       const url = await fresh();
       const store = await open(url);
-      // Exactly what the previous version wrote: no style or any later field.
-      const old = {
-        guildId: 'g1',
-        channelId: 'c1',
-        channelName: 'words',
-        time: '09:00',
-        timeZone: 'UTC',
-        roleId: null,
-        createdBy: 'u1',
-        createdAt: '2026-06-01T00:00:00.000Z',
-        enabledAt: '2026-06-01T00:00:00.000Z',
-        status: { state: 'active' },
-      };
+      // Exactly what the previous version wrote (makeSubscription's fields): no style or any later field.
+      const old = makeSubscription();
+      expect(Object.keys(old)).not.toContain('style');
       expect(await store.restoreSubscription('sub:c1', old)).toBe('restored');
       const loaded = await store.get('c1');
       expect(loaded).toEqual(old);

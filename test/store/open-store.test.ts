@@ -34,6 +34,18 @@ describe('storeLocation', () => {
   });
 });
 
+/** Runs `work` against a loopback port that accepts connections and never answers, closed afterwards. */
+async function withSilentServer(work: (port: number) => Promise<void>): Promise<void> {
+  const silent = createServer(() => undefined).listen(0, '127.0.0.1');
+  await new Promise((resolve) => silent.once('listening', resolve));
+  const { port } = silent.address() as { port: number };
+  try {
+    await work(port);
+  } finally {
+    silent.close();
+  }
+}
+
 describe('openStore on Redis', () => {
   it('reports a refused connection at once, in one line, naming the server without its password', async () => {
     const started = Date.now();
@@ -44,16 +56,11 @@ describe('openStore on Redis', () => {
   });
 
   it('gives up on a server that accepts but never answers after 5 s', async () => {
-    const silent = createServer(() => undefined).listen(0, '127.0.0.1');
-    await new Promise((resolve) => silent.once('listening', resolve));
-    const { port } = silent.address() as { port: number };
-    try {
+    await withSilentServer(async (port) => {
       await expect(openStore(`redis://127.0.0.1:${port}`, 'wotd-cache')).rejects.toThrow(
         `could not reach Redis at redis://127.0.0.1:${port}: no answer within 5000 ms`,
       );
-    } finally {
-      silent.close();
-    }
+    });
   });
 });
 
@@ -120,16 +127,11 @@ describe('openStore on PostgreSQL', () => {
   });
 
   it('gives up on a server that accepts but never answers after 5 s', async () => {
-    const silent = createServer(() => undefined).listen(0, '127.0.0.1');
-    await new Promise((resolve) => silent.once('listening', resolve));
-    const { port } = silent.address() as { port: number };
-    try {
+    await withSilentServer(async (port) => {
       await expect(openStore(`postgresql://127.0.0.1:${port}/wotd`, 'wotd-cache')).rejects.toThrow(
         new RegExp(`^could not reach PostgreSQL at postgresql://127\\.0\\.0\\.1:${port}/wotd: .*timeout`),
       );
-    } finally {
-      silent.close();
-    }
+    });
   });
 });
 

@@ -14,6 +14,7 @@ import {
   parseRetryAfter,
   preview,
   readBounded,
+  whenAborted,
   type FetchLike,
 } from '../http-client.ts';
 import type { UpstreamResult } from '../upstream-result.ts';
@@ -162,12 +163,7 @@ export async function downloadSnapshot(url: string, path: string, options: Downl
 async function streamInto(response: Response, file: FileHandle, maxBytes: number, abort: AbortController, awake: () => void): Promise<number | 'too_large'> {
   if (!response.body) return 0;
   const reader = response.body.getReader();
-  const aborted = new Promise<never>((_resolve, reject) => {
-    const fail = (): void => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new DOMException('aborted', 'AbortError'));
-    if (abort.signal.aborted) fail();
-    else abort.signal.addEventListener('abort', fail, { once: true });
-  });
-  aborted.catch(() => undefined);
+  const aborted = whenAborted(abort);
   let size = 0;
   try {
     for (;;) {

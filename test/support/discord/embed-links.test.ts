@@ -1,17 +1,9 @@
-import { DiscordAPIError, PermissionFlagsBits, Routes } from 'discord.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { restFor, startDiscordServer, type DiscordServer, type GuildInfo } from './index.ts';
+import { PermissionFlagsBits, Routes } from 'discord.js';
+import { describe, expect, it } from 'vitest';
+import { restFor, type DiscordServer, type GuildInfo } from './index.ts';
+import { apiError, eachTestDiscordServer } from './suite-helpers.ts';
 
 type Json = Record<string, unknown>;
-
-async function apiError(promise: Promise<unknown>): Promise<DiscordAPIError> {
-  const error = await promise.then(
-    () => new Error('expected the request to fail'),
-    (e: unknown) => e,
-  );
-  if (!(error instanceof DiscordAPIError)) throw error;
-  return error;
-}
 
 const EMBED = { title: 'serendipity', description: 'a happy accident' };
 
@@ -20,15 +12,12 @@ describe('fake Discord without Embed Links: the message is taken, its embeds are
   let guild: GuildInfo;
   let plain: string;
 
-  beforeEach(async () => {
-    discord = await startDiscordServer();
+  eachTestDiscordServer((server) => {
+    discord = server;
     guild = discord.addGuild({
       channels: [{ name: 'general' }, { name: 'plain', permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.EmbedLinks }] }],
     });
     plain = guild.channelId('plain');
-  });
-  afterEach(async () => {
-    await discord.close();
   });
 
   it('posts the content without the embeds; an embed-only post is empty (50006); where it may embed, the embeds stay', async () => {

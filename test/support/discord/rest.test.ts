@@ -1,23 +1,15 @@
-import { DiscordAPIError, HTTPError, PermissionFlagsBits, Routes } from 'discord.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { restFor, startDiscordServer, type DiscordServer, type GuildInfo } from './index.ts';
-
-async function apiError(promise: Promise<unknown>): Promise<DiscordAPIError> {
-  const error = await promise.then(
-    () => new Error('expected the request to fail'),
-    (e: unknown) => e,
-  );
-  if (!(error instanceof DiscordAPIError)) throw error;
-  return error;
-}
+import { HTTPError, PermissionFlagsBits, Routes } from 'discord.js';
+import { describe, expect, it } from 'vitest';
+import { restFor, type DiscordServer, type GuildInfo } from './index.ts';
+import { apiError, eachTestDiscordServer } from './suite-helpers.ts';
 
 describe('fake Discord REST', () => {
   let discord: DiscordServer;
   let guild: GuildInfo;
   let general: string;
 
-  beforeEach(async () => {
-    discord = await startDiscordServer();
+  eachTestDiscordServer((server) => {
+    discord = server;
     guild = discord.addGuild({
       roles: [{ name: 'announcers', permissions: 0n }],
       channels: [
@@ -28,9 +20,6 @@ describe('fake Discord REST', () => {
       ],
     });
     general = guild.channelId('general');
-  });
-  afterEach(async () => {
-    await discord.close();
   });
 
   it('serves what discord.js calls at login and for lookups', async () => {

@@ -1,28 +1,17 @@
-import { DiscordAPIError, Routes } from 'discord.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { restFor, startDiscordServer, type DiscordServer, type GuildInfo } from './index.ts';
+import { Routes } from 'discord.js';
+import { describe, expect, it } from 'vitest';
+import { restFor, type DiscordServer, type GuildInfo } from './index.ts';
+import { apiError, eachTestDiscordServer } from './suite-helpers.ts';
 
 type Json = Record<string, unknown>;
-
-async function apiError(promise: Promise<unknown>): Promise<DiscordAPIError> {
-  const error = await promise.then(
-    () => new Error('expected the request to fail'),
-    (e: unknown) => e,
-  );
-  if (!(error instanceof DiscordAPIError)) throw error;
-  return error;
-}
 
 describe('fake Discord refuses what Discord refuses: select menus, message references, repeated mentions, command counts', () => {
   let discord: DiscordServer;
   let guild: GuildInfo;
 
-  beforeEach(async () => {
-    discord = await startDiscordServer();
+  eachTestDiscordServer((server) => {
+    discord = server;
     guild = discord.addGuild();
-  });
-  afterEach(async () => {
-    await discord.close();
   });
 
   /** Posts to a fresh channel (the 5-per-5-s message bucket stays out of the way): the created message, or the error. */

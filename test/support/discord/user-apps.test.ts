@@ -15,6 +15,7 @@ import {
 } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loginClient, restFor, startDiscordServer, type DiscordServer, type GuildInfo } from './index.ts';
+import { apiError } from './suite-helpers.ts';
 
 /** User-installed apps, private channels, DMs the bot may not send, attachments, threads and crossposts. */
 
@@ -28,15 +29,6 @@ const serverOnly = new SlashCommandBuilder()
   .setDescription('Guild install, servers only')
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
   .setContexts(InteractionContextType.Guild);
-
-async function apiError(promise: Promise<unknown>): Promise<DiscordAPIError> {
-  const error = await promise.then(
-    () => new Error('expected the request to fail'),
-    (e: unknown) => e,
-  );
-  if (!(error instanceof DiscordAPIError)) throw error;
-  return error;
-}
 
 describe('fake Discord: user-installed apps and what the bot may do outside its servers', () => {
   let discord: DiscordServer;

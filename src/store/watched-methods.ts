@@ -1,0 +1,26 @@
+import type { StoreWatch } from './store-watch.ts';
+
+type AsyncMethod = (...args: never[]) => Promise<unknown>;
+
+/** The names of an adapter's methods that answer a promise. */
+export type AsyncMethodName<Adapter> = {
+  [Name in keyof Adapter]: Adapter[Name] extends AsyncMethod ? Name : never;
+}[keyof Adapter];
+
+/**
+ * Makes each named method of a store adapter (as its class defines it, called on the adapter) run as one `operation`
+ * of `watch`: a failure is counted and rethrown as a StoreError naming the store, a write that went through is noted.
+ * Called from the adapter's constructor; `super.<method>` inside the adapter still reaches the unwatched method.
+ */
+export function watchMethods<Adapter extends object>(
+  adapter: Adapter,
+  watch: StoreWatch,
+  operation: 'read' | 'write',
+  names: readonly AsyncMethodName<Adapter>[],
+): void {
+  for (const name of names) {
+    const method = adapter[name] as unknown as AsyncMethod;
+    const watched = (...args: never[]): Promise<unknown> => watch.run(operation, () => method.apply(adapter, args));
+    Object.defineProperty(adapter, name, { value: watched, writable: true, configurable: true });
+  }
+}
