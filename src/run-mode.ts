@@ -12,7 +12,6 @@ import { createLogger, type Logger } from './config/logger.ts';
 import { startWotdService, type RunningService } from './service/server.ts';
 import { isPostgresStore, isRedisStore, sqliteStoreFile, storeLocation } from './store/open-store.ts';
 import { lockSqliteStore, StoreInUseError, type StoreLock } from './store/sqlite-store-lock.ts';
-import { reportRedisPersistence } from './store/redis-persistence.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
 import { mirrorSummary, openDatabaseMirror, type DatabaseMirror } from './wotd/mirror/open-mirror.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
@@ -143,7 +142,10 @@ async function lockStore(config: Config): Promise<BotStoreLock | undefined> {
 /** Where the durable data is on Redis, one line on whether it survives a Redis restart (see redis-persistence.ts). */
 async function reportStoreDurability(config: Config, logger: Logger): Promise<void> {
   const location = storeLocation(config);
-  if (isRedisStore(location)) await reportRedisPersistence(location.url, logger);
+  if (!isRedisStore(location)) return;
+  // Loaded only for a Redis store, so a bot on SQLite or PostgreSQL loads no Redis client.
+  const { reportRedisPersistence } = await import('./store/redis-persistence.ts');
+  await reportRedisPersistence(location.url, logger);
 }
 
 async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number, lock?: BotStoreLock): Promise<number> {
