@@ -66,11 +66,12 @@ export function handleFor(changes: Changes, state: InteractionState): Interactio
     },
     waitForCallback: (timeoutMs = 5000) =>
       until(() => state.acknowledged ?? state.callbacks[0], `a callback for interaction ${state.id}`, timeoutMs),
-    waitForResponse: (timeoutMs = 5000) =>
+    waitForResponse: (timeoutMs = 5000, signal) =>
       until(
         () => (isResponse(state.original) && state.original ? viewMessage(state.original) : undefined),
         `the response to interaction ${state.id}`,
         timeoutMs,
+        signal,
       ),
     waitForOriginal: (predicate, timeoutMs = 5000) =>
       until(
@@ -82,11 +83,16 @@ export function handleFor(changes: Changes, state: InteractionState): Interactio
         `the original response of interaction ${state.id} to match`,
         timeoutMs,
       ),
-    waitForFollowUp: (index = 0, timeoutMs = 5000) =>
-      until(() => {
-        const m = state.followUps[index];
-        return m ? viewMessage(m) : undefined;
-      }, `follow-up #${index + 1} of interaction ${state.id}`, timeoutMs),
+    waitForFollowUp: (index = 0, timeoutMs = 5000, signal) =>
+      until(
+        () => {
+          const m = state.followUps[index];
+          return m ? viewMessage(m) : undefined;
+        },
+        `follow-up #${index + 1} of interaction ${state.id}`,
+        timeoutMs,
+        signal,
+      ),
   };
 }
 

@@ -29,6 +29,17 @@ export interface DiscordServerOptions {
   sessionStartLimit?: number;
   /** An IDENTIFY whose shard count leaves more guilds than this per shard is closed with 4011 (Discord: 2500). */
   maxGuildsPerShard?: number;
+  /**
+   * How long an idle HTTP connection stays open (default 5000 ms). Discord's API, behind Cloudflare, keeps an idle
+   * HTTP/1.1 connection 400 s; a benchmark that pauses between phases passes that, so the bot's connections are not
+   * all new at once when the next phase starts.
+   */
+  keepAliveTimeoutMs?: number;
+  /**
+   * Check every request, answer and dispatch against discord-api-spec (spec-check.ts; default true). Only benchmarks
+   * turn it off: tests keep it, since process-setup.ts fails a test on any violation, and nothing reads it elsewhere.
+   */
+  specCheck?: boolean;
   applicationId?: string;
   botUserId?: string;
   botUsername?: string;
@@ -212,9 +223,12 @@ export interface InteractionHandle {
   /** Autocomplete choices sent with callback type 8. */
   readonly choices: { name: string; value: string | number }[] | undefined;
   waitForCallback(timeoutMs?: number): Promise<RecordedCallback>;
-  /** The first version of the original response that is not "thinking": an immediate reply, an update, or the edit of a deferral. */
-  waitForResponse(timeoutMs?: number): Promise<MessageView>;
+  /**
+   * The first version of the original response that is not "thinking": an immediate reply, an update, or the edit of
+   * a deferral. `signal` stops the wait (it rejects with the signal's reason), e.g. once a raced follow-up came.
+   */
+  waitForResponse(timeoutMs?: number, signal?: AbortSignal): Promise<MessageView>;
   /** Waits until the original message satisfies `predicate` (e.g. a second edit). */
   waitForOriginal(predicate: (message: MessageView) => boolean, timeoutMs?: number): Promise<MessageView>;
-  waitForFollowUp(index?: number, timeoutMs?: number): Promise<MessageView>;
+  waitForFollowUp(index?: number, timeoutMs?: number, signal?: AbortSignal): Promise<MessageView>;
 }

@@ -86,7 +86,7 @@ export class DiscordServer {
     };
     this.http = createServer((req, res) => void handleRequest(deps, req, res));
     this.http.on('upgrade', (req, socket, head) => this.gateway.handleUpgrade(req, socket, head));
-    this.http.keepAliveTimeout = 5000;
+    this.http.keepAliveTimeout = this.world.options.keepAliveTimeoutMs;
   }
 
   /**

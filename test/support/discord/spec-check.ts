@@ -60,6 +60,13 @@ const BODY_REFUSALS = new Set([50035, 50006, 50109]);
 export class SpecCheck {
   private readonly schemas = strictSchemas();
 
+  /**
+   * `enabled` false (startDiscordServer's `specCheck: false`, for benchmarks only) checks nothing: outside vitest no
+   * one reads the ledger, and in bench:cluster the check was a fifth of the harness's time while the harness shared
+   * two cores with the bots it measures.
+   */
+  constructor(private readonly enabled = true) {}
+
   /** An exchange for a request not routed yet (a body that is not JSON is answered before routing). */
   unrouted(method: string, path: string): Exchange {
     return { route: `${method} ${path}`, operation: null, issues: [] };
@@ -67,6 +74,7 @@ export class SpecCheck {
 
   /** An exchange for a request the server has no route for: the sender called something it does not serve. */
   unserved(method: string, path: string): Exchange {
+    if (!this.enabled) return this.unrouted(method, path);
     const inSpec = specOperationExists(method, path);
     const message = inSpec
       ? 'the local server does not serve this Discord route (add it, and its entry in spec-routes.ts)'
@@ -76,6 +84,7 @@ export class SpecCheck {
 
   /** Checks a request against its route's operation (a route the spec mapping lacks is itself a violation). */
   request(req: CheckedRequest): Exchange {
+    if (!this.enabled) return this.unrouted(req.method, req.template);
     const operation = operationFor(req.method, req.template) ?? null;
     if (!operation) {
       const route = `${req.method} ${specPathOf(req.template)}`;
@@ -105,6 +114,7 @@ export class SpecCheck {
    * request the server accepted, or refused for another reason, is.
    */
   answer(exchange: Exchange, status: number, body: unknown, { raw = false }: { raw?: boolean } = {}): void {
+    if (!this.enabled) return;
     const refusedBody = status === 400 && BODY_REFUSALS.has(codeOf(body));
     if (!refusedBody) for (const issue of exchange.issues) this.report({ route: exchange.route, direction: 'request', ...issue });
     if (raw || status >= 500 || (exchange.operation === null && exchange.issues.length > 0)) return;
@@ -122,6 +132,7 @@ export class SpecCheck {
 
   /** Checks a gateway dispatch's `d` for event `t`. */
   dispatch(t: string, d: unknown): void {
+    if (!this.enabled) return;
     specLedger.dispatches += 1;
     const route = `GATEWAY ${t}`;
     const schema = dispatchSchema(t);

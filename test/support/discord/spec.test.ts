@@ -150,6 +150,24 @@ describe('the spec check at the server', () => {
     ]);
   });
 
+  it('checks nothing when a benchmark turns it off (specCheck: false), and still answers as before', async () => {
+    const unchecked = await startDiscordServer({ specCheck: false });
+    try {
+      const channel = unchecked.addGuild().channelId('general');
+      const posted = await fetch(`${unchecked.apiUrl}/v10/channels/${channel}/messages?colour=red`, {
+        method: 'POST',
+        headers: { Authorization: `Bot ${unchecked.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ content: 'hi', colour: 3 }),
+      });
+      expect(posted.status).toBe(200);
+      const check = new SpecCheck(false);
+      check.dispatch('GUILD_DELETE', { id: 'x', unavailable: 'yes' });
+      expect(takeSpecViolations()).toEqual([]);
+    } finally {
+      await unchecked.close();
+    }
+  });
+
   it('checks error answers too, against the spec’s error body', async () => {
     discord.rewriteResponse = (route, status, body) => (status === 200 && route.startsWith('GET /guilds/') ? { message: 'nope' } : body);
     await restFor(discord).get(Routes.guild(guild.id));

@@ -49,7 +49,7 @@ export class World {
   readonly defaultUser: User;
   readonly changes = new Changes();
   /** Checks requests, answers and dispatches against Discord's API spec (spec-check.ts). */
-  readonly spec = new SpecCheck();
+  readonly spec: SpecCheck;
   readonly gateway: Gateway;
   private readonly recommendedShards: number | undefined;
   /** Default guild ids take one millisecond each, so guilds spread evenly over any shard count as they are added. */
@@ -98,7 +98,10 @@ export class World {
       maxConcurrency: positive(options.maxConcurrency, 'maxConcurrency') ?? 1,
       sessionStartLimit: positive(options.sessionStartLimit, 'sessionStartLimit') ?? 1000,
       maxGuildsPerShard: positive(options.maxGuildsPerShard, 'maxGuildsPerShard') ?? 2500,
+      specCheck: options.specCheck ?? true,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 5000,
     };
+    this.spec = new SpecCheck(this.options.specCheck);
     this.recommendedShards = positive(options.shards, 'shards');
     this.token = options.token ?? `fake.${snowflake()}.token`;
     this.applicationId = options.applicationId ?? snowflake();
