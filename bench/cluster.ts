@@ -11,8 +11,15 @@
  * The database mirror is on (WOTD_MIRROR=on: our service's own /databases, behind the same proxy, so the listing and
  * the download count with every other request); `--mirror off` runs without it, for the comparison.
  *
+ * The local Discord server runs in this process, on the same two cores as the bots, so it is kept from being what is
+ * measured: it skips its spec check (the tests keep it), keeps idle connections 400 s as Discord does, and a lookup's
+ * losing wait (reply or follow-up) is stopped at once. Before the last line, `lookups:` lines give the harness's
+ * event-loop utilization and delay over the lookups and the callbacks' latencies (from dispatch to arrival).
+ *
  * Options (environment): CLUSTER_CHANNELS (20000), CLUSTER_GUILDS (2000), CLUSTER_LOOKUPS (20000),
- * CLUSTER_PROCESSES (4), REDIS_BENCH_URL (redis://127.0.0.1:6379). Ends with one `bench cluster:` line.
+ * CLUSTER_LOOKUP_CONCURRENCY (100), CLUSTER_PROCESSES (4), REDIS_BENCH_URL (redis://127.0.0.1:6379),
+ * CLUSTER_NODE_ARGS (extra node flags for the bots, e.g. `--cpu-prof --cpu-prof-dir=DIR`). Ends with one
+ * `bench cluster:` line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
