@@ -315,7 +315,10 @@ try {
   const latencies = lookupCallbacks.map((c) => c.latencyMs).sort((x, y) => x - y);
   const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   const byType = new Map<string, number>();
-  for (const c of lookupCallbacks) byType.set(`${c.type}/${c.status}`, (byType.get(`${c.type}/${c.status}`) ?? 0) + 1);
+  for (const c of lookupCallbacks) {
+    const key = `${c.type}/${c.status}`;
+    byType.set(key, (byType.get(key) ?? 0) + 1);
+  }
   log(`lookups: ${latencies.length} callbacks (type/status ${[...byType].map(([k, v]) => `${k}×${v}`).join(' ')}), latency p50 ${pct(0.5)} ms, p90 ${pct(0.9)}, p99 ${pct(0.99)}, p99.9 ${pct(0.999)}, max ${latencies.at(-1) ?? 0}; over 1.5 s ${latencies.filter((l) => l > 1500).length}, over 3 s ${latencies.filter((l) => l > 3000).length}`);
   const shownFailures = [...failures].sort((x, y) => y[1] - x[1]).slice(0, 5);
   for (const [reason, count] of shownFailures) log(`lookups: ${count} × ${reason}`);

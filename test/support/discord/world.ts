@@ -99,7 +99,7 @@ export class World {
       sessionStartLimit: positive(options.sessionStartLimit, 'sessionStartLimit') ?? 1000,
       maxGuildsPerShard: positive(options.maxGuildsPerShard, 'maxGuildsPerShard') ?? 2500,
       specCheck: options.specCheck ?? true,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 5000,
+      keepAliveTimeoutMs: positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs') ?? 5000,
     };
     this.spec = new SpecCheck(this.options.specCheck);
     this.recommendedShards = positive(options.shards, 'shards');
