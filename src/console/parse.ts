@@ -5,6 +5,7 @@ import {
   type APIApplicationCommandSubcommandOption,
 } from 'discord.js';
 import type { ChannelRef, RoleRef, SlashCommand } from '../replies/interactions.ts';
+import { nearestName } from '../config/nearest-name.ts';
 import { terminalText } from '../replies/terminal-text.ts';
 
 /** An option's value as typed at the console, already checked against the command's definition. */
@@ -146,7 +147,9 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
   const command = commands.find((candidate) => candidate.data.name === name);
   if (!command) {
     const known = commands.map((candidate) => `/${candidate.data.name}`).join(', ');
-    return { kind: 'error', message: `There is no command ${typed(head)}. Commands: ${known}. Type help for more.` };
+    const nearest = nearestName(name, commands.map((candidate) => candidate.data.name));
+    const hint = nearest === null ? '' : ` Did you mean /${nearest}?`;
+    return { kind: 'error', message: `There is no command ${typed(head)}.${hint} Commands: ${known}. Type help for more.` };
   }
   const subcommands = subcommandsOf(command);
   let subcommand: string | null = null;
@@ -154,7 +157,8 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
     const names = subcommands.map((sub) => sub.name);
     const chosen = (rest[0] ?? '').toLowerCase();
     if (!names.includes(chosen)) {
-      const given = rest[0] === undefined ? '' : ` “${typed(rest[0])}” is not one of them.`;
+      const nearest = rest[0] === undefined ? null : nearestName(chosen, names);
+      const given = rest[0] === undefined ? '' : ` “${typed(rest[0])}” is not one of them.${nearest === null ? '' : ` Did you mean ${nearest}?`}`;
       return { kind: 'error', message: `/${command.data.name} needs one of: ${names.join(', ')}.${given} For example: /${command.data.name} ${names[0] ?? ''}` };
     }
     subcommand = chosen;
@@ -171,8 +175,11 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
     const optionName = token.slice(0, colon).toLowerCase();
     const option = options.find((candidate) => candidate.name === optionName);
     if (!option) {
-      const known = options.length > 0 ? `Its options: ${options.map((candidate) => candidate.name).join(', ')}.` : 'It takes no options.';
-      return { kind: 'error', message: `/${command.data.name} has no option “${typed(optionName)}”. ${known}` };
+      const names = options.map((candidate) => candidate.name);
+      const nearest = nearestName(optionName, names);
+      const known = options.length > 0 ? `Its options: ${names.join(', ')}.` : 'It takes no options.';
+      const hint = nearest === null ? '' : ` Did you mean ${nearest}?`;
+      return { kind: 'error', message: `/${command.data.name} has no option “${typed(optionName)}”.${hint} ${known}` };
     }
     if (values.has(option.name)) return { kind: 'error', message: `/${command.data.name} ${option.name} is given twice.` };
     const value = readValue(command.data.name, option, token.slice(colon + 1));

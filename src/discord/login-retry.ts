@@ -35,6 +35,19 @@ export const FATAL_CLOSE_CODES: ReadonlyMap<number, string> = new Map([
   ],
 ]);
 
+/**
+ * @discordjs/ws turns those close codes into plain errors that reject the login before the shard reports its close
+ * code, so the errors are told apart by their messages (test/bot/login-backoff.test.ts holds the library to them).
+ */
+const GATEWAY_REFUSAL_CODES: ReadonlyMap<string, number> = new Map([
+  ['Authentication failed', 4004],
+  ['Invalid shard', 4010],
+  ['Sharding is required', 4011],
+  ['Used an invalid API version', 4012],
+  ['Used invalid intents', 4013],
+  ['Used disallowed intents', 4014],
+]);
+
 /** A network failure or a 5xx, anywhere in the error's causes: worth trying again. */
 export function isRetryableLoginError(error: unknown, depth = 0): boolean {
   if (depth > 8 || typeof error !== 'object' || error === null) return false;
@@ -55,6 +68,9 @@ export function loginFailure(error: unknown): Error {
       cause: error,
     });
   }
-  return error instanceof Error ? error : new Error(String(error));
+  if (!(error instanceof Error)) return new Error(String(error));
+  const code = GATEWAY_REFUSAL_CODES.get(error.message);
+  const message = code === undefined ? undefined : FATAL_CLOSE_CODES.get(code);
+  return message === undefined ? error : new Error(message, { cause: error });
 }
 

@@ -218,6 +218,25 @@ describe('the login back-off', () => {
     );
   }, 120_000);
 
+  it.each([
+    [4004, 'Authentication failed', 'Discord rejected DISCORD_TOKEN (gateway close 4004 Authentication failed): copy a fresh token from the Bot page of the developer portal'],
+    [4011, 'Sharding required', 'Discord requires sharding for this bot (gateway close 4011 Sharding required): start with --shards auto'],
+    [4013, 'Invalid intent(s)', 'Discord refused the gateway intents (gateway close 4013 Invalid intents): the intents sent are not valid'],
+    [
+      4014,
+      'Disallowed intent(s)',
+      'Discord refused the gateway intents (gateway close 4014 Disallowed intents): enable them for the bot on the Bot page of the developer portal',
+    ],
+  ] as const)('the real process: gateway close %i at IDENTIFY stops at once, with what to do, exit 1, no retry', async (code, reason, message) => {
+    discord = await startDiscordServer();
+    discord.refuseIdentify(code, reason);
+    const bot = startBot({ DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl, [LOGIN_BACKOFF_SETTING]: '50' });
+    expect(await bot.exited, bot.output.stderr).toBe(1);
+    expect(retryLines(bot.output.stderr)).toEqual([]);
+    expect(bot.output.stderr).toContain(`wotd-bot start: could not run the Discord bot: ${message}\n`);
+    expect(discord.gatewayEvents.filter((event) => event.kind === 'identify')).toHaveLength(1);
+  }, 120_000);
+
   it('the real process: a login back-off setting that is not a number stops start in one line, exit 2', async () => {
     const bot = startBot({ DISCORD_TOKEN: 'an.unused.token', [LOGIN_BACKOFF_SETTING]: 'soon' });
     expect(await bot.exited).toBe(2);

@@ -31,7 +31,12 @@ describe('console input', () => {
   });
 
   it('explains unknown commands and options, bad values and missing ones', () => {
-    expect(errorOf('/wod')).toBe('There is no command /wod. Commands: /wotd, /wotd-history, /wotd-find. Type help for more.');
+    expect(errorOf('/wod')).toBe('There is no command /wod. Did you mean /wotd? Commands: /wotd, /wotd-history, /wotd-find. Type help for more.');
+    expect(errorOf('/wotd-hisotry')).toBe(
+      'There is no command /wotd-hisotry. Did you mean /wotd-history? Commands: /wotd, /wotd-history, /wotd-find. Type help for more.',
+    );
+    expect(errorOf('/weather')).toBe('There is no command /weather. Commands: /wotd, /wotd-history, /wotd-find. Type help for more.');
+    expect(errorOf('/wotd dat:2025-01-14')).toBe('/wotd has no option “dat”. Did you mean date? Its options: date.');
     expect(errorOf('/wotd day:2025-01-14')).toBe('/wotd has no option “day”. Its options: date.');
     expect(errorOf('/wotd 2025-01-14')).toBe('“2025-01-14” is not an option: write options as name:value such as date:…. Try: /wotd [date:…]');
     expect(errorOf('/wotd-history limit:9')).toBe('/wotd-history limit must be a whole number from 1 to 8; 9 is not.');

@@ -211,6 +211,8 @@ describe('/wotd-data at the console', () => {
     expect(printed).toContain('"channelId": "dm:console"');
     await session.handleLine('/wotd-data');
     expect(output.join('')).toContain('/wotd-data needs one of: export, forget.');
+    await session.handleLine('/wotd-data exprot');
+    expect(output.join('')).toContain('/wotd-data needs one of: export, forget. “exprot” is not one of them. Did you mean export?');
     await session.handleLine('/wotd-data forget');
     await session.handleLine('press Erase');
     expect(output.join('')).toContain('Erased your DM subscription and its records');

@@ -37,7 +37,11 @@ export const GatewayClose = {
   ShardingRequired: 4011,
   InvalidApiVersion: 4012,
   InvalidIntents: 4013,
+  DisallowedIntents: 4014,
 } as const;
+
+/** The close codes with which Discord refuses an IDENTIFY for good, which a test can make the gateway answer. */
+export type IdentifyRefusalCode = 4004 | 4010 | 4011 | 4012 | 4013 | 4014;
 
 /** Close codes after which Discord will not let the session resume. */
 const NON_RESUMABLE = new Set<number>([4004, 4007, 4009, 4010, 4011, 4012, 4013, 4014]);
@@ -170,6 +174,8 @@ export class Gateway {
   private nextConnectionId = 1;
   /** While held, new connections wait here unanswered: completed on release, destroyed on close. */
   private held: Array<{ request: IncomingMessage; socket: import('node:stream').Duplex; head: Buffer }> | null = null;
+  /** Set by refuseIdentify(): every IDENTIFY with the right token is closed with this code until it is cleared. */
+  private identifyRefusal: { code: IdentifyRefusalCode; reason: string } | null = null;
   url = '';
 
   constructor(private readonly options: GatewayOptions) {
@@ -187,6 +193,11 @@ export class Gateway {
   /** New connections wait (the client sees a handshake that does not finish) until release(). */
   hold(): void {
     this.held ??= [];
+  }
+
+  /** Closes every later IDENTIFY with `code`, as Discord does for an app whose settings refuse it; null accepts again. */
+  refuseIdentify(refusal: { code: IdentifyRefusalCode; reason: string } | null): void {
+    this.identifyRefusal = refusal;
   }
 
   release(): void {
@@ -416,6 +427,10 @@ export class Gateway {
     this.record({ kind: 'identify', connectionId: connection.id, detail: { intents: data.intents, shard: data.shard } });
     if (data.token !== this.options.token) {
       connection.socket.close(GatewayClose.AuthenticationFailed, 'Authentication failed');
+      return;
+    }
+    if (this.identifyRefusal) {
+      connection.socket.close(this.identifyRefusal.code, this.identifyRefusal.reason);
       return;
     }
     if (typeof data.intents !== 'number' || !Number.isInteger(data.intents) || data.intents < 0) {

@@ -110,7 +110,7 @@ export type {
   ShardView,
 } from './public-types.ts';
 export type { MessageView } from './messages.ts';
-export type { GatewayDispatch, GatewayEvent, ShardState } from './gateway.ts';
+export type { GatewayDispatch, GatewayEvent, IdentifyRefusalCode, ShardState } from './gateway.ts';
 export { shardOf } from './snowflake.ts';
 export type { ChannelSpec, GuildSpec, MemberSpec, OverwriteSpec, RoleSpec } from './model.ts';
 export type { OptionValues, RegisteredCommand } from './commands.ts';

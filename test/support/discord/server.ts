@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { registeredCommands } from './command-routes.ts';
 import type { RegisteredCommand } from './commands.ts';
 import { Faults } from './faults.ts';
-import type { Gateway, GatewayDispatch, GatewayEvent } from './gateway.ts';
+import type { Gateway, GatewayDispatch, GatewayEvent, IdentifyRefusalCode } from './gateway.ts';
 import { handleRequest } from './http-core.ts';
 import { autocomplete, interactionHandles, invokeCommand, pressButton, startAutocomplete } from './interactions.ts';
 import type { MessageView } from './messages.ts';
@@ -291,6 +291,14 @@ export class DiscordServer {
   /** Closes every gateway connection, or those of one shard id, with a close code (4000 resumable, 4009 forces a new session). */
   closeGateway(code = 4000, reason = 'closed by the test harness', only: { shard?: number } = {}): void {
     this.gateway.closeAll(code, reason, only.shard);
+  }
+
+  /**
+   * From now on, closes every IDENTIFY with a code after which Discord never lets that login in (4014 Disallowed
+   * intents for privileged intents the app was not granted, say); `null` accepts them again.
+   */
+  refuseIdentify(code: IdentifyRefusalCode | null, reason = 'refused by the test harness'): void {
+    this.gateway.refuseIdentify(code === null ? null : { code, reason });
   }
 
   /** Drops every gateway connection, or those of one shard id, without a close frame (the client sees 1006). */
