@@ -12,9 +12,11 @@
  * the download count with every other request); `--mirror off` runs without it, for the comparison.
  *
  * The local Discord server runs in this process, on the same two cores as the bots, so it is kept from being what is
- * measured: it skips its spec check (the tests keep it), keeps idle connections 400 s as Discord does, and a lookup's
- * losing wait (reply or follow-up) is stopped at once. Before the last line, `lookups:` lines give the harness's
- * event-loop utilization and delay over the lookups and the callbacks' latencies (from dispatch to arrival).
+ * measured: it skips its spec check (the tests keep it), keeps idle connections 400 s as Discord does, takes REST
+ * connections through its front door (a child process that accepts at once, where the busy harness would accept one
+ * per event-loop turn; front-door.ts) and a lookup's losing wait (reply or follow-up) is stopped at once. Before the
+ * last line, `lookups:` lines give the harness's event-loop utilization and delay over the lookups and the callbacks'
+ * latencies (from dispatch to arrival).
  *
  * Options (environment): CLUSTER_CHANNELS (20000), CLUSTER_GUILDS (2000), CLUSTER_LOOKUPS (20000),
  * CLUSTER_LOOKUP_CONCURRENCY (100), CLUSTER_PROCESSES (4), REDIS_BENCH_URL (redis://127.0.0.1:6379),

@@ -15,7 +15,10 @@ import type { FrontDoorMessage } from './front-door.ts';
 
 const harnessPort = Number(process.argv[2]);
 const spares = Number(process.argv[3]);
-const send = (message: FrontDoorMessage) => process.send?.(message);
+/** Once the parent has gone there is nobody to tell (and sending then would throw): closeAll follows. */
+const send = (message: FrontDoorMessage) => {
+  if (process.connected) process.send?.(message);
+};
 
 if (!process.send) throw new Error('front-door-process.ts runs as a child process with an IPC channel (front-door.ts starts it)');
 if (!Number.isInteger(harnessPort) || harnessPort < 1 || harnessPort > 65_535) throw new Error(`bad harness port ${process.argv[2]}`);

@@ -35,6 +35,8 @@ export class FrontDoor {
     child.on('message', (message: FrontDoorMessage) => {
       if (message.kind === 'error') report(new Error(`front door: ${message.message}`));
     });
+    // Sending `close` or killing can fail; that is reported, not thrown at nobody.
+    child.on('error', (error) => report(new Error(`front door: ${error.message}`)));
     child.once('exit', (code, signal) => {
       if (!this.closing) report(new Error(`front door: the process ended unasked (${signal ?? `code ${code ?? '?'}`})`));
       else if (code !== 0 && signal === null) report(new Error(`front door: the process ended with code ${code ?? '?'} on close`));
@@ -53,8 +55,11 @@ export class FrontDoor {
     });
     const port = await new Promise<number>((resolve, reject) => {
       const onMessage = (message: FrontDoorMessage) => {
-        if (message.kind === 'listening') finish(() => resolve(message.port));
-        else if (message.kind === 'error') finish(() => reject(new Error(`front door: ${message.message}`)));
+        if (message.kind === 'listening') {
+          const port = message.port;
+          if (Number.isInteger(port) && port >= 1 && port <= 65_535) finish(() => resolve(port));
+          else finish(() => reject(new Error(`front door: it reported port ${String(port)}`)));
+        } else if (message.kind === 'error') finish(() => reject(new Error(`front door: ${message.message}`)));
       };
       const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
         finish(() => reject(new Error(`front door: the process ended before listening (${signal ?? `code ${code ?? '?'}`})`)));
