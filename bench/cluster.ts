@@ -12,9 +12,11 @@
  * the download count with every other request); `--mirror off` runs without it, for the comparison.
  *
  * The local Discord server runs in this process, on the same two cores as the bots, so it is kept from being what is
- * measured: it skips its spec check (the tests keep it), keeps idle connections 400 s as Discord does, and a lookup's
- * losing wait (reply or follow-up) is stopped at once. Before the last line, `lookups:` lines give the harness's
- * event-loop utilization and delay over the lookups and the callbacks' latencies (from dispatch to arrival).
+ * measured: it skips its spec check (the tests keep it), keeps idle connections 400 s as Discord does, takes REST
+ * connections through its front door (a child process that accepts at once, where the busy harness would accept one
+ * per event-loop turn; front-door.ts) and a lookup's losing wait (reply or follow-up) is stopped at once. Before the
+ * last line, `lookups:` lines give the harness's event-loop utilization and delay over the lookups and the callbacks'
+ * latencies (from dispatch to arrival).
  *
  * Options (environment): CLUSTER_CHANNELS (20000), CLUSTER_GUILDS (2000), CLUSTER_LOOKUPS (20000),
  * CLUSTER_LOOKUP_CONCURRENCY (100), CLUSTER_PROCESSES (4), REDIS_BENCH_URL (redis://127.0.0.1:6379),
@@ -62,8 +64,18 @@ const prefix = `wotd-bench:${randomUUID()}:`;
 // The spec check stays in the tests (it fails a test on any violation); here nothing reads it, and it was a fifth of
 // the harness's time while the harness shares the cores with the bots it measures. Idle connections stay open 400 s,
 // as Discord's do: with 5 s, every bot connection had closed by the lookups, and the 100 lookups that start at once
-// all opened new ones, which a busy harness accepts one per event-loop turn (libuv), some after the 3 s.
-const discord = await startDiscordServer({ globalLimitPerSecond: 50, shards: PROCESSES, interactionDeadlineMs: 3_000, specCheck: false, keepAliveTimeoutMs: 400_000 });
+// all opened new ones, which a busy harness accepts one per event-loop turn (libuv), some after the 3 s. Even with
+// them kept, the 100 lookups that start at once need more connections than the paced fan-out left open, so REST goes
+// through the front door (front-door.ts): a child process accepts at once and relays each connection over one of 256
+// connections to the harness opened while it was idle.
+const discord = await startDiscordServer({
+  globalLimitPerSecond: 50,
+  shards: PROCESSES,
+  interactionDeadlineMs: 3_000,
+  specCheck: false,
+  keepAliveTimeoutMs: 400_000,
+  frontDoorSpares: 256,
+});
 const service = await startWotdService({ dbPath: 'data/words.sqlite', variant: 'A', rateLimitPerMinute: 10 });
 const upstream = await startLoopbackProxy(service.url);
 const processes = new Map<number, ChildProcess>();
@@ -330,7 +342,8 @@ try {
     `lookups: ${LOOKUPS} in ${lookupSeconds.toFixed(1)} s at ${LOOKUP_CONCURRENCY} in flight: ${answered} answered, ${busy} "busy, try again", ${failed} unanswered; ` +
       `the service saw ${figures.total} requests in all, at most ${figures.maxPerMinute} in any 60 s, ${figures.refused} refused`,
   );
-  if (duplicates > 0 || missing > 0 || stats.global429 > 0 || figures.maxPerMinute > 10 || figures.refused > 0) exitCode = 1;
+  for (const error of discord.internalErrors.slice(0, 5)) log(`harness internal error: ${error.message}`);
+  if (failed > 0 || duplicates > 0 || missing > 0 || stats.global429 > 0 || figures.maxPerMinute > 10 || figures.refused > 0 || discord.internalErrors.length > 0) exitCode = 1;
   log(`logs of the bot processes: ${dir}`);
   process.stdout.write(
     `bench cluster: mirror=${MIRROR} processes=${PROCESSES} channels=${subscribed} posts_per_s=${postsPerSecond.toFixed(1)} all_posted_s=${allDoneSeconds.toFixed(0)} duplicates=${duplicates} ` +

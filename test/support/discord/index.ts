@@ -15,7 +15,8 @@
  *   interactionTokenTtlMs (15 min), nonceWindowMs (5 min), heartbeatIntervalMs (41250), sessionTimeoutMs (2 min),
  *   shards (the count GET /gateway/bot recommends; default one per 1,000 guilds, at least 1), maxConcurrency (1),
  *   sessionStartLimit (1000), maxGuildsPerShard (2500), keepAliveTimeoutMs (5000; Discord's is 400 s), specCheck (true;
- *   benchmarks only turn it off), applicationId, botUserId, botUsername, token.
+ *   benchmarks only turn it off), frontDoorSpares (none; a benchmark whose harness is saturated serves REST through a
+ *   child process that accepts at once, front-door.ts), applicationId, botUserId, botUsername, token.
  * Identity: apiUrl, gatewayUrl, token, applicationId, botUser, defaultUser (the member who invokes when no `user`).
  * World: addGuild(spec) → GuildInfo { id, everyoneRoleId, botRoleId, channels, roles, channelId(name), roleId(name) };
  *   addGuilds(count, spec | (index) => spec) → GuildInfo[] for large worlds (2,000 guilds with 10 channels each take

@@ -40,6 +40,13 @@ export interface DiscordServerOptions {
    * turn it off: tests keep it, since process-setup.ts fails a test on any violation, and nothing reads it elsewhere.
    */
   specCheck?: boolean;
+  /**
+   * Serve REST (`apiUrl`) through a front door (front-door.ts): a child process that accepts connections at once and
+   * relays each over one of this many connections to the harness opened in advance (1 to 10,000; default none, the
+   * harness listens itself). For benchmarks whose harness is so busy that, accepting one connection per event-loop
+   * turn, it would take a burst of new connections seconds late. The gateway stays on the harness's own port.
+   */
+  frontDoorSpares?: number;
   applicationId?: string;
   botUserId?: string;
   botUsername?: string;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { registeredCommands } from './command-routes.ts';
 import type { RegisteredCommand } from './commands.ts';
 import { Faults } from './faults.ts';
+import { FrontDoor } from './front-door.ts';
 import type { Gateway, GatewayDispatch, GatewayEvent, IdentifyRefusalCode } from './gateway.ts';
 import { handleRequest } from './http-core.ts';
 import { autocomplete, interactionHandles, invokeCommand, pressButton, startAutocomplete } from './interactions.ts';
@@ -63,6 +64,7 @@ export class DiscordServer {
   private readonly routes = new RouteTable();
   private readonly faults = new Faults();
   private readonly recorder = new Recorder();
+  private frontDoor: FrontDoor | null = null;
   private closed = false;
 
   constructor(options: DiscordServerOptions = {}) {
@@ -87,6 +89,12 @@ export class DiscordServer {
     this.http = createServer((req, res) => void handleRequest(deps, req, res));
     this.http.on('upgrade', (req, socket, head) => this.gateway.handleUpgrade(req, socket, head));
     this.http.keepAliveTimeout = this.world.options.keepAliveTimeoutMs;
+    if (this.world.options.frontDoorSpares > 0) {
+      // The front door's spare connections wait, request-less, until a client needs one; Node's header and request
+      // timeouts (60 s and 300 s, against clients that never send) would close them.
+      this.http.headersTimeout = 0;
+      this.http.requestTimeout = 0;
+    }
   }
 
   /**
@@ -119,14 +127,33 @@ export class DiscordServer {
       this.http.listen(0, '127.0.0.1', () => resolve());
     });
     const { port } = this.http.address() as AddressInfo;
-    this.apiUrl = `http://127.0.0.1:${port}/api`;
+    let restPort = port;
+    const spares = this.world.options.frontDoorSpares;
+    if (spares > 0) {
+      try {
+        this.frontDoor = await FrontDoor.start(port, spares, (error) => this.internalErrors.push(error));
+      } catch (error) {
+        this.http.closeAllConnections();
+        await new Promise<void>((resolve) => this.http.close(() => resolve()));
+        throw error;
+      }
+      restPort = this.frontDoor.port;
+    }
+    this.apiUrl = `http://127.0.0.1:${restPort}/api`;
     this.gatewayUrl = `ws://127.0.0.1:${port}`;
     this.gateway.url = this.gatewayUrl;
+  }
+
+  /** The front door's process id while it runs (frontDoorSpares), else undefined. */
+  get frontDoorPid(): number | undefined {
+    return this.frontDoor?.pid;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // The front door first: its spares would otherwise keep the HTTP server from closing, and it would open more.
+    await this.frontDoor?.close();
     await this.gateway.close();
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));

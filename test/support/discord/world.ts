@@ -100,6 +100,7 @@ export class World {
       maxGuildsPerShard: positive(options.maxGuildsPerShard, 'maxGuildsPerShard') ?? 2500,
       specCheck: options.specCheck ?? true,
       keepAliveTimeoutMs: positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs') ?? 5000,
+      frontDoorSpares: atMost(positive(options.frontDoorSpares, 'frontDoorSpares'), 10_000, 'frontDoorSpares') ?? 0,
     };
     this.spec = new SpecCheck(this.options.specCheck);
     this.recommendedShards = positive(options.shards, 'shards');
@@ -289,6 +290,11 @@ export class World {
 
 export function positive(value: number | undefined, name: string): number | undefined {
   if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new Error(`${name} must be a whole number of at least 1, got ${value}`);
+  return value;
+}
+
+export function atMost(value: number | undefined, limit: number, name: string): number | undefined {
+  if (value !== undefined && value > limit) throw new Error(`${name} must be at most ${limit}, got ${value}`);
   return value;
 }
 
