@@ -75,6 +75,13 @@ module.exports = {
       to: { path: '^src/service/' },
     },
     {
+      name: 'run-mode-loads-the-console-lazily',
+      comment: 'run-mode.ts loads the console and the embedded service only in console mode (import()), so a bot on Discord keeps none of their code in memory',
+      severity: 'error',
+      from: { path: '^src/run-mode\\.ts$' },
+      to: { path: '^src/(console|service)/', dependencyTypesNot: ['type-only', 'dynamic-import'] },
+    },
+    {
       name: 'domain-knows-no-discord',
       comment: 'The domain, the store and the config know no Discord',
       severity: 'error',

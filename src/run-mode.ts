@@ -3,19 +3,15 @@ import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from
 import { ListenError } from './config/listen-error.ts';
 import { quoted, singleLine } from './config/message-text.ts';
 import { nearestName } from './config/nearest-name.ts';
-import { consoleBanner, type ConsoleSource } from './console/banner.ts';
-import { runConsoleLoop } from './console/console.ts';
-import { PromptScreen } from './console/prompt-screen.ts';
-import { ConsoleSession } from './console/session.ts';
+import type { ConsoleSource } from './console/banner.ts';
 import type { BotServices } from './replies/interactions.ts';
 import { createLogger, type Logger } from './config/logger.ts';
-import { startWotdService, type RunningService } from './service/server.ts';
+import type { RunningService } from './service/server.ts';
 import { isPostgresStore, isRedisStore, sqliteStoreFile, storeLocation } from './store/open-store.ts';
 import { lockSqliteStore, StoreInUseError, type StoreLock } from './store/sqlite-store-lock.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
 import { mirrorSummary, openDatabaseMirror, type DatabaseMirror } from './wotd/mirror/open-mirror.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
-import { createConsolePoster } from './console/console-poster.ts';
 import { dailyPostEmbed } from './replies/daily-embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
@@ -327,6 +323,14 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
   const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
   const logger = createLogger({ level, secrets: settingSecrets(config) });
   lock?.logTo?.(logger);
+  // The console's modules are loaded only here, so a bot on Discord does not keep their code in memory.
+  const [{ consoleBanner }, { runConsoleLoop }, { PromptScreen }, { ConsoleSession }, { createConsolePoster }] = await Promise.all([
+    import('./console/banner.ts'),
+    import('./console/console.ts'),
+    import('./console/prompt-screen.ts'),
+    import('./console/session.ts'),
+    import('./console/console-poster.ts'),
+  ]);
   const signal = nextSignal();
   let service: RunningService | undefined;
   let adapter: WotdAdapter | undefined;
@@ -343,6 +347,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
       source = { kind: 'remote', url: baseUrl };
     } else {
       try {
+        const { startWotdService } = await import('./service/server.ts');
         service = await startWotdService({ dbPath: config.WOTD_SERVICE_DB, variant: 'A', host: '127.0.0.1', port: 0 });
       } catch (error) {
         process.stderr.write(`wotd-bot start: ${oneLine(error)} (set WOTD_SERVICE_DB to the word list's SQLite file)\n`);

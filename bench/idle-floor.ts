@@ -1,0 +1,42 @@
+/**
+ * npm run -s build && tsx bench/idle-floor.ts [--seconds 80]
+ *
+ * The floor under bench:fanout's idle_rss_mb: what node alone and a discord.js client with the bot's cache settings (createDiscordClient, compiled in
+ * dist/) hold idle, logged in to the local Discord-compatible server in the same 20 servers of 500 channels as
+ * bench:fanout's 10,000. Ends with one `bench idle-floor: …` line: the RSS of each, split into anonymous and
+ * file-backed memory (/proc, Linux).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startDiscordServer } from '../test/support/discord/index.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '80' } } });
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+const discord = await startDiscordServer({ globalLimitPerSecond: 50 });
+discord.addGuilds(20, (index) => ({ name: `F ${index}`, channels: Array.from({ length: 500 }, (_, i) => ({ name: `w-${i}` })) }));
+const client = resolve(import.meta.dirname, '../dist/src/discord/client.js');
+const programs: Record<string, string> = {
+  node: 'setInterval(() => {}, 1000);',
+  'discord.js': `const { createDiscordClient } = await import(${JSON.stringify(client)});
+const client = createDiscordClient({ apiUrl: process.env.API });
+client.once('clientReady', () => process.stderr.write('ready\\n'));
+await client.login(process.env.TOKEN);`,
+};
+const children = Object.entries(programs).map(([name, code]) => ({
+  name,
+  child: spawn(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, API: discord.apiUrl, TOKEN: discord.token }, stdio: ['ignore', 'inherit', 'inherit'] }),
+}));
+await sleep(Number(values.seconds) * 1000);
+const figures: string[] = [];
+for (const { name, child } of children) {
+  const status = readFileSync(`/proc/${child.pid ?? 0}/status`, 'utf8');
+  const mb = (field: string) => (Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) / 1024).toFixed(1);
+  const key = name === 'node' ? 'node' : 'discordjs';
+  figures.push(`${key}_rss_mb=${mb('VmRSS')} ${key}_anon_mb=${mb('RssAnon')} ${key}_file_mb=${mb('RssFile')}`);
+  child.kill('SIGTERM');
+}
+process.stdout.write(`bench idle-floor: ${figures.join(' ')} seconds=${values.seconds}\n`);
+await discord.close();
+process.exit(0);
