@@ -40,6 +40,7 @@ import { startWotdService } from '../src/service/server.ts';
 import { addDays, utcDateOf } from '../src/wotd/dates.ts';
 import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
 import { startLoopbackProxy } from '../test/support/wotd-world.ts';
+import { subscribeEveryChannel } from './subscriptions.ts';
 
 const CHANNELS = Number(process.env.CLUSTER_CHANNELS ?? 20_000);
 const GUILDS = Number(process.env.CLUSTER_GUILDS ?? 2_000);
@@ -139,22 +140,7 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): 
 async function subscribeAll(guilds: GuildInfo[], time: string): Promise<number> {
   const store = await SubscriptionStore.open({ url: REDIS_URL, keyPrefix: prefix });
   try {
-    const all: Subscription[] = guilds.flatMap((guild) =>
-      guild.channels
-        .filter((channel) => channel.type === 0)
-        .map((channel) => ({
-          guildId: guild.id,
-          channelId: channel.id,
-          channelName: channel.name,
-          time,
-          timeZone: 'UTC',
-          roleId: null,
-          createdBy: 'bench',
-          createdAt: '2026-01-01T00:00:00.000Z',
-          enabledAt: '2026-01-01T00:00:00.000Z',
-          status: { state: 'active' as const },
-        })),
-    );
+    const all: Subscription[] = subscribeEveryChannel(guilds, time, 'bench');
     let next = 0;
     await Promise.all(
       Array.from({ length: 100 }, async () => {

@@ -39,6 +39,7 @@ import { startWotdService } from '../src/service/server.ts';
 import { utcDateOf } from '../src/wotd/dates.ts';
 import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
 import { gcTrace } from './gc-trace.ts';
+import { subscribeEveryChannel } from './subscriptions.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -137,22 +138,7 @@ try {
   }));
   // Where the start-up probe asks /wotd: a channel of its own, so its answer is not mistaken for a daily post.
   const probeChannel = discord.addGuild({ name: 'Probe', channels: [{ name: 'commands' }] }).channelId('commands');
-  const subscriptions: Subscription[] = guilds.flatMap((guild) =>
-    guild.channels
-      .filter((channel) => channel.type === 0)
-      .map((channel) => ({
-        guildId: guild.id,
-        channelId: channel.id,
-        channelName: channel.name,
-        time: dueTime,
-        timeZone: 'UTC',
-        roleId: null,
-        createdBy: 'bench',
-        createdAt: '2026-01-01T00:00:00.000Z',
-        enabledAt: '2026-01-01T00:00:00.000Z',
-        status: { state: 'active' as const },
-      })),
-  );
+  const subscriptions: Subscription[] = subscribeEveryChannel(guilds, dueTime, 'bench');
   const stored = performance.now();
   const store = await SubscriptionStore.open(storeUrl);
   try {

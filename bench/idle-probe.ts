@@ -24,6 +24,7 @@ import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
 import { startWotdService } from '../src/service/server.ts';
 import { startDiscordServer } from '../test/support/discord/index.ts';
+import { subscribeEveryChannel } from './subscriptions.ts';
 
 const { values } = parseArgs({ options: { channels: { type: 'string', default: '10000' }, seconds: { type: 'string', default: '0' }, metrics: { type: 'boolean', default: false }, command: { type: 'boolean', default: false } } });
 const CHANNELS = Number(values.channels);
@@ -41,22 +42,7 @@ const guilds = discord.addGuilds(Math.ceil(CHANNELS / 500), (index) => ({
   name: `P ${index}`,
   channels: Array.from({ length: Math.min(500, CHANNELS - index * 500) }, (_, i) => ({ name: `w-${i}` })),
 }));
-const subs: Subscription[] = guilds.flatMap((guild) =>
-  guild.channels
-    .filter((channel) => channel.type === 0)
-    .map((channel) => ({
-      guildId: guild.id,
-      channelId: channel.id,
-      channelName: channel.name,
-      time: due,
-      timeZone: 'UTC',
-      roleId: null,
-      createdBy: 'probe',
-      createdAt: '2026-01-01T00:00:00.000Z',
-      enabledAt: '2026-01-01T00:00:00.000Z',
-      status: { state: 'active' as const },
-    })),
-);
+const subs: Subscription[] = subscribeEveryChannel(guilds, due, 'probe');
 const probeChannel = discord.addGuild({ name: 'Probe', channels: [{ name: 'commands' }] }).channelId('commands');
 const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
 if ((await runDeployCommands([], { env: { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl }, stdout: discard, stderr: process.stderr, commands })) !== 0) throw new Error('deploy-commands failed');
