@@ -1,5 +1,5 @@
 /**
- * npm run -s build && tsx bench/idle-floor.ts [--seconds 80]
+ * npm run bench:idle-floor -- [--seconds 80]
  *
  * The floor under bench:fanout's idle_rss_mb: what node alone and a discord.js client with the bot's cache settings (createDiscordClient, compiled in
  * dist/) hold idle, logged in to the local Discord-compatible server in the same 20 servers of 500 channels as

@@ -1,5 +1,5 @@
 /**
- * npm run -s build && tsx bench/idle-probe.ts [--channels 10000] [--seconds N] [--command] [--metrics]
+ * npm run bench:idle-probe -- [--channels 10000] [--seconds N] [--command] [--metrics]
  *
  * A quicker look at the idle bot than bench:fanout (a minute and a half, not five): the compiled bot
  * (`bin/wotd-bot.js start`) with --channels subscriptions due hours ahead, against the local Discord-compatible server
