@@ -39,6 +39,7 @@ import { startWotdService } from '../src/service/server.ts';
 import { utcDateOf } from '../src/wotd/dates.ts';
 import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
 import { gcTrace } from './gc-trace.ts';
+import { processMemory } from './proc-memory.ts';
 import { subscribeEveryChannel } from './subscriptions.ts';
 
 const { values: flags } = parseArgs({
@@ -84,13 +85,12 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 /** The bot process's resident memory now and at its peak, and its CPU time so far, from /proc. */
 function processFigures(pid: number): { rssMb: number; peakRssMb: number; cpuMs: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   // Fields after the command name (which may hold spaces, so it is skipped by its closing parenthesis).
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
-  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024, cpuMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND };
+  const { rssMb, peakRssMb } = processMemory(pid);
+  return { rssMb, peakRssMb, cpuMs: (ticks * 1000) / CLOCK_TICKS_PER_SECOND };
 }
 
 /** Resolves with the time (performance.now()) of the first line of the bot's log matching `pattern`. */

@@ -9,10 +9,10 @@
  * split into anonymous and file-backed memory (/proc, Linux).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDiscordServer } from '../test/support/discord/index.ts';
+import { processMemory } from './proc-memory.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '80' } } });
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
@@ -47,10 +47,9 @@ const children = Object.entries(programs).map(([name, code]) => ({
 await sleep(Number(values.seconds) * 1000);
 const figures: string[] = [];
 for (const { name, child } of children) {
-  const status = readFileSync(`/proc/${child.pid ?? 0}/status`, 'utf8');
-  const mb = (field: string) => (Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) / 1024).toFixed(1);
+  const memory = processMemory(child.pid ?? 0);
   const key = name === 'discord.js' ? 'discordjs' : name;
-  figures.push(`${key}_rss_mb=${mb('VmRSS')} ${key}_anon_mb=${mb('RssAnon')} ${key}_file_mb=${mb('RssFile')}`);
+  figures.push(`${key}_rss_mb=${memory.rssMb.toFixed(1)} ${key}_anon_mb=${memory.anonMb.toFixed(1)} ${key}_file_mb=${memory.fileMb.toFixed(1)}`);
   child.kill('SIGTERM');
 }
 process.stdout.write(`bench idle-floor: ${figures.join(' ')} seconds=${values.seconds}\n`);

@@ -24,6 +24,7 @@ import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
 import { startWotdService } from '../src/service/server.ts';
 import { startDiscordServer } from '../test/support/discord/index.ts';
+import { processMemory } from './proc-memory.ts';
 import { subscribeEveryChannel } from './subscriptions.ts';
 
 const { values } = parseArgs({ options: { channels: { type: 'string', default: '10000' }, seconds: { type: 'string', default: '0' }, metrics: { type: 'boolean', default: false }, command: { type: 'boolean', default: false } } });
@@ -88,17 +89,15 @@ while (Date.now() < readAt) {
   const elapsed = Date.now() - started;
   await sleep(Math.min(readAt - Date.now(), elapsed < 15_000 ? 500 : 5_000));
   try {
-    const now = readFileSync(`/proc/${child.pid ?? 0}/status`, 'utf8');
-    timeline.push(`${((Date.now() - started) / 1000).toFixed(1)}s:${(Number(/^VmRSS:\s+(\d+)/m.exec(now)?.[1]) / 1024).toFixed(0)}`);
+    timeline.push(`${((Date.now() - started) / 1000).toFixed(1)}s:${processMemory(child.pid ?? 0).rssMb.toFixed(0)}`);
   } catch {
     break;
   }
 }
 if (process.env.PROBE_TIMELINE) process.stdout.write(`timeline ${timeline.join(' ')}\n`);
 const pid = child.pid ?? 0;
-const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-const kb = (text: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN) / 1024;
-const parts = [`rss_mb=${kb(status, 'VmRSS').toFixed(1)}`, `anon_mb=${kb(status, 'RssAnon').toFixed(1)}`, `file_mb=${kb(status, 'RssFile').toFixed(1)}`, `peak_rss_mb=${kb(status, 'VmHWM').toFixed(1)}`, `threads=${/^Threads:\s+(\d+)/m.exec(status)?.[1]}`];
+const memory = processMemory(pid);
+const parts = [`rss_mb=${memory.rssMb.toFixed(1)}`, `anon_mb=${memory.anonMb.toFixed(1)}`, `file_mb=${memory.fileMb.toFixed(1)}`, `peak_rss_mb=${memory.peakRssMb.toFixed(1)}`, `threads=${memory.threads}`];
 if (process.env.PROBE_MAPS) {
   const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
   const byName = new Map<string, number>();

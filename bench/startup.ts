@@ -10,7 +10,7 @@
  * Each figure is the median of --runs runs. Reads /proc (Linux). Ends with one `bench startup: …` line.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +18,7 @@ import { Routes } from 'discord.js';
 import { commands } from '../commands/index.ts';
 import { startWotdService } from '../src/service/server.ts';
 import { restFor, startDiscordServer } from '../test/support/discord/index.ts';
+import { processMemory } from './proc-memory.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -43,12 +44,6 @@ const WORDS_DB = resolve(import.meta.dirname, '../data/words.sqlite');
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-
-function memoryMb(pid: number): { rssMb: number; peakRssMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
-}
 
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -123,7 +118,7 @@ try {
       await untilHealthy(await healthUrl(child, deadline), child, deadline);
       ready.push(performance.now() - spawnedAt);
       await sleep(SETTLE_MS);
-      const { rssMb, peakRssMb } = memoryMb(child.pid ?? 0);
+      const { rssMb, peakRssMb } = processMemory(child.pid ?? 0);
       idle.push(rssMb);
       peak.push(peakRssMb);
       const exited = new Promise<void>((done) => child?.once('close', () => done()));
