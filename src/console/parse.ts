@@ -140,6 +140,12 @@ function readValue(commandName: string, option: APIApplicationCommandBasicOption
   }
 }
 
+/** " Did you mean <prefix><name>?" for the known name nearest to a mistyped one, or nothing when none is near. */
+function didYouMean(mistyped: string, names: readonly string[], prefix = ''): string {
+  const nearest = nearestName(mistyped, names);
+  return nearest === null ? '' : ` Did you mean ${prefix}${nearest}?`;
+}
+
 /** Reads a slash command as typed in Discord: `/wotd-find word:"two words" …`. */
 export function parseInvocation(tokens: string[], commands: SlashCommand[]): ConsoleInput {
   const [head = '', ...rest] = tokens;
@@ -147,8 +153,7 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
   const command = commands.find((candidate) => candidate.data.name === name);
   if (!command) {
     const known = commands.map((candidate) => `/${candidate.data.name}`).join(', ');
-    const nearest = nearestName(name, commands.map((candidate) => candidate.data.name));
-    const hint = nearest === null ? '' : ` Did you mean /${nearest}?`;
+    const hint = didYouMean(name, commands.map((candidate) => candidate.data.name), '/');
     return { kind: 'error', message: `There is no command ${typed(head)}.${hint} Commands: ${known}. Type help for more.` };
   }
   const subcommands = subcommandsOf(command);
@@ -157,8 +162,7 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
     const names = subcommands.map((sub) => sub.name);
     const chosen = (rest[0] ?? '').toLowerCase();
     if (!names.includes(chosen)) {
-      const nearest = rest[0] === undefined ? null : nearestName(chosen, names);
-      const given = rest[0] === undefined ? '' : ` “${typed(rest[0])}” is not one of them.${nearest === null ? '' : ` Did you mean ${nearest}?`}`;
+      const given = rest[0] === undefined ? '' : ` “${typed(rest[0])}” is not one of them.${didYouMean(chosen, names)}`;
       return { kind: 'error', message: `/${command.data.name} needs one of: ${names.join(', ')}.${given} For example: /${command.data.name} ${names[0] ?? ''}` };
     }
     subcommand = chosen;
@@ -176,10 +180,8 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
     const option = options.find((candidate) => candidate.name === optionName);
     if (!option) {
       const names = options.map((candidate) => candidate.name);
-      const nearest = nearestName(optionName, names);
       const known = options.length > 0 ? `Its options: ${names.join(', ')}.` : 'It takes no options.';
-      const hint = nearest === null ? '' : ` Did you mean ${nearest}?`;
-      return { kind: 'error', message: `/${command.data.name} has no option “${typed(optionName)}”.${hint} ${known}` };
+      return { kind: 'error', message: `/${command.data.name} has no option “${typed(optionName)}”.${didYouMean(optionName, names)} ${known}` };
     }
     if (values.has(option.name)) return { kind: 'error', message: `/${command.data.name} ${option.name} is given twice.` };
     const value = readValue(command.data.name, option, token.slice(colon + 1));
