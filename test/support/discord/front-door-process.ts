@@ -11,7 +11,7 @@
  * parent going away) closes everything and lets the process end.
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import type { FrontDoorMessage } from './front-door.ts';
+import { MAX_FRONT_DOOR_SPARES, type FrontDoorMessage } from './front-door.ts';
 
 const harnessPort = Number(process.argv[2]);
 const spares = Number(process.argv[3]);
@@ -22,7 +22,7 @@ const send = (message: FrontDoorMessage) => {
 
 if (!process.send) throw new Error('front-door-process.ts runs as a child process with an IPC channel (front-door.ts starts it)');
 if (!Number.isInteger(harnessPort) || harnessPort < 1 || harnessPort > 65_535) throw new Error(`bad harness port ${process.argv[2]}`);
-if (!Number.isInteger(spares) || spares < 1 || spares > 10_000) throw new Error(`bad spare count ${process.argv[3]}`);
+if (!Number.isInteger(spares) || spares < 1 || spares > MAX_FRONT_DOOR_SPARES) throw new Error(`bad spare count ${process.argv[3]}`);
 
 /** Spare connections to the harness, connected and not yet given to a client. */
 const idle = new Set<Socket>();

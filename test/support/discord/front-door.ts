@@ -14,6 +14,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+/** The most spare connections a front door keeps (frontDoorSpares); the harness and the child both hold to it. */
+export const MAX_FRONT_DOOR_SPARES = 10_000;
+
 export type FrontDoorMessage = { kind: 'listening'; port: number } | { kind: 'error'; message: string } | { kind: 'close' };
 
 const CHILD = fileURLToPath(new URL('./front-door-process.ts', import.meta.url));

@@ -7,6 +7,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { CommandScope } from './commands.ts';
 import { Gateway } from './gateway.ts';
+import { MAX_FRONT_DOOR_SPARES } from './front-door.ts';
 import type { InteractionState } from './interaction-state.ts';
 import { resolvePings, type MessageView, type StoredMessage } from './messages.ts';
 import {
@@ -100,7 +101,7 @@ export class World {
       maxGuildsPerShard: positive(options.maxGuildsPerShard, 'maxGuildsPerShard') ?? 2500,
       specCheck: options.specCheck ?? true,
       keepAliveTimeoutMs: positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs') ?? 5000,
-      frontDoorSpares: atMost(positive(options.frontDoorSpares, 'frontDoorSpares'), 10_000, 'frontDoorSpares') ?? 0,
+      frontDoorSpares: atMost(positive(options.frontDoorSpares, 'frontDoorSpares'), MAX_FRONT_DOOR_SPARES, 'frontDoorSpares') ?? 0,
     };
     this.spec = new SpecCheck(this.options.specCheck);
     this.recommendedShards = positive(options.shards, 'shards');
