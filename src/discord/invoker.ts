@@ -18,5 +18,7 @@ export function invokerOf(interaction: BaseInteraction): Invoker {
     context,
     // The client has the Guilds intent, so every server the bot is in is cached; one only a user install reaches is not.
     botInGuild: interaction.guildId !== null && interaction.guild !== null,
+    locale: interaction.locale,
+    guildLocale: interaction.guildLocale,
   };
 }

@@ -65,6 +65,10 @@ export interface Invoker {
   context?: InvocationContext;
   /** False where the bot is not a member of the invoking server (a member's user install brought the command there). */
   botInGuild?: boolean;
+  /** The member's client language (a Discord locale such as `de` or `es-419`): private replies are written in it. */
+  locale?: string;
+  /** The server's preferred locale (community servers), null outside servers or where Discord sends none. */
+  guildLocale?: string | null;
 }
 
 export type InvocationContext = 'guild' | 'bot_dm' | 'private_channel';
