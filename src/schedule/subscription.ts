@@ -58,6 +58,11 @@ export const subscriptionSchema = z.object({
   publish: z.boolean().optional(),
   /** A DM subscription: when its owner was told why it was switched off (they are told once, at their next command). */
   disabledNoticeAt: z.string().optional(),
+  /**
+   * The language of the channel's posts and public replies, a Discord locale (`de`, `es-419`); absent: the server's
+   * preferred locale at the time of posting, else English. A DM subscription keeps its member's.
+   */
+  language: z.string().min(2).max(16).optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;
