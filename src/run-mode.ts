@@ -11,6 +11,7 @@ import { isPostgresStore, isRedisStore, sqliteStoreFile, storeLocation } from '.
 import { lockSqliteStore, StoreInUseError, type StoreLock } from './store/sqlite-store-lock.ts';
 import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapter.ts';
 import { mirrorSummary, openDatabaseMirror, type DatabaseMirror } from './wotd/mirror/open-mirror.ts';
+import { isSet, mirrorSiteUrl } from './wotd/mirror/mirror-site.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
 import { dailyPostEmbed } from './replies/daily-embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
@@ -258,13 +259,9 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
   }
 }
 
-/**
- * Where WOTD_MIRROR=on finds the snapshots: those of the service in use, so the copy and the service's answers are
- * one word list. The public service's are on its site (WOTD_SITE_URL); any other service's (our `serve`, the embedded
- * one, a deployment of its own) at its own origin.
- */
+/** Where WOTD_MIRROR=on finds the snapshots: see mirror-site.ts. */
 function mirrorSite(config: Config, serviceUrl: string | undefined): string {
-  return serviceUrl ?? config.WOTD_SITE_URL;
+  return mirrorSiteUrl({ url: config.WOTD_SITE_URL, set: isSet(process.env, 'WOTD_SITE_URL') }, serviceUrl);
 }
 
 /** Starts the database mirror's refreshes through the adapter, and shows its state in the metrics and /healthz. */

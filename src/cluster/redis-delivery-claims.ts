@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
-import type { DeliveryClaim, DeliveryClaims } from '../schedule/delivery-claims.ts';
+import { heldFor, type DeliveryClaim, type DeliveryClaims } from '../schedule/delivery-claims.ts';
 import { StoreWatch } from '../store/store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 
@@ -26,7 +26,9 @@ export class RedisDeliveryClaims implements DeliveryClaims {
       lockTimeout: this.leaseMs,
       acquireAttemptsLimit: 1,
       // No renewal: a post takes seconds, and redis-semaphore's refresh timer would reject unhandled if Redis went
-      // away. A post outliving its lease may be claimed again; the record, the look in the channel and the nonce stop a double.
+      // away. Instead nothing is recorded or posted once the lease may have run out (held()), so a process paused
+      // past it leaves the channel to whoever claimed it since; the record, the look in the channel and the nonce
+      // stop a double of a post already on its way.
       refreshInterval: 0,
     });
     const acquired = await mutex.tryAcquire().catch((error: unknown) => {
@@ -35,6 +37,6 @@ export class RedisDeliveryClaims implements DeliveryClaims {
     });
     if (!acquired) return null;
     // A claim that cannot be released runs out with its lease.
-    return { release: () => mutex.release().catch((error: unknown) => void this.watch.failed('lock', error)) };
+    return { held: heldFor(this.leaseMs), release: () => mutex.release().catch((error: unknown) => void this.watch.failed('lock', error)) };
   }
 }

@@ -1,3 +1,4 @@
+import { notARegularFile } from './path-kind.ts';
 import { z } from 'zod';
 import { quoted } from './message-text.ts';
 import { bundledWordList } from './package-files.ts';
@@ -136,7 +137,8 @@ export function parseMirrorSetting(value: string): MirrorSetting | { error: stri
     return isHttpUrl(text) ? { kind: 'url', url: text } : { error: `${MIRROR_EXPECTED} (only http: and https: URLs are fetched)` };
   }
   if (text === '' || text.length > 4096 || /[\u0000-\u001f]/.test(text)) return { error: MIRROR_EXPECTED };
-  return { kind: 'file', path: text };
+  const problem = notARegularFile(text, { mustRead: true });
+  return problem ? { error: `expected the path of a SQLite snapshot file; this one ${problem}` } : { kind: 'file', path: text };
 }
 
 const PORT = 'a port number from 0 to 65535 (0: any free port); leave it unset to turn the endpoint off';
@@ -169,7 +171,15 @@ const envSchema = z.object({
     .enum(['service', 'endpoint'], { message: 'expected service (one budget for all endpoints) or endpoint (one each)' })
     .default('service'),
   WOTD_TIMEOUT_MS: positiveInt(`a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, MAX_TIMER_MS).default(5000),
-  WOTD_SERVICE_DB: z.string().trim().min(1, { message: 'expected a path to a SQLite file' }).default(bundledWordList),
+  WOTD_SERVICE_DB: z
+    .string()
+    .trim()
+    .min(1, { message: 'expected a path to a SQLite file' })
+    .superRefine((path, context) => {
+      const problem = notARegularFile(path);
+      if (problem) context.addIssue({ code: 'custom', message: `expected a path to a SQLite file; this one ${problem}` });
+    })
+    .default(bundledWordList),
   STORE_URL: z
     .string()
     .trim()

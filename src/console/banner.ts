@@ -16,7 +16,7 @@ export function consoleBanner(source: ConsoleSource, metricsUrl?: string, mirror
   const copy =
     mirror === null
       ? 'The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.'
-      : `Past days, history and searches are answered from a local copy of the service's database (${withoutPassword(mirror)}), refreshed daily.`;
+      : `Past days, history and searches are answered from a local copy of the service's database (${withoutPassword(mirror)}) once it is loaded, refreshed daily; until then, and if it cannot be, from the service.`;
   return [
     'wotd-bot: console mode',
     `The bot runs here in your terminal, ${from}.`,

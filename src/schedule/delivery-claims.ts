@@ -11,5 +11,20 @@ export interface DeliveryClaims {
 }
 
 export interface DeliveryClaim {
+  /**
+   * Whether the claim's lease is still known to last, on the monotonic clock (which runs on while the process is
+   * paused). Nothing is recorded or posted under a claim that may have run out: another process may have the
+   * channel's day by now.
+   */
+  held(): boolean;
   release(): Promise<void>;
+}
+
+/** A lease is taken to end this long before it runs out where it is kept: room for a post already on its way. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** `held` for a claim of `leaseMs` taken just now (counted from when it was known to be taken). */
+export function heldFor(leaseMs: number): () => boolean {
+  const validUntil = performance.now() + leaseMs - Math.min(LEASE_MARGIN_MS, leaseMs / 3);
+  return () => performance.now() <= validUntil;
 }

@@ -2,7 +2,7 @@ import type { APIEmbed } from 'discord.js';
 import { clip, DISCORD_LIMITS } from './discord-limits.ts';
 import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
-import type { DeliveryClaims } from './delivery-claims.ts';
+import type { DeliveryClaim, DeliveryClaims } from './delivery-claims.ts';
 import { owesPost, type Slot } from './due.ts';
 import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
@@ -120,13 +120,13 @@ async function deliverOne(job: DeliveryJob, options: FanOutOptions): Promise<Del
   try {
     // Another process may have posted (or given up on) this channel's day since this one read the list.
     const record = await options.store.getDelivery(job.channelId, job.slot.serviceDay);
-    return await deliverUnclaimed({ ...job, record }, options, { recheck: true });
+    return await deliverUnclaimed({ ...job, record }, options, { recheck: true, claim });
   } finally {
     await claim.release();
   }
 }
 
-async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { recheck = false } = {}): Promise<DeliveryOutcome> {
+async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { recheck = false, claim }: { recheck?: boolean; claim?: DeliveryClaim } = {}): Promise<DeliveryOutcome> {
   const { store, poster, logger } = options;
   const { slot, channelId } = job;
   // Admin changes made since the list was read win: an unsubscribed or disabled channel is left alone.
@@ -174,7 +174,9 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
     }
   }
 
+  if (claimLost(claim, options, job)) return 'skipped';
   await store.putDelivery(base);
+  if (claimLost(claim, options, job)) return 'skipped';
   let messageId: string;
   try {
     ({ messageId } = await poster.post(message));
@@ -185,6 +187,13 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   await recordSent(subscription, base, messageId, options);
   logger.debug({ channelId, day: slot.serviceDay, messageId }, 'daily post sent');
   return 'sent';
+}
+
+/** A claim whose lease may have run out (the process was held up): the channel's day is left to its new holder. */
+function claimLost(claim: DeliveryClaim | undefined, options: FanOutOptions, job: DeliveryJob): boolean {
+  if (!claim || claim.held()) return false;
+  options.logger.warn({ channelId: job.channelId, day: job.slot.serviceDay }, "the claim on this channel's day may have run out; leaving its post to the process that holds it now");
+  return true;
 }
 
 async function recordSent(subscription: Subscription, base: DeliveryRecord, messageId: string, options: FanOutOptions): Promise<void> {

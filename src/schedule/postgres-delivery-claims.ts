@@ -3,7 +3,7 @@ import type { StoreLocation } from '../store/open-store.ts';
 import { CREATED_ELSEWHERE, openPostgresConnection, type PostgresConnection } from '../store/postgres-connection.ts';
 import { StoreWatch } from '../store/store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
-import type { DeliveryClaim, DeliveryClaims } from './delivery-claims.ts';
+import { heldFor, type DeliveryClaim, type DeliveryClaims } from './delivery-claims.ts';
 
 const TABLE = 'wotd_delivery_claims';
 /** Claims whose lease ran out this long ago are deleted when the claims open (a claim left by a process that died). */
@@ -64,6 +64,7 @@ export class PostgresDeliveryClaims implements DeliveryClaims {
     }
     if (!claimed) return null;
     return {
+      held: heldFor(this.leaseMs),
       // A claim that cannot be released runs out with its lease.
       release: async () => {
         try {

@@ -1,5 +1,4 @@
 import type { APIEmbed } from 'discord.js';
-import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../config/logger.ts';
 import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
@@ -8,6 +7,7 @@ import type { WotdLookup } from '../wotd/lookup.ts';
 import { deliverableSlots, owesPost, type Slot } from './due.ts';
 import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
 import { DueJobs } from './due-jobs.ts';
+import { describeJump, MinuteTicker, type ClockJump } from './minute-ticker.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
@@ -70,7 +70,7 @@ export class DailyScheduler {
   private readonly entries = new Map<IsoDate, Entry>();
   private readonly waits = new Map<IsoDate, EntryWait>();
   private running: Promise<TickReport> | null = null;
-  private task: ScheduledTask | null = null;
+  private task: MinuteTicker | null = null;
   private stopping = false;
   private failing = false;
   /** The UTC day of the last pruning of old delivery records. */
@@ -83,7 +83,8 @@ export class DailyScheduler {
   /** Ticks at the start of every minute, and once right away to catch up on posts missed while stopped. */
   start(): void {
     if (this.task) return;
-    this.task = cron.schedule('* * * * *', () => this.tickSafely(), { noOverlap: true, name: 'wotd-daily-posts' });
+    this.task = new MinuteTicker({ name: 'wotd-daily-posts', run: () => this.tickSafely(), onJump: (jump) => this.clockJumped(jump) });
+    this.task.start();
     void this.tickSafely();
   }
 
@@ -92,7 +93,7 @@ export class DailyScheduler {
     this.stopping = true;
     const task = this.task;
     this.task = null;
-    if (task) await task.destroy();
+    if (task) await task.stop();
     await this.running?.catch(() => undefined);
   }
 
@@ -122,6 +123,14 @@ export class DailyScheduler {
         observer.tickDone?.({ ok: false, error, ms: performance.now() - started });
         throw error;
       },
+    );
+  }
+
+  /** One line per jump; the next tick posts what the due-time rules owe at the new time, once. */
+  private clockJumped(jump: ClockJump): void {
+    this.options.logger.warn(
+      { jumpedMs: jump.jumpedMs, from: jump.from.toISOString(), to: jump.to.toISOString() },
+      `the wall clock jumped ${describeJump(jump.jumpedMs)}; posting what is owed at the new time, once`,
     );
   }
 

@@ -1,3 +1,4 @@
+import { assertRegularFile } from '../config/path-kind.ts';
 import sqlite3 from 'sqlite3';
 import { entrySchema, type Entry } from '../wotd/entry.ts';
 
@@ -14,6 +15,12 @@ export class WordDbError extends Error {
 }
 
 function openDatabase(path: string, mode: number): Promise<sqlite3.Database> {
+  // A FIFO or a device would block the open on a thread of the pool for good: refused before it is opened.
+  try {
+    assertRegularFile(path, 'the word list');
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
   return new Promise((resolve, reject) => {
     const db: sqlite3.Database = new sqlite3.Database(path, mode, (error) => (error ? reject(error) : resolve(db)));
   });

@@ -1,3 +1,4 @@
+import { assertRegularFile } from '../config/path-kind.ts';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
@@ -210,7 +211,10 @@ export const SQLITE_CACHE_KIB = 512;
 async function openSqliteConnection(storeUrl: string): Promise<KeyvSqlite> {
   const path = sqlitePath(storeUrl);
   if (path === '') throw new Error('STORE_URL "sqlite://" names no file; expected e.g. sqlite://data/store.sqlite');
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (path !== ':memory:') {
+    assertRegularFile(resolve(path), `STORE_URL=${withoutPassword(storeUrl)}`);
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+  }
   const adapter = new KeyvSqlite({ uri: `sqlite://${path}`, busyTimeout: 10_000 });
   if (path === ':memory:') return adapter;
   try {

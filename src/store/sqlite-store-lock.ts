@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import sqlite3 from 'sqlite3';
+import { assertRegularFile } from '../config/path-kind.ts';
 
 /**
  * One running bot per SQLite store: two would each deliver every daily post. The holder keeps a write transaction
@@ -52,6 +53,8 @@ function holderPid(pidFile: string): number | null {
 export async function lockSqliteStore(store: string): Promise<StoreLock> {
   const lockFile = `${store}.lock`;
   const pidFile = `${lockFile}.pid`;
+  assertRegularFile(store, 'STORE_URL');
+  assertRegularFile(lockFile, "the store's lock file");
   mkdirSync(dirname(store), { recursive: true });
   const db = await new Promise<sqlite3.Database>((resolve, reject) => {
     const opened: sqlite3.Database = new sqlite3.Database(lockFile, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE, (error) =>

@@ -1,3 +1,4 @@
+import { checkLease } from './lease-fence.ts';
 import type { StoreWatch } from './store-watch.ts';
 
 type AsyncMethod = (...args: never[]) => Promise<unknown>;
@@ -10,6 +11,7 @@ export type AsyncMethodName<Adapter> = {
 /**
  * Makes each named method of a store adapter (as its class defines it, called on the adapter) run as one `operation`
  * of `watch`: a failure is counted and rethrown as a StoreError naming the store, a write that went through is noted.
+ * A write under a lock whose lease may have run out is refused first (lease-fence.ts).
  * Called from the adapter's constructor; `super.<method>` inside the adapter still reaches the unwatched method.
  */
 export function watchMethods<Adapter extends object>(
@@ -20,7 +22,17 @@ export function watchMethods<Adapter extends object>(
 ): void {
   for (const name of names) {
     const method = adapter[name] as unknown as AsyncMethod;
-    const watched = (...args: never[]): Promise<unknown> => watch.run(operation, () => method.apply(adapter, args));
+    const watched = (...args: never[]): Promise<unknown> => {
+      // A write made under a lock whose lease may have run out is not made (lease-fence.ts).
+      if (operation === 'write') {
+        try {
+          checkLease();
+        } catch (error) {
+          return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+      return watch.run(operation, () => method.apply(adapter, args));
+    };
     Object.defineProperty(adapter, name, { value: watched, writable: true, configurable: true });
   }
 }

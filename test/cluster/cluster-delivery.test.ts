@@ -66,7 +66,7 @@ for (const backend of clusterBackends) {
 
       // The third process claims five channels, posts, and dies before recording or releasing anything.
       const neverReleased: DeliveryClaims = {
-        claim: async (channelId, day) => ((await dead.claims.claim(channelId, day)) ? { release: async () => undefined } : null),
+        claim: async (channelId, day) => ((await dead.claims.claim(channelId, day)) ? { held: () => true, release: async () => undefined } : null),
       };
       const { logger } = captureLogger();
       const doomed = subscriptions.slice(0, 5).map((subscription) => ({
@@ -109,6 +109,45 @@ for (const backend of clusterBackends) {
       const records = await a.store.getDeliveries(subscriptions.map((subscription) => subscription.channelId), DAY);
       expect(records.every((record) => record?.state === 'sent')).toBe(true);
       expect(await scheduler(a).tick(new Date(AT.getTime() + 120_000))).toMatchObject({ total: 0 });
+    });
+
+    it('a process paused past its claim records and posts nothing when it resumes: the other posts the day, once (issue 31)', async () => {
+      // Discord's nonce window is over by then, so only the claim's fence can stop a second post.
+      const discord = await startDiscordServer({ nonceWindowMs: 50 });
+      cleanups.push(() => discord.close());
+      const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'words' }] });
+      const channel = guild.channels[0];
+      if (!channel) throw new Error('no channel');
+      const LEASE_MS = 900;
+      const [paused, other] = [await member(discord, location, LEASE_MS), await member(discord, location, LEASE_MS)];
+      const subscription = makeSubscription({ guildId: guild.id, channelId: channel.id, channelName: channel.name });
+      await paused.store.upsert(guild.id, channel.id, 100, () => subscription);
+      const { logger, lines } = captureLogger();
+      const scheduler = (process: typeof paused, store = process.store) =>
+        new DailyScheduler({ store, lookup: new FixedLookup(), poster: process.poster, render, logger, concurrency: 2, claims: process.claims });
+      // The paused process re-reads the channel's record under its claim, then its whole thread stops (as under
+      // SIGSTOP) past the lease; meanwhile the other process claims the day, posts and records it.
+      let pauseOnce = true;
+      const pausingStore = new Proxy(paused.store, {
+        get(target, name, receiver) {
+          if (name !== 'getDelivery') return Reflect.get(target, name, receiver) as unknown;
+          return async (...args: Parameters<SubscriptionStore['getDelivery']>) => {
+            const read = await target.getDelivery(...args);
+            if (pauseOnce) {
+              pauseOnce = false;
+              Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, LEASE_MS + 200);
+              expect(await scheduler(other).tick(AT)).toMatchObject({ sent: 1 });
+            }
+            return read;
+          };
+        },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const resumed = await scheduler(paused, pausingStore).tick(AT);
+      expect(resumed.sent).toBe(0);
+      expect(discord.allMessages()).toHaveLength(1);
+      expect((await other.store.getDelivery(channel.id, DAY))?.state).toBe('sent');
+      expect(lines.some((line) => String(line.msg).includes('claim on this channel'))).toBe(true);
     });
   });
 }

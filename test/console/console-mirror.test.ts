@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
+import { sampleEntries, startDeploymentTwin } from '../support/upstream/deployment-twin.ts';
+import { addDays, utcDateOf } from '../../src/wotd/dates.ts';
 import { startBot, type Run } from './console-process.ts';
 
 /**
@@ -54,7 +56,7 @@ it('mirrors the embedded service, says so on the first screen, and reports it on
   child.stdin.end('/wotd-find word:echo\nexit\n');
   const result = await exited;
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\), refreshed daily\./);
+  expect(result.stdout).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\) once it is loaded, refreshed daily; until then, and if it cannot be, from the service\./);
   expect(result.stdout).toContain('│ echo: word of the day 12 times');
   expect(run.stderr.split('\n').filter((line) => /"level":(40|50)/.test(line))).toEqual([]);
 });
@@ -65,4 +67,24 @@ it('WOTD_MIRROR=off: the first screen says so and nothing is downloaded', async 
   const result = await exited;
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.');
+});
+
+it('an explicit WOTD_SITE_URL is where the snapshots are looked for: the API origin of deployment A has none', async () => {
+  // As the real deployment: the API on one origin, /databases on the website's.
+  const twin = await startDeploymentTwin({ variant: 'A', entries: sampleEntries(addDays(utcDateOf(new Date()), -120), 140) });
+  try {
+    const { child, run, exited } = startBot(dir, { LOG_LEVEL: 'info', METRICS_PORT: '0', WOTD_API_URL: twin.url, WOTD_SITE_URL: twin.siteUrl });
+    const health = logLine(child, run, (msg) => msg.startsWith('health at '));
+    const installed = await logLine(child, run, (msg) => msg.startsWith('mirror: installed wotd_'));
+    expect(installed.msg).toMatch(/^mirror: installed wotd_\d{4}-\d{2}\.db: \d+ entries through/);
+    const body = (await (await fetch(`${(await health).url as string}/healthz`)).json()) as { mirror?: Record<string, unknown> };
+    expect(body.mirror).toMatchObject({ status: 'in_use', source: `${twin.siteUrl}/databases` });
+    child.stdin.end('exit\n');
+    const result = await exited;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`a local copy of the service's database (${twin.siteUrl}/databases) once it is loaded`);
+    expect(twin.requests.filter((request) => request.path === '/databases').length).toBeGreaterThan(0);
+  } finally {
+    await twin.close();
+  }
 });

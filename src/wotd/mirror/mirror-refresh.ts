@@ -18,11 +18,8 @@ import { isStoreError } from '../../store/store-watch.ts';
 import { systemClock, systemTimers, type Clock, type TimerHandle, type Timers } from '../clock.ts';
 import { addDays, utcDateOf, type IsoDate } from '../dates.ts';
 import type { Entry } from '../entry.ts';
-import type { FetchLike } from '../http-client.ts';
-import type { HistoryPage, Lookup, LookupOptions } from '../lookup.ts';
-import type { SiteRequester } from '../upstream-request.ts';
-import type { MirrorHolder } from './mirror-holder.ts';
 import { MirrorModel } from './mirror-model.ts';
+import type { MirrorRefresherOptions, MirrorStatus, RefreshReport } from './mirror-refresh-types.ts';
 import { describeSource, sourceKey, type MirrorSource } from './mirror-source.ts';
 import { MirrorSwapLost, type MirrorRecord, type MirrorStore, type RefreshOutcome, type RefreshState, type SnapshotOrigin } from './mirror-store.ts';
 import { fillDays } from './mirror-fill.ts';
@@ -47,58 +44,7 @@ const CLOSE_WAIT_MS = 3_000;
 /** A fill that stopped at MAX_FILL_PAGES (mirror-fill.ts) goes on this soon. */
 const FILL_AGAIN_MS = 15 * 60_000;
 
-/** What the refresher needs of the adapter: today, history pages, and requests to the site under its budget. */
-export interface MirrorLookup extends SiteRequester {
-  today(): IsoDate;
-  getPrevious(date: IsoDate | undefined, limit: number, options?: LookupOptions): Promise<Lookup<HistoryPage>>;
-}
-
-export interface MirrorRefresherOptions {
-  source: MirrorSource;
-  store: MirrorStore;
-  holder: MirrorHolder;
-  lookup: MirrorLookup;
-  logger: Logger;
-  now?: Clock;
-  timers?: Timers;
-  random?: () => number;
-  fetch?: FetchLike;
-  /** How long the site may take to answer or to send the next bytes (default 10 s). */
-  timeoutMs?: number;
-  /** A download's whole deadline (default 5 minutes). */
-  downloadDeadlineMs?: number;
-  /** The largest snapshot accepted (default 50 MB). */
-  maxBytes?: number;
-  maxRows?: number;
-  /** Where the private temporary directory of a download is made (default the system's). */
-  tempParent?: string;
-  /** This process in the shared claim (default a random id). */
-  owner?: string;
-}
-
-export interface RefreshReport {
-  outcome: RefreshOutcome;
-  detail: string;
-  at: number;
-}
-
-/** What /healthz, the metrics and the console banner show of the mirror. */
-export interface MirrorStatus {
-  source: string;
-  /** A mirror is loaded and answering. */
-  inUse: boolean;
-  rows: number;
-  newest: IsoDate | null;
-  coveredThrough: IsoDate | null;
-  /** The snapshot file the copy came from. */
-  snapshot: string | null;
-  skippedRows: number;
-  /** The last refresh of any process sharing the store. */
-  lastRefresh: RefreshReport | null;
-  nextRefreshAt: number | null;
-  /** This process's refreshes, by outcome. */
-  refreshes: Record<RefreshOutcome, number>;
-}
+export type { MirrorLookup, MirrorRefresherOptions, MirrorStatus, RefreshReport } from './mirror-refresh-types.ts';
 
 export class MirrorRefresher {
   private readonly now: Clock;
@@ -286,7 +232,9 @@ export class MirrorRefresher {
     return this.options.store.updateState((state) => {
       const now = this.nowMs();
       const due = state.source !== this.key || now >= state.nextAt || this.damaged !== null;
-      const taken = state.claim !== null && state.claim.until > now && state.claim.owner !== this.owner;
+      // A claim on another source (a process that was refreshing before WOTD_MIRROR or the site changed, and may
+      // have died at it) holds up nothing: this source has no copy at all yet.
+      const taken = state.source === this.key && state.claim !== null && state.claim.until > now && state.claim.owner !== this.owner;
       if (!due || taken) {
         this.state = state;
         return { state: null, result: false };

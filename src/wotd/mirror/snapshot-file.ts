@@ -5,7 +5,8 @@
  * through the same zod schema as the service's answers (wire.ts): a bad row is skipped and counted, never kept.
  * A file that cannot be used at all is refused with a SnapshotRefused naming why, in one line.
  */
-import { copyFile, mkdtemp, open, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,25 +74,38 @@ export async function withPrivateTempFile<T>(work: (path: string) => Promise<T>,
   }
 }
 
-/** Copies a local snapshot to `dest` (which must not exist), refusing it when larger than `maxBytes`. */
+/**
+ * Copies a local snapshot to `dest` (which must not exist), refusing it when larger than `maxBytes`. Anything but a
+ * regular file (a FIFO, a device, a directory) is refused before it is opened: opening a FIFO waits for a writer on
+ * a thread of the pool, for good. The open is non-blocking as well, for a FIFO put there between the look and the
+ * open, and the copy reads from that one handle, never opening the path again.
+ */
 export async function copyBounded(source: string, dest: string, maxBytes: number): Promise<number> {
-  const input = await open(source, 'r');
+  const seen = await stat(source);
+  if (!seen.isFile()) throw new SnapshotRefused('not_sqlite', `${source} is not a regular file`);
+  const input = await open(source, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const info = await input.stat();
     if (!info.isFile()) throw new SnapshotRefused('not_sqlite', `${source} is not a regular file`);
     if (info.size > maxBytes) throw new SnapshotRefused('too_large', `${source} is ${info.size} bytes, over the ${maxBytes}-byte limit`);
+    const output = await open(dest, 'wx');
+    let copied = 0;
+    try {
+      const chunk = Buffer.alloc(1 << 16);
+      for (;;) {
+        const { bytesRead } = await input.read(chunk, 0, chunk.length, copied);
+        if (bytesRead === 0) break;
+        copied += bytesRead;
+        // It may have grown between the look and the copy.
+        if (copied > maxBytes) throw new SnapshotRefused('too_large', `${source} grew past the ${maxBytes}-byte limit while being copied`);
+        await output.write(chunk, 0, bytesRead);
+      }
+    } finally {
+      await output.close();
+    }
+    return copied;
   } finally {
     await input.close();
-  }
-  await copyFile(source, dest, 1 /* COPYFILE_EXCL */);
-  const output = await open(dest, 'r');
-  try {
-    const { size } = await output.stat();
-    // It may have grown between the look and the copy.
-    if (size > maxBytes) throw new SnapshotRefused('too_large', `${source} grew past the ${maxBytes}-byte limit while being copied`);
-    return size;
-  } finally {
-    await output.close();
   }
 }
 

@@ -26,7 +26,8 @@ async function start(variant: Variant, rateLimitPerMinute?: number): Promise<Dep
 }
 
 async function get(path: string): Promise<{ status: number; type: string; body: unknown; text: string; retryAfter: string | null }> {
-  const response = await fetch(`${twin?.url}${path}`);
+  // A's database pages are on its website's origin, as the real deployment's (wotd.site, not api.wotd.site).
+  const response = await fetch(`${path.startsWith('/databases') ? twin?.siteUrl : twin?.url}${path}`);
   const text = await response.text();
   let body: unknown = null;
   try {
@@ -135,11 +136,24 @@ describe('the database pages of twin A (issue 23)', () => {
   }
 
   async function download(path: string, headers: Record<string, string> = {}, method = 'GET') {
-    const response = await fetch(`${twin?.url}/databases/download/${path}`, { headers, method });
+    const response = await fetch(`${twin?.siteUrl}/databases/download/${path}`, { headers, method });
     return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
   }
 
   const links = async (): Promise<string[]> => [...(await get('/databases')).text.matchAll(/href="([^"]+)"/g)].map((match) => match[1] as string);
+
+  it('are on the website origin, as the real deployment publishes them: its API origin answers 404, and the site nothing else', async () => {
+    const a = await startA();
+    expect(a.siteUrl).not.toBe(a.url);
+    expect((await fetch(`${a.url}/databases`)).status).toBe(404);
+    expect((await fetch(`${a.siteUrl}/databases`)).status).toBe(200);
+    expect((await fetch(`${a.siteUrl}/query`)).status).toBe(404);
+    await a.close();
+    // Our own `serve` publishes them on one origin with the API: so can the twin.
+    twin = await startDeploymentTwin({ variant: 'A', entries: LONG, now: clock.now, rateLimitPerMinute: 0, databasesOn: 'api' });
+    expect(twin.siteUrl).toBe(twin.url);
+    expect((await fetch(`${twin.url}/databases`)).status).toBe(200);
+  });
 
   it('lists every month that is over as a link, in the folder order, from the first word on', async () => {
     const a = await startA();

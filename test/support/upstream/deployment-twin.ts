@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FixedWindowLimiter } from '../../../src/service/rate-limit.ts';
 import { addDays, parseWireDate, toWireDate, utcDateOf, type IsoDate, type Variant } from '../../../src/wotd/dates.ts';
@@ -44,6 +44,12 @@ export interface DeploymentTwinOptions {
   databaseRateLimitPerMinute?: number;
   /** A: the folder its snapshot files are kept in; default a temporary folder removed at close. */
   databaseDir?: string;
+  /**
+   * A: where /databases is published. 'site' (the default, as the real deployment: wotd.site beside api.wotd.site)
+   * is a second origin, `siteUrl`, whose other paths are 404, while the API's origin answers 404 for /databases;
+   * 'api' puts them on the API's own origin, as our `serve` does.
+   */
+  databasesOn?: 'site' | 'api';
 }
 
 export interface RecordedRequest {
@@ -56,6 +62,8 @@ export interface RecordedRequest {
 
 export interface DeploymentTwin {
   url: string;
+  /** The website's origin (A's /databases); the API's `url` where the databases are on it, and for B. */
+  siteUrl: string;
   readonly variant: Variant;
   readonly requests: RecordedRequest[];
   /** The next `times` requests meet `fault` (default once). */
@@ -189,8 +197,8 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
   const databases = variant === 'A' ? await TwinDatabaseFolder.create(sorted, now, options.databaseDir) : undefined;
 
   /** The site's database pages (A only): the listing, or one download for all file names (one rate-limit window). */
-  function databasePage(path: string): '/databases' | '/databases/download' | undefined {
-    if (!databases) return undefined;
+  function databasePage(path: string, onSite: boolean): '/databases' | '/databases/download' | undefined {
+    if (!databases || onSite !== (options.databasesOn !== 'api')) return undefined;
     if (path === DATABASES_PATH) return DATABASES_PATH;
     return path.startsWith(DOWNLOAD_PREFIX) ? '/databases/download' : undefined;
   }
@@ -210,7 +218,7 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
     return status;
   }
 
-  function handle(request: IncomingMessage, response: ServerResponse): void {
+  function handle(request: IncomingMessage, response: ServerResponse, onSite = false): void {
     const url = new URL(request.url ?? '/', 'http://twin.test');
     const instant = now();
     const record: RecordedRequest = { path: url.pathname, query: Object.fromEntries(url.searchParams), status: 200, at: instant.getTime() };
@@ -221,7 +229,8 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
       response.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
       response.end(body);
     };
-    const page = databasePage(url.pathname);
+    const page = databasePage(url.pathname, onSite);
+    if (onSite && !page) return reply({ status: 404, body: HTML_404, type: 'text/html; charset=utf-8' });
     const client = `${request.socket.remoteAddress ?? '?'} ${page ?? url.pathname}`;
     const limited = page
       ? databaseLimiter !== null && !databaseLimiter.take(client, instant.getTime()).allowed
@@ -267,15 +276,21 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
     reply(answer);
   }
 
-  const server = createServer(handle);
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listen = async (onSite: boolean): Promise<{ server: Server; url: string }> => {
+    const server = createServer((request, response) => handle(request, response, onSite));
+    server.on('connection', (socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  const api = await listen(false);
+  const site = databases && options.databasesOn !== 'api' ? await listen(true) : null;
+  const servers = [api.server, ...(site ? [site.server] : [])];
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: api.url,
+    siteUrl: site?.url ?? api.url,
     variant,
     requests,
     databases,
@@ -294,10 +309,8 @@ export async function startDeploymentTwin(options: DeploymentTwinOptions): Promi
       return max;
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      });
+      for (const socket of sockets) socket.destroy();
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
       await databases?.close();
     },
   };

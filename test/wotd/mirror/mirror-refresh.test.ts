@@ -376,6 +376,18 @@ describe('the stored copy', () => {
     await switched.close();
     await local.cleanup();
   });
+
+  it('whose refresh died against another source: the new source is refreshed at once, not after that claim runs out', async () => {
+    const w = await start();
+    // A start against an unreachable service claimed a refresh of its origin, failed, and ended holding the claim.
+    await w.store.updateState((state) => ({
+      state: { ...state, source: 'site:http://127.0.0.1:9', claim: { owner: 'a bot that ended', until: w.clock.ms + 10 * 60_000 }, failures: 1, nextAt: w.clock.ms + 5 * 60_000 },
+      result: null,
+    }));
+    const report = await w.refresh();
+    expect(report?.outcome).toBe('updated');
+    expect(w.refresher.status()).toMatchObject({ inUse: true, lastRefresh: { outcome: 'updated' } });
+  });
 });
 
 describe('a day with a row the bot could not check', () => {

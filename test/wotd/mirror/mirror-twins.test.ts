@@ -53,7 +53,7 @@ async function against(variant: Variant): Promise<TwinWorld> {
     level: 'warn',
     destination: { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) } as unknown as NodeJS.WritableStream,
   });
-  const refresher = new MirrorRefresher({ source: { kind: 'site', origin: twin.url }, store: new MirrorStore(keyv, lock), holder, lookup: adapter, logger, now: clock.now, timers: clock, tempParent: dir.path });
+  const refresher = new MirrorRefresher({ source: { kind: 'site', origin: twin.siteUrl }, store: new MirrorStore(keyv, lock), holder, lookup: adapter, logger, now: clock.now, timers: clock, tempParent: dir.path });
   close = async () => {
     await refresher.close();
     await adapter.close();
