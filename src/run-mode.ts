@@ -1,8 +1,10 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
 import { ListenError } from './config/listen-error.ts';
-import { quoted, singleLine } from './config/message-text.ts';
-import { nearestName } from './config/nearest-name.ts';
+import { singleLine } from './config/message-text.ts';
+import { atTerminal, startMode } from './cli/start-mode.ts';
+import { oneLine, parseStartArgs } from './cli/start-options.ts';
+import { nextSignal } from './cli/stop-signal.ts';
 import type { ConsoleSource } from './console/banner.ts';
 import type { BotServices } from './replies/interactions.ts';
 import { createLogger, type Logger } from './config/logger.ts';
@@ -17,42 +19,10 @@ import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import { postsPerSecondFor } from './discord/channel-poster.ts';
-import { parseArgs } from 'node:util';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
 import { limitHeapGrowth } from './cli/heap-growth.ts';
 import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
-
-const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
-
-Runs the bot. With DISCORD_TOKEN set (in the environment or .env) it connects to Discord and uses the
-Word-of-the-Day service at WOTD_API_URL (default ${DEFAULT_API_URL}). Without it, it runs in this terminal:
-an offline console against the embedded service reading WOTD_SERVICE_DB (or WOTD_API_URL when set).
-
-  --shards auto|N    run the gateway in N shards (auto: as many as Discord recommends); default DISCORD_SHARD_COUNT
-  --shard-ids IDS    run only these of the N shards in this process, e.g. 0-3 (others run elsewhere);
-                     default DISCORD_SHARD_IDS, else all N`;
-
-/** Resolves on the first SIGINT or SIGTERM, with the signal's name. */
-function nextSignal(): { promise: Promise<NodeJS.Signals>; dispose: () => void } {
-  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
-  const promise = new Promise<NodeJS.Signals>((resolve) => {
-    onSignal = (signal) => resolve(signal);
-  });
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    promise,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
-
-function oneLine(error: unknown): string {
-  return singleLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error');
-}
 
 /** A port in use (METRICS_PORT): one line naming the setting and the port, exit code 2, as for a bad setting. */
 function settingClash(error: ListenError): number {
@@ -60,26 +30,10 @@ function settingClash(error: ListenError): number {
   return 2;
 }
 
-/** `wotd-bot start` (`npm start`): the Discord bot when DISCORD_TOKEN is set, otherwise the console. */
-export async function runBot(args: string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  let flags: { shards?: string; 'shard-ids'?: string };
-  const unknown = args.find((arg) => arg.startsWith('--') && arg !== '--' && !['shards', 'shard-ids'].includes(arg.slice(2).split('=')[0] ?? ''));
-  if (unknown !== undefined) {
-    const name = unknown.split('=')[0] ?? unknown;
-    const nearest = nearestName(name, ['--shards', '--shard-ids']);
-    process.stderr.write(`wotd-bot start: unknown option ${quoted(name)}${nearest ? `; did you mean \`${nearest}\`?` : ''}\n\n${USAGE}\n`);
-    return 2;
-  }
-  try {
-    flags = parseArgs({ args, options: { shards: { type: 'string' }, 'shard-ids': { type: 'string' } }, strict: true }).values;
-  } catch (error) {
-    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n\n${USAGE}\n`);
-    return 2;
-  }
+/** `wotd-bot start` (`npm start`) and `wotd-bot console` (`npm run console`); see src/cli/start-mode.ts for which runs. */
+export async function runBot(args: string[], command: 'start' | 'console' = 'start'): Promise<number> {
+  const flags = parseStartArgs(command, args);
+  if (typeof flags === 'number') return flags;
   loadDotEnv();
   const config = loadConfig();
   let shards: ShardPlan;
@@ -90,7 +44,13 @@ export async function runBot(args: string[]): Promise<number> {
     process.stderr.write(`wotd-bot start: ${error.message}\n`);
     return 2;
   }
-  if (!config.DISCORD_TOKEN && shards.kind !== 'single') {
+  const mode = startMode(command, config.DISCORD_TOKEN, atTerminal());
+  if (mode.kind === 'refused') {
+    process.stderr.write(`wotd-bot ${command}: ${mode.reason}\n`);
+    return 2;
+  }
+  // `console` ignores shard settings meant for the bot's Discord runs; `start` says they need the gateway.
+  if (mode.kind === 'console' && command === 'start' && shards.kind !== 'single') {
     process.stderr.write('wotd-bot start: shards are for the Discord gateway; set DISCORD_TOKEN to use them\n');
     return 2;
   }
@@ -110,7 +70,7 @@ export async function runBot(args: string[]): Promise<number> {
     return error instanceof StoreInUseError ? 2 : 1;
   }
   try {
-    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs, lock) : runConsole(config, lock));
+    return await (mode.kind === 'discord' ? runDiscord(config, mode.token, shards, loginBackoffBaseMs, lock) : runConsole(config, lock));
   } finally {
     await lock?.release();
   }

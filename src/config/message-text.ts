@@ -23,3 +23,7 @@ export function singleLine(text: string, max = 300): string {
   );
   return cut(escaped, max);
 }
+
+/** `start` without DISCORD_TOKEN where nobody can type (a service manager, a container, a pipe from a script). */
+export const NO_TOKEN_NO_TERMINAL =
+  'DISCORD_TOKEN is not set (in .env or the environment) and no terminal is attached; set it to run on Discord, or run the offline console on purpose with `wotd-bot console` (npm run console)';
