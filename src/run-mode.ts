@@ -3,7 +3,7 @@ import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from
 import { ListenError } from './config/listen-error.ts';
 import { singleLine } from './config/message-text.ts';
 import { atTerminal, startMode } from './cli/start-mode.ts';
-import { oneLine, parseStartArgs } from './cli/start-options.ts';
+import { oneLine, parseStartArgs, warnMisspelledSettings } from './cli/start-options.ts';
 import { nextSignal } from './cli/stop-signal.ts';
 import type { ConsoleSource } from './console/banner.ts';
 import type { BotServices } from './replies/interactions.ts';
@@ -35,6 +35,7 @@ export async function runBot(args: string[], command: 'start' | 'console' = 'sta
   const flags = parseStartArgs(command, args);
   if (typeof flags === 'number') return flags;
   loadDotEnv();
+  warnMisspelledSettings(command);
   const config = loadConfig();
   let shards: ShardPlan;
   try {

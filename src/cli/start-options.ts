@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { quoted, singleLine } from '../config/message-text.ts';
 import { nearestName } from '../config/nearest-name.ts';
+import { SETTING_NAMES } from '../config/settings.ts';
+import { misspelledSettings } from '../config/setting-names.ts';
 import { DEFAULT_API_URL } from '../wotd/adapter.ts';
 
 export const START_USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
@@ -49,4 +51,9 @@ export function parseStartArgs(command: 'start' | 'console', args: string[], std
     stderr.write(`wotd-bot ${command}: ${oneLine(error)}\n\n${START_USAGE}\n`);
     return 2;
   }
+}
+
+/** One warning line on stderr for each variable that looks like a mistyped setting; the bot starts all the same. */
+export function warnMisspelledSettings(command: string, env: NodeJS.ProcessEnv = process.env, stderr = process.stderr): void {
+  for (const warning of misspelledSettings(Object.keys(env), SETTING_NAMES)) stderr.write(`wotd-bot ${command}: ${warning}\n`);
 }

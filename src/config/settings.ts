@@ -223,7 +223,13 @@ const envSchema = z.object({
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  LOG_FORMAT: z
+    .enum(['auto', 'pretty', 'json'], { message: 'expected auto (readable at a terminal, JSON lines otherwise), pretty or json' })
+    .default('auto'),
 });
+
+/** The name of every setting loadConfig reads. */
+export const SETTING_NAMES: readonly string[] = Object.keys(envSchema.shape);
 
 export type Config = z.output<typeof envSchema>;
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
@@ -34,6 +34,19 @@ describe('wotd-bot start without DISCORD_TOKEN and without a terminal', () => {
     const lines = run.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^wotd-bot start: DISCORD_TOKEN is not set .*`wotd-bot console` \(npm run console\)$/);
+  });
+
+  it('a mistyped token name in .env gets a "did you mean" warning line before that refusal', async () => {
+    await writeFile(join(dir, '.env'), 'DISCORD_TOKN=abc\nlog_levl=debug\n');
+    const { child, exited } = startBot(dir, {}, 'start');
+    child.stdin.end();
+    const run = await exited;
+    expect(run.code).toBe(2);
+    expect(run.stderr.split('\n').filter(Boolean)).toEqual([
+      'wotd-bot start: warning: DISCORD_TOKN is not a wotd-bot setting, and is ignored; did you mean DISCORD_TOKEN?',
+      'wotd-bot start: warning: log_levl is not a wotd-bot setting, and is ignored; did you mean LOG_LEVEL?',
+      expect.stringMatching(/^wotd-bot start: DISCORD_TOKEN is not set /),
+    ]);
   });
 });
 
