@@ -1,7 +1,7 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
 import { ListenError } from './config/listen-error.ts';
-import { singleLine } from './config/message-text.ts';
+import { inviteLine, singleLine } from './config/message-text.ts';
 import { atTerminal, startMode } from './cli/start-mode.ts';
 import { oneLine, parseStartArgs, warnMisspelledSettings } from './cli/start-options.ts';
 import { nextSignal } from './cli/stop-signal.ts';
@@ -107,7 +107,7 @@ async function reportStoreDurability(config: Config, logger: Logger): Promise<vo
 
 async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number, lock?: BotStoreLock): Promise<number> {
   limitHeapGrowth();
-  const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: [token, ...settingSecrets(config)] });
   lock?.logTo?.(logger);
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
@@ -184,6 +184,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       logger.info('stopped before connecting to Discord');
       return 0;
     }
+    process.stdout.write(`${inviteLine(bot.inviteUrl)}\n`);
     if (metrics) {
       const { discordMetricsView } = await import('./discord/metrics-view.ts');
       metrics.watchDiscord(discordMetricsView(bot.client));
@@ -282,7 +283,7 @@ function upstreamLog(logger: Logger, metrics?: BotMetrics) {
 async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> {
   // The console is for reading answers: logs stay out of the way unless asked for.
   const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
-  const logger = createLogger({ level, secrets: settingSecrets(config) });
+  const logger = createLogger({ level, format: config.LOG_FORMAT, secrets: settingSecrets(config) });
   lock?.logTo?.(logger);
   // The console's modules are loaded only here, so a bot on Discord does not keep their code in memory.
   const [{ consoleBanner }, { runConsoleLoop }, { PromptScreen }, { ConsoleSession }, { createConsolePoster }] = await Promise.all([

@@ -33,3 +33,8 @@ export function unknownSettingWarning(name: string, nearest: string | null): str
   const shown = /^[A-Za-z0-9_]{1,64}$/.test(name) ? name : quoted(name);
   return `warning: ${shown} is not a wotd-bot setting, and is ignored; ${nearest ? `did you mean ${nearest}?` : '.env.example lists every setting'}`;
 }
+
+/** Printed once the bot is on Discord, as a plain line (also inside the log's "connected" line). */
+export function inviteLine(url: string): string {
+  return `Add the bot to a server: ${url}`;
+}
