@@ -1,9 +1,9 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
-import { ListenError } from './config/listen-error.ts';
-import { inviteLine, singleLine } from './config/message-text.ts';
+import { inviteLine } from './config/message-text.ts';
+import { reportStopFailure } from './cli/start-failure.ts';
 import { atTerminal, startMode } from './cli/start-mode.ts';
-import { oneLine, parseStartArgs, warnMisspelledSettings } from './cli/start-options.ts';
+import { oneLine, parseStartArgs, shardSource, warnMisspelledSettings } from './cli/start-options.ts';
 import { nextSignal } from './cli/stop-signal.ts';
 import type { ConsoleSource } from './console/banner.ts';
 import type { BotServices } from './replies/interactions.ts';
@@ -24,12 +24,6 @@ import type { BotMetrics } from './metrics/registry.ts';
 import { limitHeapGrowth } from './cli/heap-growth.ts';
 import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
 
-/** A port in use (METRICS_PORT): one line naming the setting and the port, exit code 2, as for a bad setting. */
-function settingClash(error: ListenError): number {
-  process.stderr.write(`wotd-bot start: ${singleLine(error.message)}\n`);
-  return 2;
-}
-
 /** `wotd-bot start` (`npm start`) and `wotd-bot console` (`npm run console`); see src/cli/start-mode.ts for which runs. */
 export async function runBot(args: string[], command: 'start' | 'console' = 'start'): Promise<number> {
   const flags = parseStartArgs(command, args);
@@ -42,7 +36,7 @@ export async function runBot(args: string[], command: 'start' | 'console' = 'sta
     shards = shardPlan(flags.shards ?? config.DISCORD_SHARD_COUNT, flags['shard-ids'] ?? config.DISCORD_SHARD_IDS);
   } catch (error) {
     if (!(error instanceof ShardPlanError)) throw error;
-    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    process.stderr.write(`wotd-bot ${command}: ${shardSource(flags)}: ${error.message}\n`);
     return 2;
   }
   const mode = startMode(command, config.DISCORD_TOKEN, atTerminal());
@@ -60,18 +54,18 @@ export async function runBot(args: string[], command: 'start' | 'console' = 'sta
     loginBackoffBaseMs = loginBackoffBaseMsFrom(process.env);
   } catch (error) {
     if (!(error instanceof LoginSettingError)) throw error;
-    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    process.stderr.write(`wotd-bot ${command}: ${error.message}\n`);
     return 2;
   }
   let lock: BotStoreLock | undefined;
   try {
     lock = await lockStore(config);
   } catch (error) {
-    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+    process.stderr.write(`wotd-bot ${command}: ${oneLine(error)}\n`);
     return error instanceof StoreInUseError ? 2 : 1;
   }
   try {
-    return await (mode.kind === 'discord' ? runDiscord(config, mode.token, shards, loginBackoffBaseMs, lock) : runConsole(config, lock));
+    return await (mode.kind === 'discord' ? runDiscord(config, mode.token, shards, loginBackoffBaseMs, lock) : runConsole(config, command, lock));
   } finally {
     await lock?.release();
   }
@@ -116,6 +110,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
   let cluster: Cluster | undefined;
   let storeClaims: { close(): Promise<void> } | undefined;
   let endpoint: MetricsEndpoint | null = null;
+  let running = false;
   try {
     endpoint = await openMetricsEndpoint(config, logger, { mode: 'discord' });
     const metrics = endpoint?.metrics;
@@ -184,6 +179,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       logger.info('stopped before connecting to Discord');
       return 0;
     }
+    running = true;
     process.stdout.write(`${inviteLine(bot.inviteUrl)}\n`);
     if (metrics) {
       const { discordMetricsView } = await import('./discord/metrics-view.ts');
@@ -204,10 +200,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     await bot.stop();
     return 0;
   } catch (error) {
-    if (error instanceof ListenError) return settingClash(error);
-    logger.error({ err: error }, 'the Discord bot stopped');
-    process.stderr.write(`wotd-bot start: could not run the Discord bot: ${oneLine(error)}\n`);
-    return 1;
+    return reportStopFailure(error, { command: 'start', logger, running, prefix: 'could not run the Discord bot: ' });
   } finally {
     signal.dispose();
     await endpoint?.close();
@@ -280,7 +273,7 @@ function upstreamLog(logger: Logger, metrics?: BotMetrics) {
   };
 }
 
-async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> {
+async function runConsole(config: Config, command: 'start' | 'console', lock?: BotStoreLock): Promise<number> {
   // The console is for reading answers: logs stay out of the way unless asked for.
   const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
   const logger = createLogger({ level, format: config.LOG_FORMAT, secrets: settingSecrets(config) });
@@ -299,6 +292,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
   let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
   let endpoint: MetricsEndpoint | null = null;
+  let running = false;
   try {
     endpoint = await openMetricsEndpoint(config, logger, { mode: 'console' });
     const metrics = endpoint?.metrics;
@@ -312,7 +306,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
         const { startWotdService } = await import('./service/server.ts');
         service = await startWotdService({ dbPath: config.WOTD_SERVICE_DB, variant: 'A', host: '127.0.0.1', port: 0 });
       } catch (error) {
-        process.stderr.write(`wotd-bot start: ${oneLine(error)} (set WOTD_SERVICE_DB to the word list's SQLite file)\n`);
+        process.stderr.write(`wotd-bot ${command}: ${oneLine(error)} (set WOTD_SERVICE_DB to the word list's SQLite file)\n`);
         return 2;
       }
       baseUrl = service.url;
@@ -351,6 +345,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
       color,
       showThinking: terminal,
     });
+    running = true;
     await runConsoleLoop({
       session,
       input: process.stdin,
@@ -362,10 +357,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
     });
     return 0;
   } catch (error) {
-    if (error instanceof ListenError) return settingClash(error);
-    logger.error({ err: error }, 'the console stopped');
-    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
-    return 1;
+    return reportStopFailure(error, { command, logger, running });
   } finally {
     signal.dispose();
     await endpoint?.close();

@@ -57,3 +57,8 @@ export function parseStartArgs(command: 'start' | 'console', args: string[], std
 export function warnMisspelledSettings(command: string, env: NodeJS.ProcessEnv = process.env, stderr = process.stderr): void {
   for (const warning of misspelledSettings(Object.keys(env), SETTING_NAMES)) stderr.write(`wotd-bot ${command}: ${warning}\n`);
 }
+
+/** Where a refused shard plan came from, for its line: the flags when given, else the settings. */
+export function shardSource(flags: StartFlags): string {
+  return flags.shards !== undefined || flags['shard-ids'] !== undefined ? '--shards/--shard-ids' : 'DISCORD_SHARD_COUNT/DISCORD_SHARD_IDS';
+}
