@@ -158,22 +158,42 @@ describe('the packed tarball, installed in an empty folder', () => {
     const state = join(dir, 'state');
     await mkdir(state);
     const installed = await listFiles(join(app, 'node_modules/wotd-bot'));
+    expect(installed).toEqual(expect.arrayContaining(['deploy/wotd-bot.service', 'deploy/ecosystem.config.cjs', '.env.example', 'data/words.sqlite']));
+    const bin = (name: string) => join(app, 'node_modules/.bin', name);
     const port = await freePort();
-    const child = spawn(join(app, 'node_modules/.bin/wotd-bot'), ['start'], { cwd: state, env: serviceEnv(port), stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = serviceEnv(port);
+    // docs/deploying.md: register the commands with the installed bot.
+    const deployed = await run(bin('wotd-bot'), ['deploy-commands'], { cwd: state, env });
+    expect(deployed.code, deployed.stderr).toBe(0);
+    const child = spawn(bin('wotd-bot'), ['start'], { cwd: state, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const { output, exited } = collectOutput(child);
     try {
       const { body } = await healthy(port);
       expect(body).toMatchObject({ status: 'ok', gateway: { status: 'ok' } });
       expect(output.stdout).toMatch(/^Add the bot to a server: https:\/\/discord\.com\/oauth2\/authorize\?/m);
+      // The nightly backup, beside the running bot.
+      const backup = await run(bin('wotd-bot'), ['migrate-store', '--from', 'sqlite://data/store.sqlite', '--to', 'sqlite://backup/store-2025-01-14.sqlite'], { cwd: state, env });
+      expect(backup.code, backup.stderr).toBe(0);
+      expect(existsSync(join(state, 'backup/store-2025-01-14.sqlite'))).toBe(true);
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited, output.stderr).toBe(0);
+    // Its log (JSON lines: no terminal) read through the pino-pretty that came with it.
+    const pretty = await pipeThrough(bin('pino-pretty'), output.stderr);
+    expect(pretty).toMatch(/INFO.*connected to Discord as/);
     // Its store in the working folder, and not a file more in the installed package (ProtectSystem=strict).
     expect(existsSync(join(state, 'data/store.sqlite'))).toBe(true);
     expect(await listFiles(join(app, 'node_modules/wotd-bot'))).toEqual(installed);
   }, 120_000);
 });
+
+function pipeThrough(file: string, input: string): Promise<string> {
+  return new Promise((done, failed) => {
+    const child = execFile(file, [], { env: { ...process.env, NO_COLOR: '1' } }, (error, stdout) => (error ? failed(error) : done(stdout)));
+    child.stdin?.end(input);
+  });
+}
 
 async function listFiles(folder: string): Promise<string[]> {
   return (await readdir(folder, { recursive: true })).map(String).sort();
