@@ -1,6 +1,7 @@
 import { ConfigError } from './config/settings.ts';
 import { quoted, singleLine } from './config/message-text.ts';
 import { nearestName } from './config/nearest-name.ts';
+import { packageVersion } from './config/package-files.ts';
 
 /** One `wotd-bot` subcommand: takes its own arguments, returns the process exit code. */
 export type Subcommand = (args: string[]) => Promise<number>;
@@ -8,8 +9,15 @@ export type Subcommand = (args: string[]) => Promise<number>;
 // Each entry loads its module only when run, so `wotd-bot serve` never loads discord.js.
 const subcommands: Record<string, { summary: string; load: () => Promise<Subcommand> }> = {
   start: {
-    summary: 'run the bot: on Discord when DISCORD_TOKEN is set, otherwise an offline console in this terminal',
+    summary: 'run the bot: on Discord when DISCORD_TOKEN is set, otherwise the offline console at a terminal',
     load: async () => (await import('./run-mode.ts')).runBot,
+  },
+  console: {
+    summary: 'run the offline console on purpose (also without a terminal, or with DISCORD_TOKEN set)',
+    load: async () => {
+      const { runBot } = await import('./run-mode.ts');
+      return (args) => runBot(args, 'console');
+    },
   },
   serve: {
     summary: 'run the Word-of-the-Day service over HTTP (--port, --host, --variant, --db, --rate-limit)',
@@ -40,11 +48,15 @@ const subcommands: Record<string, { summary: string; load: () => Promise<Subcomm
 function usage(): string {
   const width = Math.max(...Object.keys(subcommands).map((name) => name.length));
   const lines = Object.entries(subcommands).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`);
-  return ['Usage: wotd-bot <command> [options]', '', 'Commands:', ...lines].join('\n');
+  return ['Usage: wotd-bot <command> [options]', '       wotd-bot --version', '', 'Commands:', ...lines].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name = 'start', ...args] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`wotd-bot ${packageVersion()}\n`);
+    return 0;
+  }
   if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${usage()}\n`);
     return 0;

@@ -45,6 +45,7 @@ export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
   const logger = settings.logger.child({ component: 'cluster' });
   const redis = await openRedisConnection(settings.redisUrl, {
     purpose: 'cluster',
+    setting: 'REDIS_URL',
     logger,
     whileDown: 'Redis is unreachable; cluster features fall back until it is back',
     whenBack: 'Redis is reachable again',

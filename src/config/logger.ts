@@ -1,4 +1,5 @@
-import pino, { type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -8,6 +9,27 @@ export interface LoggerOptions {
   secrets?: Array<string | undefined>;
   /** Where lines go; standard error by default so stdout stays free for command output. */
   destination?: NodeJS.WritableStream;
+  /**
+   * LOG_FORMAT: `pretty` writes readable lines (pino-pretty), `json` one JSON object a line, `auto` (the default)
+   * pretty when the destination is a terminal (standard error's `isTTY`), JSON otherwise.
+   */
+  format?: 'auto' | 'pretty' | 'json';
+}
+
+/** Whether LOG_FORMAT asks for readable lines on this destination. */
+export function prettyLogs(format: LoggerOptions['format'] = 'auto', destination: { isTTY?: boolean } = process.stderr): boolean {
+  return format === 'pretty' || (format === 'auto' && destination.isTTY === true);
+}
+
+type PrettyFactory = (options: Record<string, unknown>) => DestinationStream;
+
+/**
+ * pino's own pretty printer, as a synchronous stream in this thread (no worker: a line is out before the process
+ * exits). Loaded only when asked for, so a bot logging JSON never loads it.
+ */
+function prettyStream(destination: NodeJS.WritableStream | number, colorize: boolean): DestinationStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as PrettyFactory;
+  return pretty({ destination, sync: true, colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
 }
 
 const REDACTED = '[redacted]';
@@ -50,6 +72,13 @@ export function createLogger(options: LoggerOptions): Logger {
         },
       },
     },
-    options.destination ?? pino.destination(2),
+    destinationFor(options),
   );
+}
+
+function destinationFor(options: LoggerOptions): DestinationStream | NodeJS.WritableStream {
+  const target = options.destination ?? process.stderr;
+  if (!prettyLogs(options.format, target as { isTTY?: boolean })) return options.destination ?? pino.destination(2);
+  const colorize = (target as { isTTY?: boolean }).isTTY === true && !process.env.NO_COLOR;
+  return prettyStream(options.destination ?? 2, colorize);
 }

@@ -23,3 +23,18 @@ export function singleLine(text: string, max = 300): string {
   );
   return cut(escaped, max);
 }
+
+/** `start` without DISCORD_TOKEN where nobody can type (a service manager, a container, a pipe from a script). */
+export const NO_TOKEN_NO_TERMINAL =
+  'DISCORD_TOKEN is not set (in .env or the environment) and no terminal is attached; set it to run on Discord, or run the offline console on purpose with `wotd-bot console` (npm run console)';
+
+/** A variable that looks like one of our settings and is not one (see setting-names.ts); it does not stop the bot. */
+export function unknownSettingWarning(name: string, nearest: string | null): string {
+  const shown = /^[A-Za-z0-9_]{1,64}$/.test(name) ? name : quoted(name);
+  return `warning: ${shown} is not a wotd-bot setting, and is ignored; ${nearest ? `did you mean ${nearest}?` : '.env.example lists every setting'}`;
+}
+
+/** Printed once the bot is on Discord, as a plain line (also inside the log's "connected" line). */
+export function inviteLine(url: string): string {
+  return `Add the bot to a server: ${url}`;
+}

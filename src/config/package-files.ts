@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,4 +24,16 @@ export function packageRoot(): string | null {
 export function bundledWordList(): string {
   const found = packageRoot();
   return found === null ? join('data', 'words.sqlite') : join(found, 'data', 'words.sqlite');
+}
+
+/** The bot's version, from its package.json ("unknown" when that cannot be read). */
+export function packageVersion(): string {
+  const found = packageRoot();
+  if (found === null) return 'unknown';
+  try {
+    const { version } = JSON.parse(readFileSync(join(found, 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }

@@ -2,6 +2,7 @@ import { notARegularFile } from './path-kind.ts';
 import { z } from 'zod';
 import { quoted } from './message-text.ts';
 import { bundledWordList } from './package-files.ts';
+import { pathProblem } from './setting-paths.ts';
 
 /**
  * Every setting the bot reads from the environment, validated once at start-up.
@@ -141,6 +142,18 @@ export function parseMirrorSetting(value: string): MirrorSetting | { error: stri
   return problem ? { error: `expected the path of a SQLite snapshot file; this one ${problem}` } : { kind: 'file', path: text };
 }
 
+/** The stores the bot runs on: SQLite, PostgreSQL, Redis (REDIS_URL's, also taken here) and a throwaway one in memory. */
+export const STORE_SCHEMES = ['sqlite', 'postgres', 'postgresql', 'redis', 'rediss', 'memory'] as const;
+
+const STORE_URL_EXPECTED =
+  'expected sqlite://PATH (such as sqlite://data/store.sqlite) or postgres://USER:PASSWORD@HOST:5432/DATABASE (supported: sqlite, postgres, postgresql; Redis through REDIS_URL)';
+
+/** A URL of one of STORE_SCHEMES, as STORE_URL takes. */
+export function isSupportedStoreUrl(value: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  return scheme !== undefined && (STORE_SCHEMES as readonly string[]).includes(scheme);
+}
+
 const PORT = 'a port number from 0 to 65535 (0: any free port); leave it unset to turn the endpoint off';
 
 const optionalText = z
@@ -183,7 +196,7 @@ const envSchema = z.object({
   STORE_URL: z
     .string()
     .trim()
-    .regex(/^[a-z][a-z0-9+.-]*:\/\//i, { message: 'expected a Keyv store URL such as sqlite://data/store.sqlite' })
+    .refine(isSupportedStoreUrl, { message: STORE_URL_EXPECTED })
     .default('sqlite://data/store.sqlite'),
   REDIS_URL: z
     .string()
@@ -233,7 +246,13 @@ const envSchema = z.object({
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  LOG_FORMAT: z
+    .enum(['auto', 'pretty', 'json'], { message: 'expected auto (readable at a terminal, JSON lines otherwise), pretty or json' })
+    .default('auto'),
 });
+
+/** The name of every setting loadConfig reads. */
+export const SETTING_NAMES: readonly string[] = Object.keys(envSchema.shape);
 
 export type Config = z.output<typeof envSchema>;
 
@@ -255,13 +274,22 @@ function presentValues(env: NodeJS.ProcessEnv): Record<string, string> {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values = presentValues(env);
   const parsed = envSchema.safeParse(values);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const problem = pathProblem(parsed.data);
+    if (problem) throw invalidSetting(problem.setting, values[problem.setting] ?? '', problem.message);
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0];
   const variable = String(issue?.path[0] ?? 'environment');
-  const value = withoutPassword(values[variable] ?? '');
+  throw invalidSetting(variable, values[variable] ?? '', issue?.message ?? 'invalid value');
+}
+
+/** The one form of a refused setting: `Invalid NAME="value": expected …`, the value without its password. */
+function invalidSetting(variable: string, given: string, message: string): ConfigError {
+  const value = withoutPassword(given);
   // Only the start of a long value (a file pasted into a variable, say), on one line.
   const shown = variable === 'DISCORD_TOKEN' ? '(hidden)' : `${quoted(value)}${value.length > 40 ? ` (${value.length} characters)` : ''}`;
-  throw new ConfigError(`Invalid ${variable}=${shown}: ${issue?.message ?? 'invalid value'}`);
+  return new ConfigError(`Invalid ${variable}=${shown}: ${message}`);
 }
 
 /** Loads `.env` from the working directory when there is one; real environment variables win. */

@@ -39,7 +39,7 @@ export interface DiscordBot {
   stop(): Promise<void>;
 }
 
-const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 
 /**
  * Logs in, trying again after a network error or a 5xx with exponential back-off and full jitter (each attempt

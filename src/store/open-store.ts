@@ -27,7 +27,11 @@ export interface StoreLocation {
  * the data is on that Redis, unless STORE_URL is PostgreSQL, which keeps it with the locks on Redis.
  */
 export function storeLocation(config: Pick<Config, 'STORE_URL' | 'REDIS_URL' | 'REDIS_KEY_PREFIX'>): StoreLocation {
-  if (!isPostgresUrl(config.STORE_URL)) return { url: config.REDIS_URL ?? config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
+  if (!isPostgresUrl(config.STORE_URL)) {
+    return config.REDIS_URL
+      ? { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, setting: 'REDIS_URL' }
+      : { url: config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
+  }
   const location: StoreLocation = { url: config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX, setting: 'STORE_URL' };
   return config.REDIS_URL ? { ...location, lockRedisUrl: config.REDIS_URL } : location;
 }
@@ -72,7 +76,7 @@ export async function openStore<Value>(
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
   if (!scheme) throw new Error(`STORE_URL "${withoutPassword(url)}" is not a URL; expected e.g. sqlite://data/store.sqlite`);
   const throwOnErrors = options.throwOnErrors ?? false;
-  if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, namespace);
+  if (scheme === 'redis' || scheme === 'rediss') return openRedis<Value>(url, `${keyPrefix}${namespace}`, namespace, setting);
   if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres<Value>(url, namespace, setting);
   const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
   const path = sqlitePath(url);
@@ -102,7 +106,7 @@ export function storeCheck(keyv: Keyv<unknown>): StoreCheck {
 const readChecks = new WeakMap<Keyv<unknown>, StoreWatch>();
 
 /** `name`: the store's name in /healthz and the metrics (its namespace). */
-async function openRedis<Value>(url: string, namespace: string, name: string): Promise<Keyv<Value>> {
+async function openRedis<Value>(url: string, namespace: string, name: string, setting?: string): Promise<Keyv<Value>> {
   if (!isRedisUrl(url)) throw new Error(`"${withoutPassword(url)}" is not a Redis URL; expected e.g. redis://127.0.0.1:6379`);
   // Loaded here, not with this module: a bot on SQLite never needs the Redis client (a few MB of code and heap).
   const [{ defaultReconnectStrategy }, { WatchedKeyvRedis }] = await Promise.all([import('@keyv/redis'), import('./redis-watched-store.ts')]);
@@ -120,7 +124,7 @@ async function openRedis<Value>(url: string, namespace: string, name: string): P
   // The adapter prefixes keys with its namespace itself, so Keyv must not add a second prefix. A failure on Redis
   // is always an error: it is never read as "nothing stored", nor a lost write as done.
   const keyv = new Keyv<Value>({ store: adapter, namespace, useKeyPrefix: false, throwOnErrors: true });
-  await connectRedis(adapter, url);
+  await connectRedis(adapter, url, setting);
   connected = true;
   return keyv;
 }
@@ -143,7 +147,7 @@ async function openPostgres<Value>(url: string, namespace: string, setting?: str
 }
 
 /** Connects now, failing in one line when Redis refuses or (handshake included) does not answer in time. */
-async function connectRedis<Value>(adapter: WatchedKeyvRedis<Value>, url: string): Promise<void> {
+async function connectRedis<Value>(adapter: WatchedKeyvRedis<Value>, url: string, setting?: string): Promise<void> {
   let lastError: unknown;
   const remember = (error: unknown) => (lastError = error);
   adapter.on('error', remember);
@@ -156,7 +160,7 @@ async function connectRedis<Value>(adapter: WatchedKeyvRedis<Value>, url: string
     if (outcome === 'connected') return;
     const reason = outcome === 'failed' && lastError instanceof Error ? lastError.message : `no answer within ${REDIS_CONNECT_TIMEOUT_MS} ms`;
     await adapter.disconnect(true);
-    throw new Error(`could not reach Redis at ${withoutPassword(url)}: ${reason}`);
+    throw new Error(`could not reach Redis at ${setting ? `${setting}=` : ''}${withoutPassword(url)}: ${reason}`);
   } finally {
     clearTimeout(timer);
     adapter.off('error', remember);

@@ -17,6 +17,8 @@ export interface RedisConnectionOptions {
    * once. Off by default: callers that can fall back should, rather than wait.
    */
   offlineQueue?: boolean;
+  /** The setting the URL came from (REDIS_URL), named in the start-up failure's line. */
+  setting?: string;
 }
 
 /**
@@ -36,13 +38,16 @@ export async function openRedisConnection(url: string, options: RedisConnectionO
   });
   let lastError: unknown;
   let down = false;
+  let connected = false;
   redis.on('error', (error: unknown) => {
     lastError = error;
-    if (down) return;
+    // Before the first connection a failure is thrown, in one line, rather than logged.
+    if (down || !connected) return;
     down = true;
     options.logger?.warn({ purpose: options.purpose, err: error }, options.whileDown);
   });
   redis.on('ready', () => {
+    connected = true;
     if (!down) return;
     down = false;
     options.logger?.info({ purpose: options.purpose }, options.whenBack);
@@ -52,7 +57,7 @@ export async function openRedisConnection(url: string, options: RedisConnectionO
   } catch (error) {
     redis.disconnect();
     const cause = lastError ?? error;
-    throw new Error(`could not reach Redis at ${withoutPassword(url)}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    throw new Error(`could not reach Redis at ${options.setting ? `${options.setting}=` : ''}${withoutPassword(url)}: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
   return redis;
 }

@@ -52,7 +52,7 @@ async function loadedScripts(inspectorUrl: string): Promise<string[]> {
 describe('the installed entry point, bin/wotd-bot.js', () => {
   it('runs the compiled JavaScript in dist/ on plain node, with no transpiler loaded, and finds its word list from any folder', async () => {
     dir = await mkdtemp(join(tmpdir(), 'wotd-compiled-'));
-    const args = ['--inspect=127.0.0.1:0', BIN, 'start'];
+    const args = ['--inspect=127.0.0.1:0', BIN, 'console'];
     // No WOTD_SERVICE_DB: the console's embedded service reads the data/words.sqlite that comes with the bot.
     const child = spawn(process.execPath, args, {
       cwd: dir,

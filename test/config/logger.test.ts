@@ -52,3 +52,31 @@ describe('createLogger', () => {
     expect(JSON.parse(out.text())).toMatchObject({ msg: 'no secrets', err: { type: 'RangeError', message: 'plain' } });
   });
 });
+
+describe('LOG_FORMAT', () => {
+  it('auto: readable lines (pino-pretty) when the destination is a terminal, JSON lines otherwise; pretty and json force one', () => {
+    for (const [format, isTTY, pretty] of [
+      ['auto', true, true],
+      ['auto', false, false],
+      ['pretty', false, true],
+      ['json', true, false],
+    ] as const) {
+      const out = capture();
+      Object.assign(out.stream, { isTTY });
+      const token = 'MTIzNDU2Nzg5.secret.token-value';
+      const logger = createLogger({ level: 'info', format, secrets: [token], destination: out.stream });
+      logger.info({ guilds: 3 }, `connected with ${token}`);
+      // Colours at a terminal (none with NO_COLOR); the text is the same.
+      const line = out.text().trim().replace(/\u001b\[[0-9;]*m/g, '');
+      expect(line.split('\n'), `${format} on ${isTTY ? 'a terminal' : 'a pipe'}`).toHaveLength(pretty ? 2 : 1);
+      expect(line).not.toContain(token);
+      if (pretty) {
+        expect(() => JSON.parse(line)).toThrow();
+        expect(line).toMatch(/INFO.*connected with \[redacted\]/);
+        expect(line).toMatch(/guilds: 3/);
+      } else {
+        expect(JSON.parse(line)).toMatchObject({ level: 30, msg: 'connected with [redacted]', guilds: 3 });
+      }
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
@@ -23,7 +23,34 @@ afterEach(async () => {
 const startBotIn = (extraEnv: Record<string, string> = {}) => startBot(dir, extraEnv);
 const runConsoleIn = (lines: readonly string[], extraEnv: Record<string, string> = {}) => runConsole(dir, lines, extraEnv);
 
-describe('wotd-bot start without DISCORD_TOKEN: the console', () => {
+describe('wotd-bot start without DISCORD_TOKEN and without a terminal', () => {
+  it('refuses, exit 2, in one line naming DISCORD_TOKEN and the console command, instead of a console nobody can use', async () => {
+    // What systemd, pm2 and containers give a process: no terminal on any standard stream, an empty stdin.
+    const { child, exited } = startBot(dir, { METRICS_PORT: '0' }, 'start');
+    child.stdin.end();
+    const run = await exited;
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^wotd-bot start: DISCORD_TOKEN is not set .*`wotd-bot console` \(npm run console\)$/);
+  });
+
+  it('a mistyped token name in .env gets a "did you mean" warning line before that refusal', async () => {
+    await writeFile(join(dir, '.env'), 'DISCORD_TOKN=abc\nlog_levl=debug\n');
+    const { child, exited } = startBot(dir, {}, 'start');
+    child.stdin.end();
+    const run = await exited;
+    expect(run.code).toBe(2);
+    expect(run.stderr.split('\n').filter(Boolean)).toEqual([
+      'wotd-bot start: warning: DISCORD_TOKN is not a wotd-bot setting, and is ignored; did you mean DISCORD_TOKEN?',
+      'wotd-bot start: warning: log_levl is not a wotd-bot setting, and is ignored; did you mean LOG_LEVEL?',
+      expect.stringMatching(/^wotd-bot start: DISCORD_TOKEN is not set /),
+    ]);
+  });
+});
+
+describe('wotd-bot console: the console on purpose', () => {
   it('shows the first screen, prints embeds, presses buttons and exits on exit', async () => {
     const result = await runConsoleIn([
       '/wotd date:2025-01-14',

@@ -32,7 +32,7 @@ import {
 const SEED = 3_661;
 const ROOT = resolve(import.meta.dirname, '../..');
 
-const SUBCOMMANDS = ['query', 'history', 'find', 'serve', 'migrate-store', 'deploy-commands', 'start'];
+const SUBCOMMANDS = ['query', 'history', 'find', 'serve', 'migrate-store', 'deploy-commands', 'start', 'console', '--version'];
 const FLAGS = [
   '--json', '--api-url', '--variant', '--limit', '--help', '-h', '--port', '--host', '--db', '--rate-limit', '--from', '--to',
   '--guild', '--shards', '--shard-ids', '--', '-', '--x', '-j', '--JSON', '--limit=', '--port=', '--from=', '--to=',
@@ -166,7 +166,7 @@ async function runInProcess(argv: string[]): Promise<Outcome> {
     }) as typeof process.stdout.write;
   const original = { stdout: process.stdout.write, stderr: process.stderr.write };
   // `start` without a token is the console; with the embedded service missing, it stops before reading stdin.
-  const startsConsole = (argv[0] ?? 'start') === 'start';
+  const startsConsole = ['start', 'console'].includes(argv[0] ?? 'start');
   const apiUrl = process.env.WOTD_API_URL;
   if (startsConsole) delete process.env.WOTD_API_URL;
   process.stdout.write = capture('stdout');
@@ -263,7 +263,7 @@ describe('generated wotd-bot argument sets', () => {
       const inProcess = await runInProcess(argv);
       const child = await new Promise<Outcome>((done) => {
         const env = { ...process.env };
-        if ((argv[0] ?? 'start') === 'start') delete env.WOTD_API_URL;
+        if (['start', 'console'].includes(argv[0] ?? 'start')) delete env.WOTD_API_URL;
         execFile(process.execPath, [join(ROOT, 'bin/wotd-bot.js'), ...argv], { cwd: dir.dir, env, timeout: 30_000 }, (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
           done({ code, stdout, stderr });

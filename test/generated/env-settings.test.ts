@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, isHttpUrl, isRedisUrl, loadConfig, type Config } from '../../src/config/settings.ts';
+import { ConfigError, isHttpUrl, isRedisUrl, isSupportedStoreUrl, loadConfig, type Config } from '../../src/config/settings.ts';
 import { ShardPlanError, shardPlan } from '../../src/discord/shards.ts';
 import { openStore, storeLocation } from '../../src/store/open-store.ts';
 import { openWotdAdapter } from '../../src/wotd/adapter.ts';
@@ -37,7 +37,7 @@ const SANE: Record<Setting, (value: unknown) => boolean> = {
   // A timer cannot wait longer than 2^31-1 ms: Node fires a longer one at once.
   WOTD_TIMEOUT_MS: (value) => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 2 ** 31 - 1,
   WOTD_SERVICE_DB: (value) => typeof value === 'string' && value.trim() === value && value !== '',
-  STORE_URL: (value) => typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(value),
+  STORE_URL: (value) => typeof value === 'string' && isSupportedStoreUrl(value),
   REDIS_URL: (value) => typeof value === 'string' && isRedisUrl(value),
   REDIS_KEY_PREFIX: (value) => typeof value === 'string' && /^[A-Za-z0-9:_.-]+$/.test(value),
   DISCORD_TOKEN: (value) => typeof value === 'string' && value.trim() === value && value !== '',
@@ -52,6 +52,7 @@ const SANE: Record<Setting, (value: unknown) => boolean> = {
   METRICS_PORT: (value) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 65_535,
   METRICS_HOST: (value) => typeof value === 'string' && /^[A-Za-z0-9.:-]+$/.test(value),
   LOG_LEVEL: (value) => ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(value as string),
+  LOG_FORMAT: (value) => ['auto', 'pretty', 'json'].includes(value as string),
 };
 const SETTINGS = Object.keys(SANE) as Setting[];
 

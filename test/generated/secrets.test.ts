@@ -154,7 +154,7 @@ afterAll(async () => {
 });
 
 /**
- * `wotd-bot start` in console mode with these settings. With `serve`, it waits for the health endpoint, reads
+ * `wotd-bot console` (or `start` with a token) with these settings. With `serve`, it waits for the health endpoint, reads
  * /healthz and /metrics, then ends the console (`exit`); otherwise the process ends by itself.
  */
 async function runProcess(env: Record<string, string>, serve: boolean, run: string): Promise<Outcome> {
@@ -169,7 +169,8 @@ async function runProcess(env: Record<string, string>, serve: boolean, run: stri
     ...(serve ? { METRICS_PORT: '0' } : {}),
     ...env,
   });
-  const child = spawn(process.execPath, [BIN, 'start'], { cwd: dir, env: base, stdio: ['pipe', 'pipe', 'pipe'] });
+  // With a token, `start` runs Discord; without, `console` runs the console (with no terminal, `start` would refuse).
+  const child = spawn(process.execPath, [BIN, env.DISCORD_TOKEN ? 'start' : 'console'], { cwd: dir, env: base, stdio: ['pipe', 'pipe', 'pipe'] });
   let text = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));

@@ -62,7 +62,10 @@ describe('wotd-bot start with DISCORD_TOKEN', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-    expect(output.stdout).toBe('');
+    // The invite URL as a plain line of its own, to copy from a terminal or the journal.
+    expect(output.stdout).toBe(
+      `Add the bot to a server: https://discord.com/oauth2/authorize?client_id=${discord.applicationId}&scope=bot+applications.commands&permissions=84992\n`,
+    );
     expect(output.stderr).toContain('connected to Discord');
     expect(output.stderr).toContain('scope=bot+applications.commands');
     expect(output.stderr).not.toContain(discord.token);

@@ -16,6 +16,7 @@ describe('storeLocation', () => {
     expect(storeLocation(loadConfig({ STORE_URL: 'memory://', REDIS_URL: 'rediss://r.example:6380', REDIS_KEY_PREFIX: 'staging:' }))).toEqual({
       url: 'rediss://r.example:6380',
       keyPrefix: 'staging:',
+      setting: 'REDIS_URL',
     });
   });
 

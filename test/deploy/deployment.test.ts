@@ -1,0 +1,228 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_DRAIN_TIMEOUT_MS } from '../../src/discord/bot.ts';
+import { startWotdService, type RunningService } from '../../src/service/server.ts';
+import { writeWordDb } from '../../src/service/word-db.ts';
+import { testEntries } from '../commands/world.ts';
+import { collectOutput } from '../support/child-output.ts';
+import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+
+/**
+ * The deployment recipes of docs/deploying.md, each run here: the systemd unit checked by systemd-analyze, the pm2
+ * ecosystem file started, scraped and stopped by pm2, and the packed tarball installed in an empty folder and run
+ * as a service manager runs it. The bot runs on Discord (the local Discord-compatible server) against our service,
+ * both on loopback; the compiled bot in dist/ is what vitest's global set-up built, packed as it is.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const PM2 = join(ROOT, 'node_modules/pm2/bin/pm2');
+
+let discord: DiscordServer;
+let service: RunningService;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'wotd-deploy-'));
+  await writeWordDb(join(dir, 'words.sqlite'), testEntries());
+  service = await startWotdService({ dbPath: join(dir, 'words.sqlite'), variant: 'A', port: 0, rateLimitPerMinute: 0 });
+  discord = await startDiscordServer();
+});
+afterAll(async () => {
+  await discord?.close();
+  await service?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+/** What a service manager hands the bot: this environment without our settings, plus an EnvironmentFile's worth. */
+function serviceEnv(metricsPort: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(WOTD_|DISCORD_|REDIS_|STORE_|METRICS_|LOG_|DELIVERY_|SUBSCRIPTION_|PM2_)/.test(key)) env[key] = value;
+  }
+  return {
+    ...env,
+    DISCORD_TOKEN: discord.token,
+    DISCORD_API_URL: discord.apiUrl,
+    WOTD_API_URL: service.url,
+    WOTD_MIRROR: 'off',
+    METRICS_PORT: String(metricsPort),
+    ...extra,
+  };
+}
+
+function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(file, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, timeout: options.timeout ?? 60_000 }, (error, stdout, stderr) => {
+      done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function healthy(port: number): Promise<{ status: number; body: { status?: string; gateway?: { status?: string } } }> {
+  return vi.waitFor(
+    async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const body = (await response.json()) as { status?: string };
+      if (response.status !== 200) throw new Error(`not healthy yet: ${response.status} ${JSON.stringify(body)}`);
+      return { status: response.status, body };
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+}
+
+describe('deploy/wotd-bot.service (systemd)', () => {
+  it('passes systemd-analyze verify, which does see a broken line', async () => {
+    // Only node's path differs between machines; the unit is checked as shipped otherwise.
+    const unit = (await readFile(join(ROOT, 'deploy/wotd-bot.service'), 'utf8')).replace(/^ExecStart=\/usr\/bin\/node /m, `ExecStart=${process.execPath} `);
+    const file = join(dir, 'wotd-bot.service');
+    await writeFile(file, unit);
+    const verified = await run('systemd-analyze', ['verify', file]);
+    expect(verified, verified.stderr).toMatchObject({ code: 0, stderr: '' });
+
+    await writeFile(file, unit.replace('Restart=on-failure', 'Restart=sometimes'));
+    expect((await run('systemd-analyze', ['verify', file])).stderr).toMatch(/Failed to parse service restart specifier/);
+  });
+
+  it('restarts on failure but not on a setting to fix, runs as its own user, and waits for the drain before SIGKILL', async () => {
+    const unit = await readFile(join(ROOT, 'deploy/wotd-bot.service'), 'utf8');
+    const option = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(unit)?.[1];
+    expect(option('Restart')).toBe('on-failure');
+    expect(option('RestartPreventExitStatus')).toBe('2');
+    expect(option('User')).toBe('wotd-bot');
+    expect(option('EnvironmentFile')).toBe('/etc/wotd-bot/env');
+    expect(option('ExecStart')).toMatch(/\/bin\/wotd-bot\.js start$/);
+    expect(Number(option('TimeoutStopSec')) * 1000).toBeGreaterThan(DEFAULT_DRAIN_TIMEOUT_MS * 2);
+    // ProtectSystem=strict leaves the bot its working folder only (StateDirectory): it must be that folder.
+    expect(option('ProtectSystem')).toBe('strict');
+    expect(option('WorkingDirectory')).toBe(`/var/lib/${option('StateDirectory')}`);
+    // V8's JIT needs writable, executable memory: this option would stop node at once.
+    expect(unit).not.toMatch(/^MemoryDenyWriteExecute=(yes|true|1)/m);
+  });
+});
+
+describe('deploy/ecosystem.config.cjs (pm2)', () => {
+  it('pm2 starts the bot from its working folder, /healthz answers 200, pm2 stops it cleanly', async () => {
+    const home = join(dir, 'pm2-home');
+    const work = join(dir, 'pm2-work');
+    await mkdir(work);
+    const port = await freePort();
+    const env = { ...serviceEnv(port), PM2_HOME: home };
+    const pm2 = (...args: string[]) => run(process.execPath, [PM2, ...args], { cwd: work, env });
+    try {
+      const started = await pm2('start', join(ROOT, 'deploy/ecosystem.config.cjs'));
+      expect(started.code, started.stderr).toBe(0);
+      const { body } = await healthy(port);
+      expect(body).toMatchObject({ status: 'ok', gateway: { status: 'ok' } });
+      // The store is kept in the folder pm2 was started from.
+      expect(existsSync(join(work, 'data/store.sqlite'))).toBe(true);
+
+      const stopped = await pm2('stop', 'wotd-bot');
+      expect(stopped.code, stopped.stderr).toBe(0);
+      const [app] = JSON.parse((await pm2('jlist')).stdout) as Array<{ name: string; pm2_env: { status: string; restart_time: number } }>;
+      expect(app).toMatchObject({ name: 'wotd-bot', pm2_env: { status: 'stopped', restart_time: 0 } });
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      // A clean stop on pm2's signal: the bot's log says so, and the process exited by itself (pm2 opens an IPC
+      // channel to it, which would keep node running until pm2's SIGKILL at kill_timeout).
+      const log = await readFile(join(home, 'logs/wotd-bot-error.log'), 'utf8');
+      expect(log).toContain('"msg":"shutting down"');
+      expect(log).toContain('"msg":"disconnected from Discord"');
+      expect(await readFile(join(home, 'pm2.log'), 'utf8')).not.toMatch(/SIGKILL/);
+    } finally {
+      await pm2('kill');
+    }
+  }, 90_000);
+});
+
+describe('the packed tarball, installed in an empty folder', () => {
+  it('npm pack, install it, start it as a service would: /healthz 200, SIGTERM, exit 0, nothing written outside its folder', async () => {
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir]);
+    expect(packed.code, packed.stderr).toBe(0);
+    const tarball = join(dir, packed.stdout.trim().split('\n').at(-1) as string);
+    const app = join(dir, 'app');
+    await mkdir(app);
+    await installOffline(tarball, app);
+
+    const state = join(dir, 'state');
+    await mkdir(state);
+    const installed = await listFiles(join(app, 'node_modules/wotd-bot'));
+    expect(installed).toEqual(expect.arrayContaining(['deploy/wotd-bot.service', 'deploy/ecosystem.config.cjs', '.env.example', 'data/words.sqlite']));
+    const bin = (name: string) => join(app, 'node_modules/.bin', name);
+    const port = await freePort();
+    const env = serviceEnv(port);
+    // docs/deploying.md: register the commands with the installed bot.
+    const deployed = await run(bin('wotd-bot'), ['deploy-commands'], { cwd: state, env });
+    expect(deployed.code, deployed.stderr).toBe(0);
+    const child = spawn(bin('wotd-bot'), ['start'], { cwd: state, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { output, exited } = collectOutput(child);
+    try {
+      const { body } = await healthy(port);
+      expect(body).toMatchObject({ status: 'ok', gateway: { status: 'ok' } });
+      expect(output.stdout).toMatch(/^Add the bot to a server: https:\/\/discord\.com\/oauth2\/authorize\?/m);
+      // The nightly backup, beside the running bot.
+      const backup = await run(bin('wotd-bot'), ['migrate-store', '--from', 'sqlite://data/store.sqlite', '--to', 'sqlite://backup/store-2025-01-14.sqlite'], { cwd: state, env });
+      expect(backup.code, backup.stderr).toBe(0);
+      expect(existsSync(join(state, 'backup/store-2025-01-14.sqlite'))).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, output.stderr).toBe(0);
+    // Its log (JSON lines: no terminal) read through the pino-pretty that came with it.
+    const pretty = await pipeThrough(bin('pino-pretty'), output.stderr);
+    expect(pretty).toMatch(/INFO.*connected to Discord as/);
+    // Its store in the working folder, and not a file more in the installed package (ProtectSystem=strict).
+    expect(existsSync(join(state, 'data/store.sqlite'))).toBe(true);
+    expect(await listFiles(join(app, 'node_modules/wotd-bot'))).toEqual(installed);
+  }, 120_000);
+});
+
+function pipeThrough(file: string, input: string): Promise<string> {
+  return new Promise((done, failed) => {
+    const child = execFile(file, [], { env: { ...process.env, NO_COLOR: '1' } }, (error, stdout) => (error ? failed(error) : done(stdout)));
+    child.stdin?.end(input);
+  });
+}
+
+async function listFiles(folder: string): Promise<string[]> {
+  return (await readdir(folder, { recursive: true })).map(String).sort();
+}
+
+/**
+ * `npm install ./wotd-bot-<version>.tgz` as a new user runs it, from npm's cache instead of the registry (tests reach
+ * nothing beyond loopback): a lock file pins every dependency to the version and integrity of ours, which npm then
+ * finds in its cache. sqlite3's install script would download its prebuilt binary from GitHub; the one this machine
+ * built is put in its place instead.
+ */
+async function installOffline(tarball: string, app: string): Promise<void> {
+  const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; bin: Record<string, string> };
+  const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; resolved?: string; version?: string; link?: boolean }> };
+  const spec = `file:${tarball}`;
+  const packages: Record<string, unknown> = {
+    '': { name: 'app', dependencies: { 'wotd-bot': spec } },
+    'node_modules/wotd-bot': { version: ours.version, resolved: spec, dependencies: ours.dependencies, bin: ours.bin },
+  };
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (path === '' || entry.dev || entry.link || !path.startsWith('node_modules/')) continue;
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    packages[path] = { ...entry, resolved: entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').at(-1)}-${entry.version}.tgz` };
+  }
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, dependencies: { 'wotd-bot': spec } }));
+  await writeFile(join(app, 'package-lock.json'), JSON.stringify({ name: 'app', lockfileVersion: 3, requires: true, packages }));
+  const installed = await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: app, timeout: 120_000 });
+  expect(installed.code, installed.stderr).toBe(0);
+  const binary = 'node_modules/sqlite3/build/Release/node_sqlite3.node';
+  await mkdir(join(app, 'node_modules/sqlite3/build/Release'), { recursive: true });
+  await copyFile(join(ROOT, binary), join(app, binary));
+}
