@@ -3,7 +3,9 @@ import type { Logger } from '../../config/logger.ts';
 import { scanNamespace, scanNamespaceKeys, type StoredEntry } from '../../store/scan.ts';
 import type { IsoDate } from '../../wotd/dates.ts';
 import { deliverySchema, type DeliveryReading, type DeliveryRecord } from '../subscription.ts';
+import type { DueMove } from '../../store/due-index.ts';
 import { checkDelivery, decodeDelivery } from './delivery-decoding.ts';
+import type { DueEntries } from './due-entries.ts';
 import { parseRecord, READ_BATCH, type RestoreOutcome } from './record-namespaces.ts';
 
 const LEFT_OUT = 'stored delivery record is damaged; left out';
@@ -22,6 +24,7 @@ export class DeliveryRecords {
   constructor(
     private readonly deliveries: Keyv<unknown>,
     private readonly logger?: Logger,
+    private readonly due?: DueEntries,
   ) {}
 
   async getMany(channelIds: string[], day: IsoDate): Promise<Array<DeliveryReading | null>> {
@@ -34,8 +37,10 @@ export class DeliveryRecords {
     return results;
   }
 
-  async put(record: DeliveryRecord): Promise<void> {
-    await this.deliveries.set(deliveryKey(record.channelId, record.day), record);
+  async put(record: DeliveryRecord, move?: DueMove): Promise<void> {
+    const key = deliveryKey(record.channelId, record.day);
+    if (move && this.due) await this.due.putDelivery(key, record, move);
+    else await this.deliveries.set(key, record);
   }
 
   async getOn(channelIds: string[], days: IsoDate[]): Promise<DeliveryRecord[]> {
