@@ -69,7 +69,7 @@ export class SubscriptionStore {
     dueIndex: DueIndex,
   ) {
     const { subscriptions, deliveries, lock, now, logger } = parts;
-    this.dueEntries = new DueEntries(dueIndex, deliveries, now);
+    this.dueEntries = new DueEntries(dueIndex, deliveries);
     this.index = new SubscriptionIndex(subscriptions, lock);
     this.reader = new SubscriptionReader(subscriptions, this.index, logger);
     this.dmNotices = new DmNoticeList(subscriptions, lock, now, this.reader, this.index);
@@ -237,8 +237,11 @@ export class SubscriptionStore {
     return this.deliveries.getMany(channelIds, day);
   }
 
-  /** With `move`, the channel's due-time entry moves in the same write (only if it is still at `move.from`). */
-  putDelivery(record: DeliveryRecord, move?: DueMove): Promise<void> {
+  /**
+   * With `move`, the channel's due-time entry moves in the same write (only if it is still at `move.from`); see
+   * DeliveryRecords.put for null and none.
+   */
+  putDelivery(record: DeliveryRecord, move?: DueMove | null): Promise<void> {
     return this.deliveries.put(record, move);
   }
 

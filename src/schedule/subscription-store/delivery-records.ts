@@ -37,10 +37,19 @@ export class DeliveryRecords {
     return results;
   }
 
-  async put(record: DeliveryRecord, move?: DueMove): Promise<void> {
+  /**
+   * With a move, the record and the channel's due-time move are one write. Null: the caller moves the entry itself
+   * later (a delivery's first record). Without either, a record that leaves the day unfinished (sending, retrying)
+   * makes the channel due at once, so the scheduler looks at it: one written from outside a tick (a copy, a repair).
+   */
+  async put(record: DeliveryRecord, move?: DueMove | null): Promise<void> {
     const key = deliveryKey(record.channelId, record.day);
-    if (move && this.due) await this.due.putDelivery(key, record, move);
-    else await this.deliveries.set(key, record);
+    if (move && this.due) {
+      await this.due.putDelivery(key, record, move);
+      return;
+    }
+    await this.deliveries.set(key, record);
+    if (move === undefined && (record.state === 'sending' || record.state === 'retrying')) await this.due?.makeDue(record.channelId);
   }
 
   async getOn(channelIds: string[], days: IsoDate[]): Promise<DeliveryRecord[]> {

@@ -129,7 +129,7 @@ export class SubscriptionWriter {
     }
     await this.lock.withLock(`guild:${seen.guildId}`, async () => {
       const current = await this.reader.get(channelId);
-      if (current) await this.due.written([current]);
+      if (current) await this.due.settle(current);
       else await this.due.removed([channelId]);
     });
   }
