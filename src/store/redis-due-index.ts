@@ -12,26 +12,33 @@ interface CommandClient {
   sendCommand(args: string[]): Promise<unknown>;
 }
 
+/** Takes one off a state's count; a count of 0 is not kept, so an emptied index leaves no key behind. */
+const UNCOUNT = `
+local function uncount(state)
+  if redis.call('HINCRBY', KEYS[3], state, -1) <= 0 then redis.call('HDEL', KEYS[3], state) end
+end`;
+
 const PUT = `
+${UNCOUNT}
 local missing = ARGV[1] == 'missing'
 for i = 2, #ARGV, 3 do
   local id, at, state = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local old = redis.call('HGET', KEYS[2], id)
   if not (missing and old) then
-    if old then redis.call('HINCRBY', KEYS[3], old, -1) end
+    if old then uncount(old) end
     redis.call('HSET', KEYS[2], id, state)
     redis.call('HINCRBY', KEYS[3], state, 1)
     if at == '' then redis.call('ZREM', KEYS[1], id) else redis.call('ZADD', KEYS[1], at, id) end
   end
 end`;
 
-const REMOVE_ONE = `
+const REMOVE_ONE = `${UNCOUNT}
 local function remove(id)
   redis.call('ZREM', KEYS[1], id)
   local old = redis.call('HGET', KEYS[2], id)
   if old then
     redis.call('HDEL', KEYS[2], id)
-    redis.call('HINCRBY', KEYS[3], old, -1)
+    uncount(old)
   end
 end`;
 
