@@ -31,6 +31,10 @@ const subcommands: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: 'copy subscriptions and delivery records to another store: --from URL --to URL (sqlite://, redis://)',
     load: async () => (await import('./cli/migrate-store.ts')).runMigrateStore,
   },
+  'check-due-index': {
+    summary: 'compare the daily posts\' due-time index with the subscriptions, and with --repair make them agree',
+    load: async () => (await import('./cli/check-due-index.ts')).runCheckDueIndex,
+  },
   query: {
     summary: 'look up the word of a day: query [DATE] (YYYY-MM-DD or DD-MM-YYYY; --json, --api-url, --variant)',
     load: async () => (await import('./cli/lookup-command.ts')).runQuery,

@@ -24,7 +24,7 @@ import { registerUpstreamMetrics, type UpstreamMetrics } from './upstream-metric
 export interface BotMetricsOptions {
   /** On Discord the gateway is checked; at the console it is not applicable. */
   mode: 'discord' | 'console';
-  /** How long a count of subscriptions by state is reused (default 15 s): counting reads every subscription. */
+  /** How long a count of subscriptions by state is reused (default 15 s); the store keeps the counts as it writes. */
   subscriptionsCacheMs?: number;
   /** The scheduler is healthy when it last ticked (or finished a post) at most this long ago (default 3 minutes). */
   maxTickAgeMs?: number;
@@ -148,11 +148,7 @@ export class BotMetrics {
     const now = this.now();
     const cached = this.subscriptionCounts;
     if (cached && now - cached.at < this.subscriptionsCacheMs) return cached.counts;
-    const counts = store.listAll().then((subscriptions) => {
-      const byState: Record<string, number> = {};
-      for (const subscription of subscriptions) byState[subscription.status.state] = (byState[subscription.status.state] ?? 0) + 1;
-      return byState;
-    });
+    const counts: Promise<Record<string, number>> = store.countByState();
     this.subscriptionCounts = { at: now, counts };
     // A failed count is not reused: the next scrape asks again.
     counts.catch(() => {

@@ -33,7 +33,8 @@ export interface AdapterView {
 export interface StoreView {
   /** Rejects when the store cannot be read. */
   ping(): Promise<void>;
-  listAll(): Promise<Subscription[]>;
+  /** Subscriptions by state, as the store counts them while it writes (no subscription is read). */
+  countByState(): Promise<Record<Subscription['status']['state'], number>>;
   /** Each store it is made of; without it, ping() is checked under the name "subscriptions". */
   storeChecks?(): StoreCheck[];
 }

@@ -7,6 +7,7 @@ import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import { PrivacyService } from './privacy.ts';
+import { ensureDueIndex } from './due-index-build.ts';
 import { DailyScheduler, type SchedulerObserver } from './scheduler.ts';
 import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
 import { SubscriptionStore } from './subscription-store.ts';
@@ -48,6 +49,13 @@ export interface OpenDailyPostsOptions {
 export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<DailyPosts> {
   const logger = options.logger.child({ component: 'daily-posts' });
   const store = await SubscriptionStore.open(options.store, logger, options.now ? { now: options.now } : {});
+  try {
+    // Before anything reads it: a store written before the index, or under other time-zone rules, is indexed now.
+    await ensureDueIndex(store, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
   const privacy = new PrivacyService(store, options.now);
   let scheduler: DailyScheduler | null = null;
@@ -68,6 +76,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
         logger,
         concurrency: options.concurrency,
         now: options.now,
+        dueIndexBuilt: true,
         ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
         ...(claims ? { claims } : {}),
         ...(options.observer ? { observer: options.observer } : {}),

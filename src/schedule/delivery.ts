@@ -3,7 +3,9 @@ import { clip, DISCORD_LIMITS } from './discord-limits.ts';
 import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaim, DeliveryClaims } from './delivery-claims.ts';
+import type { DueMove } from '../store/due-index.ts';
 import { owesPost, type Slot } from './due.ts';
+import { dueAfterDelivery } from './next-due.ts';
 import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
@@ -29,6 +31,11 @@ export interface DeliveryJob {
   embed: APIEmbed;
   /** What the last run left for this channel and day, if anything (`damaged`: stored but unreadable). */
   record: DeliveryReading | null;
+  /**
+   * The channel's due-time instant as the scheduler read it: the record that ends this attempt moves it on in the
+   * same write (unless someone changed it meanwhile). Without it the index is left to the next tick.
+   */
+  dueAt?: number;
 }
 
 /**
@@ -164,27 +171,28 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
       const unsure = { ...base, attemptStartedAt: lookFrom };
       // Without Read Message History the bot cannot look; the nonce still holds within Discord's window. A look that
       // found the earlier attempt's post stripped of its embed (and removed it) settles the day instead.
-      if (!isDeliveryError(error) || error.kind !== 'forbidden' || error.embedsDropped) return recordFailure(subscription, unsure, error, options);
+      if (!isDeliveryError(error) || error.kind !== 'forbidden' || error.embedsDropped) return recordFailure(subscription, unsure, error, options, job);
       logger.warn({ channelId, day: slot.serviceDay, reason: error.reason }, 'could not look for an earlier attempt\'s post; posting with the same nonce');
     }
     if (earlier) {
-      await recordSent(subscription, base, earlier.messageId, options);
+      await recordSent(subscription, base, earlier.messageId, options, job);
       logger.info({ channelId, day: slot.serviceDay, messageId: earlier.messageId }, 'an earlier attempt had posted; recorded it instead of posting again');
       return 'sent';
     }
   }
 
   if (claimLost(claim, options, job)) return 'skipped';
-  await store.putDelivery(base);
+  // The entry moves with the record that ends the attempt.
+  await store.putDelivery(base, job.dueAt === undefined ? undefined : null);
   if (claimLost(claim, options, job)) return 'skipped';
   let messageId: string;
   try {
     ({ messageId } = await poster.post(message));
   } catch (error) {
-    return recordFailure(subscription, base, error, options);
+    return recordFailure(subscription, base, error, options, job);
   }
   await options.hooks?.afterSend?.(channelId, messageId);
-  await recordSent(subscription, base, messageId, options);
+  await recordSent(subscription, base, messageId, options, job);
   logger.debug({ channelId, day: slot.serviceDay, messageId }, 'daily post sent');
   return 'sent';
 }
@@ -196,9 +204,15 @@ function claimLost(claim: DeliveryClaim | undefined, options: FanOutOptions, job
   return true;
 }
 
-async function recordSent(subscription: Subscription, base: DeliveryRecord, messageId: string, options: FanOutOptions): Promise<void> {
+/** Where the record that ends an attempt moves the channel's due-time entry (see next-due.ts), if the job was read from it. */
+function moveAfter(job: DeliveryJob, subscription: Subscription, retryAt?: string): DueMove | undefined {
+  if (job.dueAt === undefined) return undefined;
+  return { channelId: job.channelId, from: job.dueAt, to: dueAfterDelivery(subscription, job.slot, retryAt) };
+}
+
+async function recordSent(subscription: Subscription, base: DeliveryRecord, messageId: string, options: FanOutOptions, job: DeliveryJob): Promise<void> {
   const { store } = options;
-  await store.putDelivery({ ...base, state: 'sent', messageId, updatedAt: options.now().toISOString() });
+  await store.putDelivery({ ...base, state: 'sent', messageId, updatedAt: options.now().toISOString() }, moveAfter(job, subscription));
   if (subscription.status.state === 'failing') {
     await store.update(subscription.channelId, (current) =>
       current.status.state === 'failing' ? { ...current, status: { state: 'active' } } : null,
@@ -211,6 +225,7 @@ async function recordFailure(
   base: DeliveryRecord,
   error: unknown,
   options: FanOutOptions,
+  job: DeliveryJob,
 ): Promise<DeliveryOutcome> {
   const { store, logger } = options;
   const now = options.now();
@@ -219,7 +234,7 @@ async function recordFailure(
   if (!isDeliveryError(error) || error.kind === 'transient') {
     const reason = isDeliveryError(error) ? error.reason : error instanceof Error ? error.message : String(error);
     const nextAttemptAt = new Date(now.getTime() + retryDelayMs(base.attempts)).toISOString();
-    await store.putDelivery({ ...base, state: 'retrying', error: reason, nextAttemptAt, updatedAt: now.toISOString() });
+    await store.putDelivery({ ...base, state: 'retrying', error: reason, nextAttemptAt, updatedAt: now.toISOString() }, moveAfter(job, subscription, nextAttemptAt));
     logger.warn({ channelId, day, attempts: base.attempts, reason, nextAttemptAt }, 'daily post failed; will retry today');
     return 'transient';
   }
@@ -232,12 +247,12 @@ async function recordFailure(
       error: error.reason,
       ...(error.refusal ? { refused: error.refusal } : {}),
       updatedAt: now.toISOString(),
-    });
+    }, moveAfter(job, subscription));
     logger.warn({ channelId, day, reason: error.reason, refusal: error.refusal }, "Discord refused the daily post; not retried today, the subscription stays as it is");
     return 'refused';
   }
 
-  await store.putDelivery({ ...base, state: 'failed', error: error.reason, updatedAt: now.toISOString() });
+  await store.putDelivery({ ...base, state: 'failed', error: error.reason, updatedAt: now.toISOString() }, moveAfter(job, subscription));
   if (error.kind === 'gone') {
     await store.update(channelId, (current) => ({
       ...current,

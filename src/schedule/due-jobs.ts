@@ -13,6 +13,8 @@ import type { DeliveryReading } from './subscription.ts';
 export class DueJobs implements DeliveryJobs {
   private readonly channelIds: string[] = [];
   private readonly groupOf: number[] = [];
+  /** Each post's due-time instant as read from the index. */
+  private readonly dueAts: number[] = [];
   private readonly groups: Array<{ slot: Slot; embed: APIEmbed }> = [];
   private readonly groupNumbers = new Map<Slot, Map<APIEmbed, number>>();
   /** By position; most posts have none. */
@@ -23,7 +25,7 @@ export class DueJobs implements DeliveryJobs {
   }
 
   /** `slot` and `embed` are shared by many posts: the same objects make the same group. */
-  add(channelId: string, slot: Slot, embed: APIEmbed, record: DeliveryReading | null): void {
+  add(channelId: string, slot: Slot, embed: APIEmbed, record: DeliveryReading | null, dueAt?: number): void {
     let bySlot = this.groupNumbers.get(slot);
     if (!bySlot) {
       bySlot = new Map();
@@ -38,12 +40,16 @@ export class DueJobs implements DeliveryJobs {
     if (record) this.records.set(this.channelIds.length, record);
     this.channelIds.push(channelId);
     this.groupOf.push(group);
+    this.dueAts.push(dueAt ?? Number.NaN);
   }
 
   at(index: number): DeliveryJob | undefined {
     const channelId = this.channelIds[index];
     const group = this.groups[this.groupOf[index] ?? -1];
     if (channelId === undefined || !group) return undefined;
-    return { channelId, slot: group.slot, embed: group.embed, record: this.records.get(index) ?? null };
+    const dueAt = this.dueAts[index] ?? Number.NaN;
+    const job: DeliveryJob = { channelId, slot: group.slot, embed: group.embed, record: this.records.get(index) ?? null };
+    if (!Number.isNaN(dueAt)) job.dueAt = dueAt;
+    return job;
   }
 }

@@ -8,6 +8,9 @@ import { deliverableSlots, owesPost, type Slot } from './due.ts';
 import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
 import { DueJobs } from './due-jobs.ts';
 import { describeJump, MinuteTicker, type ClockJump } from './minute-ticker.ts';
+import type { DueMove } from '../store/due-index.ts';
+import { ensureDueIndex } from './due-index-build.ts';
+import { nextDueAt, settledDueAt } from './next-due.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
@@ -31,6 +34,8 @@ export interface SchedulerOptions {
   retentionDays?: number;
   /** Told about ticks and posts (metrics, health); its methods must not throw. */
   observer?: SchedulerObserver;
+  /** The due-time index was built when the store was opened (openDailyPosts); otherwise the first tick builds it. */
+  dueIndexBuilt?: boolean;
 }
 
 export interface SchedulerObserver {
@@ -75,9 +80,12 @@ export class DailyScheduler {
   private failing = false;
   /** The UTC day of the last pruning of old delivery records. */
   private prunedOn: IsoDate | null = null;
+  /** The due-time index is known to be built (see due-index-build.ts). */
+  private indexReady: boolean;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
+    this.indexReady = options.dueIndexBuilt === true;
   }
 
   /** Ticks at the start of every minute, and once right away to catch up on posts missed while stopped. */
@@ -151,6 +159,10 @@ export class DailyScheduler {
 
   private async runTick(now: Date, clock: () => Date): Promise<TickReport> {
     const { store } = this.options;
+    if (!this.indexReady) {
+      await ensureDueIndex(store, this.options.logger);
+      this.indexReady = true;
+    }
     const { jobs, waitingForEntry } = await this.owedJobs(now);
     this.forgetOldDays(now);
 
@@ -179,11 +191,12 @@ export class DailyScheduler {
   }
 
   /**
-   * The posts owed now. Subscriptions are read a page at a time, and each page is done with before the next: its
-   * due channels' delivery records are read, and each channel that owes a post is added to a DueJobs list (its id,
-   * and the zone's slot and the style's embed it shares with others). Delivery reads the subscription again before
-   * posting. So a tick over 100,000 subscriptions never holds them, nor their records, all at once, and its fan-out
-   * holds little more than their channel ids.
+   * The posts owed now. The due-time index is read in order up to `now` (what is due, caught up or to be retried), a
+   * page at a time with its subscriptions, and each page is done with before the next: its due channels' delivery
+   * records are read, and each channel that owes a post is added to a DueJobs list (its id, its index instant, and the
+   * zone's slot and the style's embed it shares with others). An entry that turns out to owe nothing now is moved to
+   * its next instant (compare-and-set, so a change made meanwhile wins); one whose subscription is gone is dropped.
+   * Delivery reads the subscription again before posting, and moves the entry on with the record that ends it.
    */
   private async owedJobs(now: Date): Promise<{ jobs: DueJobs; waitingForEntry: number }> {
     const { store } = this.options;
@@ -192,25 +205,41 @@ export class DailyScheduler {
     const embeds = new Map<IsoDate, DayEmbeds | null>();
     const jobs = new DueJobs();
     let waitingForEntry = 0;
-    for await (const page of store.pages()) {
-      const due: Array<{ subscription: Subscription; slots: Slot[] }> = [];
-      for (const subscription of page) {
-        if (subscription.status.state === 'disabled') continue;
+    const at = now.getTime();
+    for await (const page of store.due(now)) {
+      const due: Array<{ subscription: Subscription; slots: Slot[]; dueAt: number }> = [];
+      const moves: DueMove[] = [];
+      const reindex: string[] = [];
+      for (const { channelId, dueAt, subscription } of page) {
+        if (!subscription) {
+          moves.push({ channelId, from: dueAt, to: null });
+          continue;
+        }
+        if (subscription.status.state === 'disabled') {
+          reindex.push(channelId);
+          continue;
+        }
         const key = `${subscription.timeZone}|${subscription.time}`;
         let deliverable = slots.get(key);
         if (!deliverable) {
           deliverable = deliverableSlots(subscription, now);
           slots.set(key, deliverable);
         }
-        if (deliverable.length > 0) due.push({ subscription, slots: deliverable });
+        if (deliverable.length > 0) due.push({ subscription, slots: deliverable, dueAt });
+        else moves.push({ channelId, from: dueAt, to: nextDueAt(subscription, at) });
       }
       const records = await this.recordsOf(due);
       const recordOf = (channelId: string, slot: Slot) => records.get(slot.serviceDay)?.get(channelId) ?? null;
-      for (const { subscription, slots: deliverable } of due) {
+      for (const { subscription, slots: deliverable, dueAt } of due) {
+        const { channelId } = subscription;
         // At most one post per channel per tick, the earliest owed: after a gap pushed yesterday's post past
         // midnight, today's (if also due) goes out at the next tick, never beside it in one fan-out.
-        const slot = deliverable.find((candidate) => owesPost(subscription, recordOf(subscription.channelId, candidate), now));
-        if (!slot) continue;
+        const slot = deliverable.find((candidate) => owesPost(subscription, recordOf(channelId, candidate), now));
+        if (!slot) {
+          const settled = settledDueAt(subscription, (day) => records.get(day)?.get(channelId) ?? null, at);
+          if (settled !== dueAt) moves.push({ channelId, from: dueAt, to: settled });
+          continue;
+        }
         let day = embeds.get(slot.serviceDay);
         if (day === undefined) {
           const entry = await this.entryFor(slot.serviceDay, now);
@@ -228,14 +257,16 @@ export class DailyScheduler {
           embed = this.options.render(day.entry, style);
           day.byStyle.set(style, embed);
         }
-        jobs.add(subscription.channelId, slot, embed, recordOf(subscription.channelId, slot));
+        jobs.add(channelId, slot, embed, recordOf(channelId, slot), dueAt);
       }
+      await store.moveDue(moves);
+      for (const channelId of reindex) await store.reindex(channelId);
     }
     return { jobs, waitingForEntry };
   }
 
   /** The delivery records of a page's due channels, by service day and channel: one read per day. */
-  private async recordsOf(due: ReadonlyArray<{ subscription: Subscription; slots: Slot[] }>): Promise<Map<IsoDate, Map<string, DeliveryReading | null>>> {
+  private async recordsOf(due: ReadonlyArray<{ subscription: Subscription; slots: Slot[]; dueAt: number }>): Promise<Map<IsoDate, Map<string, DeliveryReading | null>>> {
     const byDay = new Map<IsoDate, string[]>();
     for (const { subscription, slots } of due) {
       for (const slot of slots) {

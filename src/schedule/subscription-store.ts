@@ -6,9 +6,12 @@ import { isRedisStore, openStore, storeCheck, type StoreLocation } from '../stor
 import type { StoreCheck } from '../store/store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import { InProcessLock } from '../store/lock.ts';
+import type { DueIndex, DueMove, IndexedState } from '../store/due-index.ts';
+import { openDueIndex } from '../store/open-due-index.ts';
 import type { DeliveryReading, DeliveryRecord, Subscription } from './subscription.ts';
 import { DeliveryRecords } from './subscription-store/delivery-records.ts';
 import { DmNoticeList } from './subscription-store/dm-notice-list.ts';
+import { DueEntries } from './subscription-store/due-entries.ts';
 import { GuildErasure } from './subscription-store/guild-erasure.ts';
 import { PruningRecords } from './subscription-store/pruning-records.ts';
 import type { RecordNamespaces, RestoreOutcome } from './subscription-store/record-namespaces.ts';
@@ -29,6 +32,8 @@ import { SubscriptionWriter, type UpsertResult } from './subscription-store/subs
  *   removed:<guildId>, removals   servers the bot was removed from, waiting to be erased      guild-erasure.ts
  * so listing everything reads the index shards and the subscriptions they name, and nothing else.
  * The `deliveries` namespace holds one record per channel and service day: <channelId>:<day> (delivery-records.ts).
+ * Beside them, the due-time index (src/store/due-index.ts, due-entries.ts): each subscription's next instant to be
+ * looked at, which the scheduler reads instead of every subscription.
  *
  * Keyv has no transactions: every change is a read-modify-write done under a lock (see src/store/lock.ts),
  * per server for a subscription and its server's list, then per shard for the index. Locks are always taken
@@ -56,17 +61,22 @@ export class SubscriptionStore {
   private readonly writer: SubscriptionWriter;
   private readonly erasure: GuildErasure;
   private readonly deliveries: DeliveryRecords;
+  private readonly dueEntries: DueEntries;
   private closed: Promise<void> | null = null;
 
-  private constructor(private readonly parts: RecordNamespaces) {
+  private constructor(
+    private readonly parts: RecordNamespaces,
+    dueIndex: DueIndex,
+  ) {
     const { subscriptions, deliveries, lock, now, logger } = parts;
+    this.dueEntries = new DueEntries(dueIndex, deliveries);
     this.index = new SubscriptionIndex(subscriptions, lock);
     this.reader = new SubscriptionReader(subscriptions, this.index, logger);
     this.dmNotices = new DmNoticeList(subscriptions, lock, now, this.reader, this.index);
     this.pruning = new PruningRecords(subscriptions, lock);
-    this.writer = new SubscriptionWriter(parts, this.reader, this.index, this.dmNotices, this.pruning);
-    this.erasure = new GuildErasure(subscriptions, lock, this.reader, this.index, this.dmNotices);
-    this.deliveries = new DeliveryRecords(deliveries, logger);
+    this.writer = new SubscriptionWriter(parts, this.reader, this.index, this.dmNotices, this.pruning, this.dueEntries);
+    this.erasure = new GuildErasure(subscriptions, lock, this.reader, this.index, this.dmNotices, this.dueEntries);
+    this.deliveries = new DeliveryRecords(deliveries, logger, this.dueEntries);
   }
 
   static async open(
@@ -86,11 +96,18 @@ export class SubscriptionStore {
       opened.push(deliveries);
       const lockRedis = onRedis ? location.url : location.lockRedisUrl;
       // The Redis lock module (and its client) is loaded only where a Redis lock is used.
-      const lock = lockRedis
-        ? await (await import('../store/redis-lock.ts')).RedisLock.open(lockRedis, lockPrefix, logger)
-        : // A memory:// store is private to this instance, so its locks must be too.
-          new InProcessLock(location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url);
-      return new SubscriptionStore({ subscriptions, deliveries, lock, now: now ?? (() => new Date()), logger });
+      const dueIndex = await openDueIndex(location, deliveries);
+      let lock;
+      try {
+        lock = lockRedis
+          ? await (await import('../store/redis-lock.ts')).RedisLock.open(lockRedis, lockPrefix, logger)
+          : // A memory:// store is private to this instance, so its locks must be too.
+            new InProcessLock(location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url);
+      } catch (error) {
+        await dueIndex.close();
+        throw error;
+      }
+      return new SubscriptionStore({ subscriptions, deliveries, lock, now: now ?? (() => new Date()), logger }, dueIndex);
     } catch (error) {
       await Promise.all(opened.map((keyv) => keyv.disconnect()));
       throw error;
@@ -99,7 +116,7 @@ export class SubscriptionStore {
 
   close(): Promise<void> {
     const { subscriptions, deliveries, lock } = this.parts;
-    this.closed ??= Promise.all([subscriptions.disconnect(), deliveries.disconnect(), lock.close()]).then(() => undefined);
+    this.closed ??= Promise.all([subscriptions.disconnect(), deliveries.disconnect(), lock.close(), this.dueEntries.index.close()]).then(() => undefined);
     return this.closed;
   }
 
@@ -177,6 +194,36 @@ export class SubscriptionStore {
     return this.writer.updateGuild(guildId, change);
   }
 
+  // --- The due-time index (see subscription-store/due-entries.ts and next-due.ts)
+
+  /** The entries due at or before `at`, earliest first, a page at a time, each with its subscription (null: none). */
+  async *due(at: Date, pageSize = 500): AsyncGenerator<Array<{ channelId: string; dueAt: number; subscription: Subscription | null }>> {
+    for await (const page of this.dueEntries.index.due(at.getTime(), pageSize)) {
+      const found = new Map((await this.reader.readMany(page.map((entry) => entry.channelId))).map((subscription) => [subscription.channelId, subscription]));
+      yield page.map((entry) => ({ ...entry, subscription: found.get(entry.channelId) ?? null }));
+    }
+  }
+
+  /** Compare-and-set moves of due-time entries (see DueIndex.move). */
+  moveDue(moves: readonly DueMove[]): Promise<void> {
+    return this.dueEntries.index.move(moves);
+  }
+
+  /** Gives a channel's entry from its subscription as stored now, under its server's lock (none: the entry goes). */
+  reindex(channelId: string): Promise<void> {
+    return this.writer.reindex(channelId);
+  }
+
+  /** Subscriptions per state, as the index counts them (no subscription is read). */
+  countByState(): Promise<Record<IndexedState, number>> {
+    return this.dueEntries.counts();
+  }
+
+  /** The index itself: for building it, checking it and copying it. */
+  dueIndex(): DueIndex {
+    return this.dueEntries.index;
+  }
+
   // --- Delivery records
 
   /** The channel's delivery record of a day; one stored but unreadable comes back as `damaged` (see DamagedDelivery). */
@@ -190,8 +237,12 @@ export class SubscriptionStore {
     return this.deliveries.getMany(channelIds, day);
   }
 
-  putDelivery(record: DeliveryRecord): Promise<void> {
-    return this.deliveries.put(record);
+  /**
+   * With `move`, the channel's due-time entry moves in the same write (only if it is still at `move.from`); see
+   * DeliveryRecords.put for null and none.
+   */
+  putDelivery(record: DeliveryRecord, move?: DueMove | null): Promise<void> {
+    return this.deliveries.put(record, move);
   }
 
   /** The readable delivery records these channels have on these days, channel by channel, oldest day first. */

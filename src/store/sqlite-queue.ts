@@ -22,8 +22,16 @@ const MAX_ROWS_PER_WRITE = 500;
 interface PendingWrite {
   key: string;
   value: unknown;
+  /** Statements committed in the same transaction as this row (after every row of its batch). */
+  also?: Statement;
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/** One SQL statement and its parameters. */
+export interface Statement {
+  sql: string;
+  parameters: unknown[];
 }
 
 const ignore = (): void => undefined;
@@ -43,6 +51,17 @@ interface FileQueue {
 
 const fileQueues = new Map<string, FileQueue>();
 const connections = new WeakMap<KeyvSqlite, Connection>();
+const togetherWriters = new WeakMap<KeyvSqlite, (key: string, value: unknown, also: Statement) => Promise<void>>();
+
+/**
+ * Writes a row of a queued adapter and runs `also` in the same transaction: both are committed, or neither is. The
+ * row joins the queue's next write like any other (one commit for all of them).
+ */
+export function setTogether(adapter: KeyvSqlite, key: string, value: unknown, also: Statement): Promise<void> {
+  const write = togetherWriters.get(adapter);
+  if (!write) throw new Error('not a queued SQLite adapter');
+  return write(key, value, also);
+}
 
 function queueOf(file: string | undefined): FileQueue {
   if (file === undefined) return { tail: Promise.resolve() };
@@ -100,9 +119,11 @@ export function queueStatements(adapter: KeyvSqlite, file?: string): void {
       if (open === batch) open = null;
       const rows = batch.map(() => '(?, ?)').join(', ');
       const sql = `INSERT INTO ${table} (key, value) VALUES ${rows} ON CONFLICT(key) DO UPDATE SET value = excluded.value`;
+      const also = batch.flatMap((pending) => (pending.also ? [pending.also] : []));
       try {
         // Rows are applied in order, so of two writes to one key the later wins, as it would one by one.
-        await run(sql, ...batch.flatMap((pending) => [pending.key, pending.value]));
+        if (also.length === 0) await run(sql, ...batch.flatMap((pending) => [pending.key, pending.value]));
+        else await inTransaction(run, [{ sql, parameters: batch.flatMap((pending) => [pending.key, pending.value]) }, ...also]);
         for (const pending of batch) pending.resolve();
       } catch (error) {
         for (const pending of batch) pending.reject(error);
@@ -115,9 +136,9 @@ export function queueStatements(adapter: KeyvSqlite, file?: string): void {
     open = null;
     return enqueue(() => run(sql, ...parameters));
   };
-  adapter.set = (key: string, value: unknown) =>
+  const set = (key: string, value: unknown, also?: Statement) =>
     new Promise<void>((resolve, reject) => {
-      const pending = { key, value, resolve, reject };
+      const pending: PendingWrite = { key, value, resolve, reject, ...(also ? { also } : {}) };
       if (open && open.length < MAX_ROWS_PER_WRITE) {
         open.push(pending);
         return;
@@ -126,6 +147,20 @@ export function queueStatements(adapter: KeyvSqlite, file?: string): void {
       open = batch;
       void write(batch);
     });
+  adapter.set = (key: string, value: unknown) => set(key, value);
+  togetherWriters.set(adapter, (key, value, also) => set(key, value, also));
   // Closing waits for the statements already asked for.
   adapter.close = () => enqueue(() => connectionOf(adapter).close());
+}
+
+/** Runs statements as one transaction on a connection no other statement is using (the queue's turn). */
+async function inTransaction(run: Query, statements: readonly Statement[]): Promise<void> {
+  await run('BEGIN IMMEDIATE');
+  try {
+    for (const { sql, parameters } of statements) await run(sql, ...parameters);
+    await run('COMMIT');
+  } catch (error) {
+    await run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
 }

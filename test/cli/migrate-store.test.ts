@@ -135,7 +135,14 @@ async function seedStore(location: string | StoreLocation, disabled: string, day
 async function snapshot(prefix: string): Promise<Array<[string, string | null, number]>> {
   const redis = await redisClient();
   const keys = await keysUnder(prefix);
-  return Promise.all(keys.map(async (key): Promise<[string, string | null, number]> => [key, await redis.get(key), await redis.pTTL(key)]));
+  // The due-time index (issue 33) is a sorted set and hashes; everything else is a string.
+  const valueOf = async (key: string): Promise<string | null> => {
+    const type = await redis.type(key);
+    if (type === 'hash') return JSON.stringify(Object.entries(await redis.hGetAll(key)).sort());
+    if (type === 'zset') return JSON.stringify(await redis.zRangeWithScores(key, 0, -1));
+    return redis.get(key);
+  };
+  return Promise.all(keys.map(async (key): Promise<[string, string | null, number]> => [key, await valueOf(key), await redis.pTTL(key)]));
 }
 
 describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
@@ -169,6 +176,8 @@ describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
     try {
       const ids = (list: Array<{ channelId: string }>) => list.map((s) => s.channelId).sort();
       expect(ids(await migrated.listAll())).toEqual([...channels, 'redis-only'].sort());
+      // Every subscription has its due-time entry in the target (rebuilt as it is copied: due at once).
+      expect([...(await migrated.dueIndex().get([...channels, 'redis-only'])).keys()].sort()).toEqual([...channels, 'redis-only'].sort());
       expect(ids(await migrated.listGuild('g1'))).toEqual(['g1c0', 'g1c1', 'g1c2', 'g1c3', 'redis-only']);
       expect((await migrated.get('g0c1'))?.status).toMatchObject({ state: 'disabled', channelGone: true });
       for (const day of ['2025-01-01', '2025-04-20']) {

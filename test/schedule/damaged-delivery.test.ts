@@ -55,6 +55,10 @@ for (const backend of storeBackends) {
         expect(await scheduler.tick(nine)).toMatchObject({ sent: 1 });
         const [post] = discord.messagesIn(daily);
         await backend.overwrite(location, 'deliveries', `${daily}:${DAY}`, text.replace('CHANNEL', daily));
+        // A day already sent is not read again until the channel is next due (the due-time index, issue 33): damage
+        // made behind the store's back is read then. Here the channel is made due as a change of its subscription,
+        // a rebuilt index or the index check would make it.
+        await store.reindex(daily);
         await new Promise((resolve) => setTimeout(resolve, 20));
 
         expect(await scheduler.tick(new Date(`${DAY}T09:05:00Z`))).toMatchObject({ sent: 1, failed: 0, retrying: 0 });

@@ -76,6 +76,10 @@ describeRedis('SubscriptionStore on Redis', () => {
     const keys = await keysUnder(redis.prefix);
     expect(keys.filter((key) => !key.startsWith('mutex:'))).toEqual([
       `${redis.prefix}deliveries::c1:2026-06-15`,
+      // The due-time index (issue 33): the instants, the counts per state, each entry's state.
+      `${redis.prefix}due-index:at`,
+      `${redis.prefix}due-index:counts`,
+      `${redis.prefix}due-index:state`,
       `${redis.prefix}subscriptions::guild:g1`,
       expect.stringMatching(new RegExp(`^${redis.prefix}subscriptions::index:\\d+$`)),
       `${redis.prefix}subscriptions::sub:c1`,

@@ -3,7 +3,9 @@ import type { Logger } from '../../config/logger.ts';
 import { scanNamespace, scanNamespaceKeys, type StoredEntry } from '../../store/scan.ts';
 import type { IsoDate } from '../../wotd/dates.ts';
 import { deliverySchema, type DeliveryReading, type DeliveryRecord } from '../subscription.ts';
+import type { DueMove } from '../../store/due-index.ts';
 import { checkDelivery, decodeDelivery } from './delivery-decoding.ts';
+import type { DueEntries } from './due-entries.ts';
 import { parseRecord, READ_BATCH, type RestoreOutcome } from './record-namespaces.ts';
 
 const LEFT_OUT = 'stored delivery record is damaged; left out';
@@ -22,6 +24,7 @@ export class DeliveryRecords {
   constructor(
     private readonly deliveries: Keyv<unknown>,
     private readonly logger?: Logger,
+    private readonly due?: DueEntries,
   ) {}
 
   async getMany(channelIds: string[], day: IsoDate): Promise<Array<DeliveryReading | null>> {
@@ -34,8 +37,19 @@ export class DeliveryRecords {
     return results;
   }
 
-  async put(record: DeliveryRecord): Promise<void> {
-    await this.deliveries.set(deliveryKey(record.channelId, record.day), record);
+  /**
+   * With a move, the record and the channel's due-time move are one write. Null: the caller moves the entry itself
+   * later (a delivery's first record). Without either, a record that leaves the day unfinished (sending, retrying)
+   * makes the channel due at once, so the scheduler looks at it: one written from outside a tick (a copy, a repair).
+   */
+  async put(record: DeliveryRecord, move?: DueMove | null): Promise<void> {
+    const key = deliveryKey(record.channelId, record.day);
+    if (move && this.due) {
+      await this.due.putDelivery(key, record, move);
+      return;
+    }
+    await this.deliveries.set(key, record);
+    if (move === undefined && (record.state === 'sending' || record.state === 'retrying')) await this.due?.makeDue(record.channelId);
   }
 
   async getOn(channelIds: string[], days: IsoDate[]): Promise<DeliveryRecord[]> {

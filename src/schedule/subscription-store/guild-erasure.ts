@@ -2,6 +2,7 @@ import type Keyv from 'keyv';
 import type { StoreLock } from '../../store/lock.ts';
 import { dmTarget, type Subscription } from '../subscription.ts';
 import type { DmNoticeList } from './dm-notice-list.ts';
+import type { DueEntries } from './due-entries.ts';
 import { readIds } from './record-namespaces.ts';
 import type { SubscriptionIndex } from './subscription-index.ts';
 import type { SubscriptionReader } from './subscription-reads.ts';
@@ -18,6 +19,7 @@ export class GuildErasure {
     private readonly reader: SubscriptionReader,
     private readonly index: SubscriptionIndex,
     private readonly dmNotices: DmNoticeList,
+    private readonly due: DueEntries,
   ) {}
 
   async eraseGuild(guildId: string): Promise<Subscription[]> {
@@ -79,6 +81,7 @@ export class GuildErasure {
       await this.subscriptions.delete(`sub:${channelId}`);
       await this.index.remove(channelId);
     }
+    await this.due.removed(ids);
     // A member's erasure forgets them on the notice list even if their subscription is already gone.
     const member = guildId.startsWith('user:') ? [dmTarget(guildId.slice('user:'.length)).channelId] : [];
     await this.dmNotices.forget([...ids, ...member]);

@@ -3,6 +3,7 @@ import type { StoreLock } from '../../store/lock.ts';
 import { utcDateOf } from '../../wotd/dates.ts';
 import { countsTowardLimit, subscriptionSchema, type Subscription } from '../subscription.ts';
 import type { DmNoticeList } from './dm-notice-list.ts';
+import type { DueEntries } from './due-entries.ts';
 import type { PruningRecords } from './pruning-records.ts';
 import { readIds, type RecordNamespaces, type RestoreOutcome } from './record-namespaces.ts';
 import type { SubscriptionIndex } from './subscription-index.ts';
@@ -27,6 +28,7 @@ export class SubscriptionWriter {
     private readonly index: SubscriptionIndex,
     private readonly dmNotices: DmNoticeList,
     private readonly pruning: PruningRecords,
+    private readonly due: DueEntries,
   ) {
     this.subscriptions = subscriptions;
     this.lock = lock;
@@ -47,7 +49,7 @@ export class SubscriptionWriter {
         if (counted >= limit) return { kind: 'limit_reached', limit, count: counted } as const;
       }
       const subscription = build(existing);
-      await this.write([subscription]);
+      await this.write([subscription], existing ? [existing] : []);
       if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
       await this.index.add(channelId);
       return { kind: existing ? 'updated' : 'created', subscription, previous: existing } as const;
@@ -86,6 +88,7 @@ export class SubscriptionWriter {
       }
       await this.subscriptions.delete(`sub:${channelId}`);
       await this.index.remove(channelId);
+      await this.due.removed([channelId]);
       await this.dmNotices.forget([channelId]);
       if (existing || ids.includes(channelId)) await this.pruning.retire([channelId], utcDateOf(this.now()));
       return existing;
@@ -100,7 +103,7 @@ export class SubscriptionWriter {
       if (!current) return null;
       const next = change(current);
       if (!next) return current;
-      await this.write([next]);
+      await this.write([next], [current]);
       return next;
     });
   }
@@ -111,10 +114,23 @@ export class SubscriptionWriter {
       for (const current of await this.reader.listGuild(guildId)) {
         const next = change(current);
         if (!next) continue;
-        await this.write([next]);
+        await this.write([next], [current]);
         changed.push(next);
       }
       return changed;
+    });
+  }
+
+  async reindex(channelId: string): Promise<void> {
+    const seen = await this.reader.get(channelId);
+    if (!seen) {
+      await this.due.removed([channelId]);
+      return;
+    }
+    await this.lock.withLock(`guild:${seen.guildId}`, async () => {
+      const current = await this.reader.get(channelId);
+      if (current) await this.due.settle(current);
+      else await this.due.removed([channelId]);
     });
   }
 
@@ -127,6 +143,7 @@ export class SubscriptionWriter {
     const { guildId, channelId } = parsed.data;
     await this.lock.withLock(`guild:${guildId}`, async () => {
       await this.dmNotices.note([parsed.data]);
+      await this.due.written([parsed.data]);
       await this.subscriptions.set(key, value);
       const ids = await readIds(this.subscriptions, `guild:${guildId}`);
       if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
@@ -137,11 +154,13 @@ export class SubscriptionWriter {
 
   /**
    * Writes subscription records, first adding any member one of them owes the "switched off" notice to `dm-notices`
-   * (see DmNoticeList). Every change of a subscription goes through here, so none can miss the list; only restore,
-   * which writes another store's value as it was, notes it itself.
+   * (see DmNoticeList) and giving each its due-time entry (see DueEntries; `previous`: the records they replace).
+   * Every change of a subscription goes through here, so none can miss the list or the index; only restore, which
+   * writes another store's value as it was, does both itself.
    */
-  private async write(subscriptions: readonly Subscription[]): Promise<void> {
+  private async write(subscriptions: readonly Subscription[], previous: readonly Subscription[] = []): Promise<void> {
     await this.dmNotices.note(subscriptions);
+    await this.due.written(subscriptions, new Map(previous.map((subscription) => [subscription.channelId, subscription])));
     const [only] = subscriptions;
     if (subscriptions.length === 1 && only) await this.subscriptions.set(`sub:${only.channelId}`, only);
     else await this.subscriptions.setMany(subscriptions.map((subscription) => ({ key: `sub:${subscription.channelId}`, value: subscription })));

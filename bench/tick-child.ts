@@ -1,0 +1,62 @@
+/**
+ * The child of bench:tick (bench/tick.ts): opens a seeded store as the bot does, runs the scheduler's first pass and
+ * then idle ticks on a fixed clock, and prints one `result key=value …` line. Nothing may be posted: every post is
+ * either recorded as sent already or still ahead.
+ */
+import { createLogger } from '../src/config/logger.ts';
+import { ensureDueIndex } from '../src/schedule/due-index-build.ts';
+import { DailyScheduler } from '../src/schedule/scheduler.ts';
+import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
+import type { StoreLocation } from '../src/store/open-store.ts';
+
+const spawnedAt = Number(process.env.BENCH_TICK_SPAWNED_AT);
+const location = JSON.parse(process.env.BENCH_TICK_LOCATION ?? '{}') as StoreLocation;
+const ticks = Number(process.env.BENCH_TICK_TICKS ?? '10');
+const NOON = Date.parse('2026-06-15T12:00:00Z');
+
+const rssMb = () => process.memoryUsage.rss() / 1_048_576;
+const logger = createLogger({ level: 'warn' });
+const store = await SubscriptionStore.open(location, logger);
+await ensureDueIndex(store, logger);
+let posts = 0;
+const scheduler = new DailyScheduler({
+  store,
+  logger,
+  concurrency: 20,
+  dueIndexBuilt: true,
+  lookup: { getEntry: async () => Promise.reject(new Error('no entry is needed: nothing is due')) },
+  render: () => ({}),
+  poster: {
+    post: async () => {
+      posts += 1;
+      throw new Error('nothing should be posted');
+    },
+    findEarlierPost: async () => null,
+  },
+});
+const firstStart = performance.now();
+const first = await scheduler.tick(new Date(NOON));
+const firstPassMs = performance.now() - firstStart;
+const startupMs = Date.now() - spawnedAt;
+const idleTicks: Array<{ cpu: number; wall: number }> = [];
+let rssLow = rssMb();
+let rssHigh = rssLow;
+for (let i = 1; i <= ticks; i += 1) {
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  const report = await scheduler.tick(new Date(NOON + i * 60_000));
+  const cpu = process.cpuUsage(cpuBefore);
+  idleTicks.push({ cpu: (cpu.user + cpu.system) / 1000, wall: performance.now() - wallBefore });
+  if (report.total !== 0) throw new Error(`an idle tick found ${report.total} posts due`);
+  const rss = rssMb();
+  rssLow = Math.min(rssLow, rss);
+  rssHigh = Math.max(rssHigh, rss);
+}
+await store.close();
+if (posts > 0 || first.total > 0) throw new Error(`posts were due: first pass ${first.total}, posted ${posts}`);
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+process.stdout.write(
+  `result startup_ms=${startupMs} first_pass_ms=${Math.round(firstPassMs)} cpu_ms_per_idle_tick=${fixed(mean(idleTicks.map((t) => t.cpu)), 2)} tick_wall_ms=${fixed(mean(idleTicks.map((t) => t.wall)), 2)} idle_rss_mb=${fixed(rssMb())} rss_climb_mb=${fixed(rssHigh - rssLow)}\n`,
+);
+process.exit(0);
