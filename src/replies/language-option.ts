@@ -19,8 +19,11 @@ function fold(text: string): string {
 
 /** What a language is called in its own catalog ("Deutsch") and by the reader ("German"). */
 function namesOf(catalog: CatalogLocale, t: Translate): { own: string; reader: string } {
-  const own = CATALOGS[catalog][`language.${catalog}`] ?? catalog;
-  return { own, reader: languageName(catalog, t) };
+  // Named in a list, so with a capital where the language's own name has none in a sentence (español, français).
+  const named = CATALOGS[catalog][`language.${catalog}`] ?? catalog;
+  const own = `${named.charAt(0).toLocaleUpperCase(catalog)}${named.slice(1)}`;
+  const reader = languageName(catalog, t);
+  return { own, reader: `${reader.charAt(0).toLocaleUpperCase()}${reader.slice(1)}` };
 }
 
 /** Up to 25 languages whose name (in either form) or code starts with, or holds, what was typed. */
