@@ -22,7 +22,7 @@ function parse(message: string, locale: string): IntlMessageFormat {
   return new IntlMessageFormat(message, locale, undefined, { ignoreTag: true });
 }
 
-const english = CATALOGS.en;
+const english = CATALOGS.en as Readonly<Record<MessageKey, string>>;
 const keys = Object.keys(english) as MessageKey[];
 
 /** A value for every placeholder, long where the real ones can be long, to measure the longest a message gets. */
