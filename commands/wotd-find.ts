@@ -12,7 +12,11 @@ import type {
 } from '../src/replies/interactions.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { entryLine } from '../src/replies/entries.ts';
-import { quoteInput, STALE_NOTE, userError } from '../src/replies/messages.ts';
+import { quoteInput, staleNote, userError } from '../src/replies/messages.ts';
+import { named } from '../src/replies/i18n/command-text.ts';
+import { shortDate } from '../src/replies/i18n/formats.ts';
+import { privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
+import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { WordMatches } from '../src/wotd/lookup.ts';
 
@@ -24,16 +28,12 @@ const MAX_CHOICES = 25;
 const SUGGESTIONS = 5;
 const SUGGESTION_LENGTH = 40;
 
-const data = new SlashCommandBuilder()
-  .setName('wotd-find')
+const data = named(new SlashCommandBuilder(), 'command.wotd-find.name', 'command.wotd-find.description')
   // Installed to a server or to a member's account: works in servers, the bot's DMs, group DMs and other DMs.
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
   .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
-  .setDescription('Find every day a word was the word of the day')
   .addStringOption((option) =>
-    option
-      .setName('word')
-      .setDescription('The word to look for')
+    named(option, 'option.word.name', 'command.wotd-find.word.description')
       .setRequired(true)
       .setMaxLength(MAX_WORD_LENGTH)
       .setAutocomplete(true),
@@ -59,37 +59,38 @@ function pageCount(total: number): number {
 }
 
 /** The service reports one date only (variant A): the title says which, and the footer how to read the rest. */
-const FIRST_DATE_ONLY = 'The service reports only the first date a word was chosen';
-
-function findEmbed(found: WordMatches, page: number, siteUrl: string): APIEmbed {
+function findEmbed(found: WordMatches, page: number, siteUrl: string, locale: string | undefined): APIEmbed {
+  const t = translatorFor(locale);
   const { entries, complete } = found;
   const pages = pageCount(entries.length);
   const shown = entries.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   const word = entries[0]?.word ?? '';
-  const times = entries.length === 1 ? 'once' : `${entries.length} times`;
+  const first = entries.at(-1)?.date;
   // The word is cut to fit, never what the title says about it.
-  const about = complete ? `: word of the day ${times}` : `: first word of the day on ${entries.at(-1)?.date ?? ''}`;
+  const about = complete
+    ? t('find.title.times', { count: entries.length })
+    : t('find.title.first', { date: first ? shortDate(first, locale) : '' });
   const title = `${clip(escapeText(word), DISCORD_LIMITS.embedTitle - about.length)}${about}`;
-  const note = complete ? '' : entries.length > 1 ? `${FIRST_DATE_ONLY}; later dates are those this bot has seen. · ` : `${FIRST_DATE_ONLY}. · `;
-  const paging = pages > 1 ? `Page ${page} of ${pages} · ` : '';
+  const note = complete ? '' : `${entries.length > 1 ? t('find.firstDateOnly.seen') : t('find.firstDateOnly')} · `;
+  const paging = pages > 1 ? `${t('find.page', { page, pages })} · ` : '';
   return {
     title,
     url: siteUrl,
     color: ACCENT,
-    description: clip(shown.map(entryLine).join('\n'), DISCORD_LIMITS.embedDescription),
-    footer: { text: clip(`${paging}${note}${attribution(siteUrl)}`, DISCORD_LIMITS.footerText) },
+    description: clip(shown.map((entry) => entryLine(entry, locale)).join('\n'), DISCORD_LIMITS.embedDescription),
+    footer: { text: clip(`${paging}${note}${attribution(siteUrl, locale)}`, DISCORD_LIMITS.footerText) },
   };
 }
 
-function pageButtons(query: string, page: number, pages: number): ButtonSpec[] | undefined {
+function pageButtons(query: string, page: number, pages: number, t: Translate): ButtonSpec[] | undefined {
   if (pages <= 1) return undefined;
   const newer = pageButtonId(page - 1, query);
   const older = pageButtonId(page + 1, query);
   // A word too long to fit in a button's state is shown one page only.
   if (!newer || !older) return undefined;
   return [
-    { customId: newer, label: 'Newer', style: 'secondary', disabled: page <= 1 },
-    { customId: older, label: 'Older', style: 'secondary', disabled: page >= pages },
+    { customId: newer, label: t('button.newer'), style: 'secondary', disabled: page <= 1 },
+    { customId: older, label: t('button.older'), style: 'secondary', disabled: page >= pages },
   ];
 }
 
@@ -108,48 +109,49 @@ async function suggestionsFor(query: string, services: BotServices): Promise<str
   return [];
 }
 
-async function noMatchMessage(query: string, services: BotServices): Promise<OutgoingMessage> {
+/** Said privately, in the member's own language (`own`). */
+async function noMatchMessage(query: string, services: BotServices, own: string | undefined): Promise<OutgoingMessage> {
+  const t = translatorFor(own);
   const suggestions = await suggestionsFor(query, services).catch(() => []);
-  const opening = `“${quoteInput(query)}” has not been a word of the day, as far as the service knows.`;
-  if (suggestions.length === 0) {
-    return userError(`${opening} Check the spelling, or start typing in the \`word\` option to pick from words I have seen.`);
-  }
+  const word = quoteInput(query);
+  if (suggestions.length === 0) return userError(t('find.noMatch', { word }));
   // Cut short, so five long words from the service still fit in one message.
-  const list = suggestions.map((word) => `**${escapeText(clip(word, SUGGESTION_LENGTH))}**`).join(', ');
-  return userError(`${opening} Did you mean ${list}? The \`word\` option suggests words as you type.`);
+  const list = suggestions.map((suggestion) => `**${escapeText(clip(suggestion, SUGGESTION_LENGTH))}**`);
+  return userError(t('find.noMatchDidYouMean', { word, suggestions: list.join(t('common.listSeparator')) }));
 }
 
-async function findMessage(query: string, page: number, services: BotServices): Promise<OutgoingMessage> {
+/** The results for everyone in the channel (its language: `locale`); refusals privately, in the member's (`own`). */
+async function findMessage(query: string, page: number, services: BotServices, locale: string | undefined, own: string | undefined): Promise<OutgoingMessage> {
   const found = await services.lookup.findWord(query, INTERACTIVE).catch((error: unknown) => {
     if (isWotdError(error, 'not_found')) return null;
     throw error;
   });
   const entries = found?.value.entries ?? [];
-  if (!found || entries.length === 0) return noMatchMessage(query, services);
+  if (!found || entries.length === 0) return noMatchMessage(query, services, own);
   const pages = pageCount(entries.length);
-  if (page > pages) {
-    return userError(`That page of results is gone: “${quoteInput(query)}” now has ${pages} page${pages === 1 ? '' : 's'}. Run \`/wotd-find\` again.`);
-  }
-  const message: OutgoingMessage = { embeds: [findEmbed(found.value, page, services.siteUrl)] };
-  const buttons = pageButtons(query, page, pages);
+  if (page > pages) return userError(translatorFor(own)('find.pageGone', { word: quoteInput(query), pages }));
+  const t = translatorFor(locale);
+  const message: OutgoingMessage = { embeds: [findEmbed(found.value, page, services.siteUrl, locale)] };
+  const buttons = pageButtons(query, page, pages, t);
   if (buttons) message.buttons = buttons;
-  if (found.stale) message.content = STALE_NOTE;
+  if (found.stale) message.content = staleNote(t);
   return message;
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const query = (context.options.getString('word') ?? '').trim().replace(/\s+/g, ' ');
-  if (query === '') return context.respond(userError('Tell me which word to look for, for example `/wotd-find word:serendipity`.'));
-  if (query.length > MAX_WORD_LENGTH) {
-    return context.respond(userError(`That is longer than any word of the day; words have at most ${MAX_WORD_LENGTH} characters.`));
-  }
-  await replyWhenReady(context, findMessage(query, 1, services), { logger: services.logger });
+  const t = privateT(context.invoker);
+  if (query === '') return context.respond(userError(t('find.noWord')));
+  if (query.length > MAX_WORD_LENGTH) return context.respond(userError(t('find.tooLong', { max: MAX_WORD_LENGTH })));
+  const where = publicLocale(context.invoker);
+  await replyWhenReady(context, findMessage(query, 1, services, where, context.invoker.locale), { logger: services.logger });
 }
 
 async function handlePage(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parsePageButtonId(context.customId);
-  if (!state) return context.respond(userError('This button no longer works. Run `/wotd-find` again.'));
-  await updateWhenReady(context, findMessage(state.word, state.page, services), { logger: services.logger });
+  if (!state) return context.respond(userError(privateT(context.invoker)('find.staleButton')));
+  const where = publicLocale(context.invoker);
+  await updateWhenReady(context, findMessage(state.word, state.page, services, where, context.invoker.locale), { logger: services.logger });
 }
 
 /** Suggests words already in the cache; never asks the service, so it is instant and costs no requests. */

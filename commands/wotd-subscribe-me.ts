@@ -2,52 +2,61 @@ import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder
 import type { BotServices, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { discordTime, subscribeOutcome } from '../src/replies/admin-replies.ts';
+import { choice, named } from '../src/replies/i18n/command-text.ts';
+import { privateT } from '../src/replies/i18n/reply-locale.ts';
+import { languageName } from '../src/replies/subscription-text.ts';
 import { POST_STYLES } from '../src/schedule/subscription.ts';
 import { parseSchedule } from '../src/replies/schedule-options.ts';
-import { autocomplete } from './wotd-subscribe.ts';
+import { autocomplete, languageOrRefuse } from './wotd-subscribe.ts';
 
-const data = new SlashCommandBuilder()
-  .setName('wotd-subscribe-me')
-  .setDescription('Get the word of the day in your DMs every day (or change when)')
+const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe-me.name', 'command.wotd-subscribe-me.description')
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
   .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
+  .addStringOption((option) => named(option, 'option.time.name', 'command.wotd-subscribe-me.time.description').setMinLength(3).setMaxLength(5))
   .addStringOption((option) =>
-    option.setName('time').setDescription('Time of day, 24-hour HH:MM (default 09:00)').setMinLength(3).setMaxLength(5),
+    named(option, 'option.timezone.name', 'command.wotd-subscribe-me.timezone.description').setMaxLength(64).setAutocomplete(true),
   )
   .addStringOption((option) =>
-    option.setName('timezone').setDescription('Your IANA time zone, e.g. Europe/London (default UTC)').setMaxLength(64).setAutocomplete(true),
+    named(option, 'option.style.name', 'command.option.style.description').addChoices(choice('style.full', 'full'), choice('style.compact', 'compact')),
   )
   .addStringOption((option) =>
-    option
-      .setName('style')
-      .setDescription('full: like /wotd (default); compact: the word, IPA and a one-line definition')
-      .addChoices({ name: 'full', value: 'full' }, { name: 'compact', value: 'compact' }),
+    named(option, 'option.language.name', 'command.wotd-subscribe-me.language.description').setMaxLength(32).setAutocomplete(true),
   );
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  if (!services.subscriptions) return context.respond(privateNote('Daily posts are not available in this bot right now.'));
-  const schedule = parseSchedule(context.options.getString('time'), context.options.getString('timezone'));
+  const t = privateT(context.invoker);
+  if (!services.subscriptions) return context.respond(privateNote(t('admin.unavailable')));
+  const schedule = parseSchedule(context.options.getString('time'), context.options.getString('timezone'), t);
   if (!schedule.ok) return context.respond(privateNote(schedule.message));
+  const chosen = await languageOrRefuse(context, t);
+  if (!chosen) return;
   const given = context.options.getString('style');
   const style = POST_STYLES.find((candidate) => candidate === given) ?? 'full';
   const userId = context.invoker.userId;
-  const result = await services.subscriptions.subscribeDm({ userId, time: schedule.time, timeZone: schedule.timeZone, style });
+  // The DMs are written in the language chosen, else in the member's own as it is now.
+  const language = chosen.language ?? context.invoker.locale;
+  const result = await services.subscriptions.subscribeDm({
+    userId,
+    time: schedule.time,
+    timeZone: schedule.timeZone,
+    style,
+    ...(language ? { language } : {}),
+  });
   // One per member, replaced by subscribing again, so the limit cannot be reached; said plainly if it ever is.
-  if (result.kind === 'limit_reached') return context.respond(privateNote('You already get the word of the day in your DMs.'));
+  if (result.kind === 'limit_reached') return context.respond(privateNote(t('subscribeMe.already')));
   const overview = await services.subscriptions.dm(userId);
-  const { verb, changed } = subscribeOutcome(result, false);
+  const { verb, changed } = subscribeOutcome(result, false, t);
   const next = overview?.dueNow
-    ? " Today's time has passed, so today's word comes within a minute."
+    ? ` ${t('subscribeMe.dueNow')}`
     : overview?.nextPostAt
-      ? ` Next: ${discordTime(overview.nextPostAt)}.`
+      ? ` ${t('subscribeMe.next', { when: discordTime(overview.nextPostAt) })}`
       : '';
-  const compact = style === 'compact' ? ', compact' : '';
-  await context.respond(
-    privateNote(
-      `${verb}: I'll DM you the word of the day every day at ${schedule.time} (${schedule.timeZone})${compact}.${changed}${next} ` +
-        'I can DM you while we share a server or you have added me to your account, and your privacy settings allow it. /wotd-unsubscribe-me stops it.',
-    ),
-  );
+  const details = [
+    style === 'compact' ? t('subscribeMe.detail.compact') : '',
+    chosen.language ? t('subscribe.detail.language', { language: languageName(chosen.language, t) }) : '',
+  ].join('');
+  const saved = t('subscribeMe.saved', { verb, time: schedule.time, zone: schedule.timeZone, details });
+  await context.respond(privateNote(`${saved}${changed}${next} ${t('subscribeMe.howDms')}`));
 }
 
 export const wotdSubscribeMeCommand: SlashCommand = { data, execute, autocomplete };

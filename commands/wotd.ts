@@ -3,25 +3,25 @@ import { entryEmbed } from '../src/replies/embeds.ts';
 import type { BotServices, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { readDateOption } from '../src/replies/date-text.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
-import { invalidDateMessage, notRevealedMessage, STALE_NOTE } from '../src/replies/messages.ts';
+import { invalidDateMessage, notRevealedMessage, staleNote } from '../src/replies/messages.ts';
+import { named } from '../src/replies/i18n/command-text.ts';
+import { privateLocale, privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
+import { translatorFor } from '../src/replies/i18n/translate.ts';
 import type { IsoDate } from '../src/wotd/dates.ts';
 
-export const DATE_OPTION_DESCRIPTION = 'YYYY-MM-DD, DD-MM-YYYY, today or yesterday (default: today)';
+export const DATE_OPTION_DESCRIPTION = translatorFor('en')('command.wotd.date.description');
 
-const data = new SlashCommandBuilder()
-  .setName('wotd')
+const data = named(new SlashCommandBuilder(), 'command.wotd.name', 'command.wotd.description')
   // Installed to a server or to a member's account: works in servers, the bot's DMs, group DMs and other DMs.
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
   .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
-  .setDescription('Show the word of the day: its part of speech, pronunciation and definition')
-  .addStringOption((option) =>
-    option.setName('date').setDescription(DATE_OPTION_DESCRIPTION).setMaxLength(32),
-  );
+  .addStringOption((option) => named(option, 'option.date.name', 'command.wotd.date.description').setMaxLength(32));
 
-async function entryMessage(date: IsoDate, services: BotServices): Promise<OutgoingMessage> {
+/** The word in an embed for everyone in the channel, so in the place's language. */
+async function entryMessage(date: IsoDate, services: BotServices, locale: string | undefined): Promise<OutgoingMessage> {
   const found = await services.lookup.getEntry(date, INTERACTIVE);
-  const message: OutgoingMessage = { embeds: [entryEmbed(found.value, { siteUrl: services.siteUrl })] };
-  if (found.stale) message.content = STALE_NOTE;
+  const message: OutgoingMessage = { embeds: [entryEmbed(found.value, { siteUrl: services.siteUrl, locale })] };
+  if (found.stale) message.content = staleNote(translatorFor(locale));
   return message;
 }
 
@@ -29,8 +29,11 @@ async function entryMessage(date: IsoDate, services: BotServices): Promise<Outgo
 export async function dateOptionOrRefuse(context: CommandContext, today: IsoDate): Promise<IsoDate | null> {
   const option = readDateOption(context.options.getString('date'), today);
   if (option.kind === 'date') return option.date;
+  const t = privateT(context.invoker);
   await context.respond(
-    option.kind === 'invalid' ? invalidDateMessage(option.text, option.realDay) : notRevealedMessage(option.date, today),
+    option.kind === 'invalid'
+      ? invalidDateMessage(option.text, option.realDay, t)
+      : notRevealedMessage(option.date, today, t, privateLocale(context.invoker)),
   );
   return null;
 }
@@ -38,7 +41,7 @@ export async function dateOptionOrRefuse(context: CommandContext, today: IsoDate
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const date = await dateOptionOrRefuse(context, services.lookup.today());
   if (!date) return;
-  await replyWhenReady(context, entryMessage(date, services), {
+  await replyWhenReady(context, entryMessage(date, services, publicLocale(context.invoker)), {
     subject: { date },
     logger: services.logger,
   });

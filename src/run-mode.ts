@@ -15,7 +15,7 @@ import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapt
 import { mirrorSummary, openDatabaseMirror, type DatabaseMirror } from './wotd/mirror/open-mirror.ts';
 import { isSet, mirrorSiteUrl } from './wotd/mirror/mirror-site.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
-import { dailyPostEmbed } from './replies/daily-embeds.ts';
+import { dailyPostRendering } from './replies/daily-embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
 import type { Cluster } from './cluster/cluster.ts';
@@ -333,7 +333,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
     daily.start({
       poster: createConsolePoster({ write: screen.write, color }),
       lookup: adapter,
-      render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: config.WOTD_SITE_URL }),
+      ...dailyPostRendering(config.WOTD_SITE_URL),
     });
     const session = new ConsoleSession({
       commands,

@@ -1,4 +1,6 @@
 import { withoutPassword } from '../config/settings.ts';
+import { consoleT } from './console-locale.ts';
+import type { Translate } from '../replies/i18n/translate.ts';
 
 /** Where the console's answers come from, for the first screen. */
 export type ConsoleSource = { kind: 'embedded'; dbPath: string } | { kind: 'remote'; url: string };
@@ -8,29 +10,25 @@ export type ConsoleSource = { kind: 'embedded'; dbPath: string } | { kind: 'remo
  * the health endpoint listens, when METRICS_PORT is set (with port 0, the only place the chosen port is shown).
  * `mirror`: where the database mirror copies from (src/wotd/mirror/), or null when WOTD_MIRROR is off.
  */
-export function consoleBanner(source: ConsoleSource, metricsUrl?: string, mirror: string | null = null): string {
+export function consoleBanner(source: ConsoleSource, metricsUrl?: string, mirror: string | null = null, t: Translate = consoleT()): string {
   const from =
     source.kind === 'embedded'
-      ? `offline, answering from the embedded Word-of-the-Day service (word list ${source.dbPath})`
-      : `answering from the Word-of-the-Day service at ${withoutPassword(source.url)}`;
-  const copy =
-    mirror === null
-      ? 'The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.'
-      : `Past days, history and searches are answered from a local copy of the service's database (${withoutPassword(mirror)}) once it is loaded, refreshed daily; until then, and if it cannot be, from the service.`;
+      ? t('console.banner.embedded', { path: source.dbPath })
+      : t('console.banner.remote', { url: withoutPassword(source.url) });
+  const copy = mirror === null ? t('console.banner.mirrorOff') : t('console.banner.mirror', { source: withoutPassword(mirror) });
   return [
-    'wotd-bot: console mode',
-    `The bot runs here in your terminal, ${from}.`,
+    t('console.banner.title'),
+    from,
     copy,
-    ...(metricsUrl ? [`Health and metrics: ${metricsUrl}/healthz and ${metricsUrl}/metrics`] : []),
+    ...(metricsUrl ? [t('console.banner.metrics', { healthz: `${metricsUrl}/healthz`, metrics: `${metricsUrl}/metrics` })] : []),
     '',
-    'Type slash commands as you would in Discord, for example:',
+    t('console.banner.examples'),
     '  /wotd date:2025-01-14',
     '  /wotd-history limit:5',
     '  /wotd-find word:andante',
-    'Press a button of the latest reply with buttons: press Older (or its number); of message #2: press #2 Older.',
-    'help lists every command; exit or Ctrl-D quits.',
+    t('console.banner.press', { older: t('button.older') }),
+    t('console.banner.help'),
     '',
-    'To run the bot on Discord instead: put DISCORD_TOKEN=<your bot token> in .env, register the commands once with',
-    '`npm run deploy-commands` (add `-- --guild <server id>` to try it in one server first), then `npm start` again.',
+    t('console.banner.discord', { token: `<${t('console.banner.token')}>`, server: `<${t('console.banner.serverId')}>` }),
   ].join('\n');
 }

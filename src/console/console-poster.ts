@@ -1,6 +1,8 @@
 import type { ChannelPoster } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
 import { renderMessage } from './render.ts';
+import { consoleLocale } from './console-locale.ts';
+import { translatorFor } from '../replies/i18n/translate.ts';
 
 /** Nonces remembered: Discord keeps them for minutes; this many covers days of console channels. */
 const REMEMBERED_NONCES = 1_000;
@@ -10,7 +12,9 @@ const REMEMBERED_NONCES = 1_000;
  * Like Discord with enforce_nonce, a repeated nonce for a channel returns the first post instead of printing again;
  * only the latest REMEMBERED_NONCES are kept, as Discord too forgets them.
  */
-export function createConsolePoster(options: { write: (text: string) => void; color: boolean; now?: () => Date }): ChannelPoster {
+export function createConsolePoster(options: { write: (text: string) => void; color: boolean; now?: () => Date; locale?: string }): ChannelPoster {
+  const locale = 'locale' in options ? options.locale : consoleLocale();
+  const t = translatorFor(locale);
   const posted = new Map<string, string>();
   let count = 0;
   const now = options.now ?? (() => new Date());
@@ -32,13 +36,13 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       }
       // At the console a channel's id and a role's id are their names.
       const content = message.content?.replace(/<@&([^>]+)>/g, '@$1');
-      const rendered = renderMessage({ content, embeds: message.embeds }, { color: options.color, now: now() });
-      const where = dmUserOf(message.channelId) === null ? `#${message.channelId}` : 'your DMs';
+      const rendered = renderMessage({ content, embeds: message.embeds }, { color: options.color, now: now(), locale });
+      const heading = dmUserOf(message.channelId) === null ? t('console.post.channel', { channel: `#${message.channelId}` }) : t('console.post.dm');
       const extras = [
-        message.thread ? `(a thread “${message.thread.name}” is opened under it)` : '',
-        message.publish ? '(published to the servers that follow the channel)' : '',
+        message.thread ? t('console.post.thread', { name: message.thread.name }) : '',
+        message.publish ? t('console.post.published') : '',
       ].filter(Boolean);
-      options.write(`Daily word in ${where}:\n${[rendered, ...extras].join('\n')}\n\n`);
+      options.write(`${heading}\n${[rendered, ...extras].join('\n')}\n\n`);
       return { messageId: id };
     },
   };

@@ -1,3 +1,4 @@
+import { consoleT } from './console-locale.ts';
 import { createInterface } from 'node:readline';
 import { PromptScreen } from './prompt-screen.ts';
 import type { ConsoleSession } from './session.ts';
@@ -17,8 +18,7 @@ export interface ConsoleLoopOptions {
 }
 
 /** Said when input ends before its first line: nobody will type, so the console serves until it is stopped. */
-export const NO_INPUT_NOTE =
-  'No input to read (standard input is closed or empty): the bot keeps running, with its daily posts and any health endpoint, until Ctrl-C or SIGTERM.';
+export const NO_INPUT_NOTE = consoleT()('console.noInput');
 
 /**
  * Reads commands line by line until `exit`, end of input (Ctrl-D) or `stop`. Lines are handled one at a time,

@@ -4,9 +4,13 @@ import {
   type APIApplicationCommandOption,
   type APIApplicationCommandSubcommandOption,
 } from 'discord.js';
+import type { LocalizationMap } from 'discord.js';
 import type { ChannelRef, RoleRef, SlashCommand } from '../replies/interactions.ts';
 import { nearestName } from '../config/nearest-name.ts';
 import { terminalText } from '../replies/terminal-text.ts';
+import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
+
+const ENGLISH = translatorFor('en');
 
 /** An option's value as typed at the console, already checked against the command's definition. */
 export type ConsoleOptionValue = string | number | boolean | ChannelRef | RoleRef;
@@ -35,7 +39,7 @@ export function typed(text: string): string {
 }
 
 /** Splits a line on spaces, keeping "quoted text" (or 'quoted text') together, quotes removed. */
-export function tokenize(line: string): { tokens: string[] } | { error: string } {
+export function tokenize(line: string, t: Translate = ENGLISH): { tokens: string[] } | { error: string } {
   const tokens: string[] = [];
   let current = '';
   let started = false;
@@ -56,7 +60,7 @@ export function tokenize(line: string): { tokens: string[] } | { error: string }
       started = true;
     }
   }
-  if (quote) return { error: `A ${quote === '"' ? 'double' : 'single'} quote is not closed.` };
+  if (quote) return { error: quote === '"' ? t('console.parse.doubleQuote') : t('console.parse.singleQuote') };
   if (started) tokens.push(current);
   return { tokens };
 }
@@ -84,22 +88,29 @@ export function usageOf(command: SlashCommand, subcommand: string | null = null)
   return [`/${command.data.name}`, ...(subcommand === null ? [] : [subcommand]), ...parts].join(' ');
 }
 
-export function optionHelp(command: SlashCommand, subcommand: string | null = null): Array<{ name: string; description: string }> {
-  return optionsOf(command, subcommand).map((option) => ({ name: option.name, description: option.description }));
+export function optionHelp(
+  command: SlashCommand,
+  subcommand: string | null = null,
+): Array<{ name: string; description: string; description_localizations?: LocalizationMap | null }> {
+  return optionsOf(command, subcommand).map((option) => ({
+    name: option.name,
+    description: option.description,
+    description_localizations: option.description_localizations ?? null,
+  }));
 }
 
-function readValue(commandName: string, option: APIApplicationCommandBasicOption, raw: string): ConsoleOptionValue | { error: string } {
+function readValue(commandName: string, option: APIApplicationCommandBasicOption, raw: string, t: Translate): ConsoleOptionValue | { error: string } {
   const label = `/${commandName} ${option.name}`;
   switch (option.type) {
     case ApplicationCommandOptionType.String: {
       if (option.min_length !== undefined && raw.length < option.min_length) {
-        return { error: `${label} needs at least ${option.min_length} characters.` };
+        return { error: t('console.value.tooShort', { option: label, min: option.min_length }) };
       }
       if (option.max_length !== undefined && raw.length > option.max_length) {
-        return { error: `${label} can be at most ${option.max_length} characters long; that was ${raw.length}.` };
+        return { error: t('console.value.tooLong', { option: label, max: option.max_length, length: raw.length }) };
       }
       if (option.choices && !option.choices.some((choice) => choice.value === raw)) {
-        return { error: `${label} must be one of: ${option.choices.map((choice) => choice.value).join(', ')}.` };
+        return { error: t('console.value.choices', { option: label, choices: option.choices.map((choice) => choice.value).join(', ') }) };
       }
       return raw;
     }
@@ -111,50 +122,58 @@ function readValue(commandName: string, option: APIApplicationCommandBasicOption
       const min = option.min_value;
       const max = option.max_value;
       const range =
-        min !== undefined && max !== undefined ? ` from ${min} to ${max}` : min !== undefined ? ` of at least ${min}` : max !== undefined ? ` of at most ${max}` : '';
-      const expected = `${label} must be ${whole ? 'a whole number' : 'a number'}${range}`;
+        min !== undefined && max !== undefined
+          ? t('console.value.range', { min, max })
+          : min !== undefined
+            ? t('console.value.atLeast', { min })
+            : max !== undefined
+              ? t('console.value.atMost', { max })
+              : '';
+      const kind = whole ? 'whole' : 'number';
       if (!pattern.test(raw) || !Number.isFinite(value) || (whole && !Number.isSafeInteger(value))) {
-        return { error: `${expected}; “${typed(raw)}” is not.` };
+        return { error: t('console.value.notNumber', { option: label, kind, range, given: `“${typed(raw)}”` }) };
       }
-      if ((min !== undefined && value < min) || (max !== undefined && value > max)) return { error: `${expected}; ${typed(raw)} is not.` };
+      if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+        return { error: t('console.value.notNumber', { option: label, kind, range, given: typed(raw) }) };
+      }
       return value;
     }
     case ApplicationCommandOptionType.Boolean: {
       const lowered = raw.toLowerCase();
       if (['true', 'yes', 'on'].includes(lowered)) return true;
       if (['false', 'no', 'off'].includes(lowered)) return false;
-      return { error: `${label} must be true or false; “${typed(raw)}” is neither.` };
+      return { error: t('console.value.boolean', { option: label, given: typed(raw) }) };
     }
     case ApplicationCommandOptionType.Channel: {
       const name = raw.replace(/^#/, '');
-      if (name === '') return { error: `${label} needs a channel name, such as #general.` };
+      if (name === '') return { error: t('console.value.channel', { option: label }) };
       return { id: name, name, kind: 'text' } satisfies ChannelRef;
     }
     case ApplicationCommandOptionType.Role: {
       const name = raw.replace(/^@/, '');
-      if (name === '') return { error: `${label} needs a role name, such as @readers.` };
+      if (name === '') return { error: t('console.value.role', { option: label }) };
       return { id: name, name } satisfies RoleRef;
     }
     default:
-      return { error: `${label} cannot be given at the console.` };
+      return { error: t('console.value.unsupported', { option: label }) };
   }
 }
 
 /** " Did you mean <prefix><name>?" for the known name nearest to a mistyped one, or nothing when none is near. */
-function didYouMean(mistyped: string, names: readonly string[], prefix = ''): string {
+function didYouMean(mistyped: string, names: readonly string[], t: Translate, prefix = ''): string {
   const nearest = nearestName(mistyped, names);
-  return nearest === null ? '' : ` Did you mean ${prefix}${nearest}?`;
+  return nearest === null ? '' : ` ${t('console.parse.didYouMean', { name: `${prefix}${nearest}` })}`;
 }
 
 /** Reads a slash command as typed in Discord: `/wotd-find word:"two words" …`. */
-export function parseInvocation(tokens: string[], commands: SlashCommand[]): ConsoleInput {
+export function parseInvocation(tokens: string[], commands: SlashCommand[], t: Translate = ENGLISH): ConsoleInput {
   const [head = '', ...rest] = tokens;
   const name = head.slice(1).toLowerCase();
   const command = commands.find((candidate) => candidate.data.name === name);
   if (!command) {
     const known = commands.map((candidate) => `/${candidate.data.name}`).join(', ');
-    const hint = didYouMean(name, commands.map((candidate) => candidate.data.name), '/');
-    return { kind: 'error', message: `There is no command ${typed(head)}.${hint} Commands: ${known}. Type help for more.` };
+    const hint = didYouMean(name, commands.map((candidate) => candidate.data.name), t, '/');
+    return { kind: 'error', message: t('console.parse.noCommand', { command: typed(head), hint, known }) };
   }
   const subcommands = subcommandsOf(command);
   let subcommand: string | null = null;
@@ -162,8 +181,9 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
     const names = subcommands.map((sub) => sub.name);
     const chosen = (rest[0] ?? '').toLowerCase();
     if (!names.includes(chosen)) {
-      const given = rest[0] === undefined ? '' : ` “${typed(rest[0])}” is not one of them.${didYouMean(chosen, names)}`;
-      return { kind: 'error', message: `/${command.data.name} needs one of: ${names.join(', ')}.${given} For example: /${command.data.name} ${names[0] ?? ''}` };
+      const given = rest[0] === undefined ? '' : ` ${t('console.parse.notOneOfThem', { given: typed(rest[0]) })}${didYouMean(chosen, names, t)}`;
+      const example = `/${command.data.name} ${names[0] ?? ''}`;
+      return { kind: 'error', message: t('console.parse.needsSubcommand', { command: `/${command.data.name}`, names: names.join(', '), given, example }) };
     }
     subcommand = chosen;
     rest.shift();
@@ -173,18 +193,19 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
   for (const token of rest) {
     const colon = token.indexOf(':');
     if (colon <= 0) {
-      const example = options[0] ? ` such as ${options[0].name}:…` : '';
-      return { kind: 'error', message: `“${typed(token)}” is not an option: write options as name:value${example}. Try: ${usageOf(command, subcommand)}` };
+      const example = options[0] ? ` ${t('console.parse.suchAs', { option: `${options[0].name}:…` })}` : '';
+      return { kind: 'error', message: t('console.parse.notAnOption', { token: typed(token), example, usage: usageOf(command, subcommand) }) };
     }
     const optionName = token.slice(0, colon).toLowerCase();
     const option = options.find((candidate) => candidate.name === optionName);
     if (!option) {
       const names = options.map((candidate) => candidate.name);
-      const known = options.length > 0 ? `Its options: ${names.join(', ')}.` : 'It takes no options.';
-      return { kind: 'error', message: `/${command.data.name} has no option “${typed(optionName)}”.${didYouMean(optionName, names)} ${known}` };
+      const known = options.length > 0 ? t('console.parse.itsOptions', { names: names.join(', ') }) : t('console.parse.noOptions');
+      const hint = didYouMean(optionName, names, t);
+      return { kind: 'error', message: t('console.parse.noSuchOption', { command: `/${command.data.name}`, option: typed(optionName), hint, known }) };
     }
-    if (values.has(option.name)) return { kind: 'error', message: `/${command.data.name} ${option.name} is given twice.` };
-    const value = readValue(command.data.name, option, token.slice(colon + 1));
+    if (values.has(option.name)) return { kind: 'error', message: t('console.parse.givenTwice', { option: `/${command.data.name} ${option.name}` }) };
+    const value = readValue(command.data.name, option, token.slice(colon + 1), t);
     if (typeof value === 'object' && 'error' in value) return { kind: 'error', message: value.error };
     values.set(option.name, value);
   }
@@ -192,21 +213,25 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[]): Con
   if (missing.length > 0) {
     return {
       kind: 'error',
-      message: `/${command.data.name} needs ${missing.map((option) => `${option.name}:…`).join(' ')}. Try: ${usageOf(command, subcommand)}`,
+      message: t('console.parse.missing', {
+        command: `/${command.data.name}`,
+        required: missing.map((option) => `${option.name}:…`).join(' '),
+        usage: usageOf(command, subcommand),
+      }),
     };
   }
   return { kind: 'command', invocation: { command, subcommand, values } };
 }
 
 /** Reads one console line: a slash command, `press <button>`, `help` or `exit`. */
-export function parseConsoleLine(line: string, commands: SlashCommand[]): ConsoleInput {
+export function parseConsoleLine(line: string, commands: SlashCommand[], t: Translate = ENGLISH): ConsoleInput {
   const trimmed = line.trim();
   if (trimmed === '') return { kind: 'empty' };
-  const split = tokenize(trimmed);
+  const split = tokenize(trimmed, t);
   if ('error' in split) return { kind: 'error', message: split.error };
   const [head = '', ...rest] = split.tokens;
   const word = head.toLowerCase();
-  if (head.startsWith('/')) return parseInvocation(split.tokens, commands);
+  if (head.startsWith('/')) return parseInvocation(split.tokens, commands, t);
   if (word === 'help' || word === '?') return { kind: 'help' };
   if (word === 'exit' || word === 'quit') return { kind: 'exit' };
   if (word === 'press') {
@@ -218,14 +243,14 @@ export function parseConsoleLine(line: string, commands: SlashCommand[]): Consol
         kind: 'error',
         message:
           message === null
-            ? 'Press which button? For example: press Older (or press 1), on the latest message with buttons.'
-            : `Press which button of message #${message}? For example: press #${message} Older (or press #${message} 1).`,
+            ? t('console.parse.pressWhich', { older: t('button.older') })
+            : t('console.parse.pressWhichOf', { number: String(message), older: t('button.older') }),
       };
     }
     return { kind: 'press', target, message };
   }
   if (commands.some((command) => command.data.name === word)) {
-    return { kind: 'error', message: `Slash commands start with a slash: /${word}. Type help for more.` };
+    return { kind: 'error', message: t('console.parse.needsSlash', { command: `/${word}` }) };
   }
-  return { kind: 'error', message: `“${typed(head)}” is not something I understand. Type a slash command such as /wotd, or help.` };
+  return { kind: 'error', message: t('console.parse.notUnderstood', { text: typed(head) }) };
 }

@@ -1,3 +1,5 @@
+import { catalogLocaleOf, type CatalogLocale } from '../replies/i18n/locales.ts';
+import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
 import type { APIEmbed } from 'discord.js';
 import type { ButtonSpec, OutgoingMessage } from '../replies/interactions.ts';
 import { terminalText } from '../replies/terminal-text.ts';
@@ -9,6 +11,8 @@ export interface RenderOptions {
   now: Date;
   /** The number a message with buttons goes by at the console, shown before its buttons (`message #3: [1: Older]`). */
   messageNumber?: number;
+  /** The console's language (its own words, and how timestamps read); English when absent. */
+  locale?: string | undefined;
 }
 
 const STYLE = { bold: ['\u001b[1m', '\u001b[22m'], italic: ['\u001b[3m', '\u001b[23m'], code: ['\u001b[36m', '\u001b[39m'], dim: ['\u001b[2m', '\u001b[22m'] } as const;
@@ -25,33 +29,55 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['minute', 60],
   ['second', 1],
 ];
-const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-const DATE_TIME = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
-const DATE_ONLY = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
-const TIME_ONLY = new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', timeZone: 'UTC' });
+interface TimestampFormats {
+  relative: Intl.RelativeTimeFormat;
+  dateTime: Intl.DateTimeFormat;
+  dateOnly: Intl.DateTimeFormat;
+  timeOnly: Intl.DateTimeFormat;
+}
+
+const timestampFormats = new Map<CatalogLocale, TimestampFormats>();
+
+/** Discord shows timestamps in the reader's client language; the console in its own (English: as always). */
+function formatsFor(locale: string | undefined): TimestampFormats {
+  const catalog = catalogLocaleOf(locale);
+  let found = timestampFormats.get(catalog);
+  if (!found) {
+    const tag = catalog === 'en' ? 'en-GB' : catalog;
+    found = {
+      relative: new Intl.RelativeTimeFormat(catalog === 'en' ? 'en' : catalog, { numeric: 'auto' }),
+      dateTime: new Intl.DateTimeFormat(tag, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }),
+      dateOnly: new Intl.DateTimeFormat(tag, { dateStyle: 'long', timeZone: 'UTC' }),
+      timeOnly: new Intl.DateTimeFormat(tag, { timeStyle: 'short', timeZone: 'UTC' }),
+    };
+    timestampFormats.set(catalog, found);
+  }
+  return found;
+}
 
 /** What Discord shows for a `<t:…:R>` tag: "in 3 hours", "2 days ago". */
-export function relativeTime(instant: Date, now: Date): string {
+export function relativeTime(instant: Date, now: Date, locale?: string): string {
   const seconds = Math.round((instant.getTime() - now.getTime()) / 1000);
   const [unit, size] = UNITS.find(([, length]) => Math.abs(seconds) >= length) ?? ['second', 1];
-  return RELATIVE.format(Math.round(seconds / size), unit);
+  return formatsFor(locale).relative.format(Math.round(seconds / size), unit);
 }
 
 /** Discord timestamp tags as text, in UTC since a terminal has no reader's time zone to use. */
-export function renderTimestamps(text: string, now: Date): string {
+export function renderTimestamps(text: string, now: Date, locale?: string): string {
+  const formats = formatsFor(locale);
   return text.replace(/<t:(-?\d+)(?::([tTdDfFR]))?>/g, (_tag, seconds: string, style: string | undefined) => {
     const instant = new Date(Number(seconds) * 1000);
     switch (style) {
       case 'R':
-        return relativeTime(instant, now);
+        return relativeTime(instant, now, locale);
       case 'd':
       case 'D':
-        return DATE_ONLY.format(instant);
+        return formats.dateOnly.format(instant);
       case 't':
       case 'T':
-        return `${TIME_ONLY.format(instant)} UTC`;
+        return `${formats.timeOnly.format(instant)} UTC`;
       default:
-        return `${DATE_TIME.format(instant)} UTC`;
+        return `${formats.dateTime.format(instant)} UTC`;
     }
   });
 }
@@ -61,7 +87,7 @@ export function renderTimestamps(text: string, now: Date): string {
  * (or simply unmarked without colour), Discord timestamps written out, control characters made visible.
  */
 export function renderMarkdown(text: string, options: RenderOptions): string {
-  const source = renderTimestamps(terminalText(text), options.now);
+  const source = renderTimestamps(terminalText(text), options.now, options.locale);
   let out = '';
   let bold = false;
   let italic = false;
@@ -114,23 +140,26 @@ function renderEmbed(embed: APIEmbed, options: RenderOptions): string {
 }
 
 /** `[1: Older]  [2: Newer (disabled)]`: buttons numbered so they can be pressed by number too. */
-export function renderButtons(buttons: ButtonSpec[]): string {
-  return buttons.map((button, index) => `[${index + 1}: ${terminalText(button.label)}${button.disabled ? ' (disabled)' : ''}]`).join('  ');
+export function renderButtons(buttons: ButtonSpec[], t: Translate = translatorFor(undefined)): string {
+  const disabled = ` ${t('console.button.disabled')}`;
+  return buttons.map((button, index) => `[${index + 1}: ${terminalText(button.label)}${button.disabled ? disabled : ''}]`).join('  ');
 }
 
 /** A message as the terminal shows it: content, each embed framed, then its buttons. */
 export function renderMessage(message: OutgoingMessage, options: RenderOptions): string {
   const blocks: string[] = [];
-  if (message.ephemeral) blocks.push(styled('(only you can see this)', 'dim', options.color));
+  const t = translatorFor(options.locale);
+  if (message.ephemeral) blocks.push(styled(t('console.onlyYou'), 'dim', options.color));
   if (message.content) blocks.push(renderMarkdown(message.content, options));
   for (const embed of message.embeds ?? []) blocks.push(renderEmbed(embed, options));
   for (const file of message.files ?? []) {
-    blocks.push(`${styled(`Attached ${file.name} (${Buffer.byteLength(file.text, 'utf8')} bytes):`, 'dim', options.color)}\n${file.text}`);
+    const attached = t('console.attached', { name: file.name, bytes: String(Buffer.byteLength(file.text, 'utf8')) });
+    blocks.push(`${styled(attached, 'dim', options.color)}\n${file.text}`);
   }
   if (message.buttons && message.buttons.length > 0) {
-    const label = options.messageNumber === undefined ? '' : `${styled(`message #${options.messageNumber}:`, 'dim', options.color)} `;
-    blocks.push(`${label}${renderButtons(message.buttons)}`);
+    const label = options.messageNumber === undefined ? '' : `${styled(t('console.messageNumber', { number: options.messageNumber }), 'dim', options.color)} `;
+    blocks.push(`${label}${renderButtons(message.buttons, t)}`);
   }
-  if (blocks.length === 0) blocks.push(styled('(an empty message)', 'dim', options.color));
+  if (blocks.length === 0) blocks.push(styled(t('console.emptyMessage'), 'dim', options.color));
   return blocks.join('\n');
 }

@@ -1,3 +1,4 @@
+import type { LocalizationMap } from 'discord.js';
 import type {
   AutocompleteChoice,
   AutocompleteContext,
@@ -16,10 +17,14 @@ import type {
 } from '../replies/interactions.ts';
 import { buttonPrefix } from '../replies/interactions.ts';
 import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../replies/admin-replies.ts';
-import { storeFailureReply, traceWrites } from '../store/store-watch.ts';
+import { traceWrites } from '../store/store-watch.ts';
+import { storeFailureReply } from '../replies/store-failure.ts';
 import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { renderButtons, renderMessage } from './render.ts';
 import { terminalText } from '../replies/terminal-text.ts';
+import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
+import { consoleLocale } from './console-locale.ts';
+import { catalogLocaleOf, DISCORD_LOCALES } from '../replies/i18n/locales.ts';
 
 export interface ConsoleSessionOptions {
   commands: SlashCommand[];
@@ -31,6 +36,8 @@ export interface ConsoleSessionOptions {
   /** Say so when a command defers, as Discord shows "is thinking…". */
   showThinking: boolean;
   now?: () => Date;
+  /** The console's language (see consoleLocale); the environment's when absent. */
+  locale?: string | undefined;
 }
 
 /** A message on screen that has buttons, so they can still be pressed later, as in Discord. */
@@ -82,14 +89,27 @@ export class ConsoleSession {
   private readonly shown: ShownMessage[] = [];
   private readonly now: () => Date;
   private nextNumber = 1;
+  /** The person at the console, in the console's language (private and public replies alike). */
+  private readonly invoker: Invoker;
+  private readonly locale: string | undefined;
+  private readonly t: Translate;
 
   constructor(private readonly options: ConsoleSessionOptions) {
     this.now = options.now ?? (() => new Date());
+    this.locale = 'locale' in options ? options.locale : consoleLocale();
+    this.t = translatorFor(this.locale);
+    this.invoker = { ...CONSOLE_INVOKER, ...(this.locale ? { locale: this.locale, guildLocale: this.locale } : {}) };
+  }
+
+  /** A command's or option's description in the console's language, from its Discord localizations. */
+  private described(text: string, localizations: LocalizationMap | null | undefined): string {
+    const discord = this.locale ? DISCORD_LOCALES[catalogLocaleOf(this.locale)][0] : undefined;
+    return (discord && localizations?.[discord as keyof LocalizationMap]) || text;
   }
 
   /** Handles one typed line; resolves to false when the member asked to leave. */
   async handleLine(line: string): Promise<boolean> {
-    const input = parseConsoleLine(line, this.options.commands);
+    const input = parseConsoleLine(line, this.options.commands, this.t);
     switch (input.kind) {
       case 'empty':
         return true;
@@ -111,20 +131,21 @@ export class ConsoleSession {
   }
 
   helpText(): string {
-    const lines = ['Commands, typed as in Discord (options as name:value, "quotes" around spaces):'];
+    const t = this.t;
+    const lines = [t('console.help.title')];
     for (const command of this.options.commands) {
       const subcommands = subcommandsOf(command);
-      const entries = subcommands.length > 0 ? subcommands.map((sub) => ({ name: sub.name, description: sub.description })) : [null];
+      const entries = subcommands.length > 0 ? subcommands : [null];
+      const json = command.data.toJSON();
       for (const entry of entries) {
-        lines.push(`  ${usageOf(command, entry?.name ?? null)}`, `      ${entry?.description ?? command.data.toJSON().description}`);
-        for (const option of optionHelp(command, entry?.name ?? null)) lines.push(`      ${option.name}: ${option.description}`);
+        const description = entry ? this.described(entry.description, entry.description_localizations) : this.described(json.description, json.description_localizations);
+        lines.push(`  ${usageOf(command, entry?.name ?? null)}`, `      ${description}`);
+        for (const option of optionHelp(command, entry?.name ?? null)) {
+          lines.push(`      ${option.name}: ${this.described(option.description, option.description_localizations)}`);
+        }
       }
     }
-    lines.push(
-      'Buttons under a reply: press <label> or press <number>, for example: press Older. It presses a button of the latest',
-      'message with buttons; press #<message> <label> presses one of an earlier message, for example: press #2 Older',
-      'help shows this list; exit (or Ctrl-D) quits.',
-    );
+    lines.push(t('console.help.buttons', { older: t('button.older') }), t('console.help.exit'));
     return lines.join('\n');
   }
 
@@ -135,7 +156,12 @@ export class ConsoleSession {
   private show(message: OutgoingMessage, options: ShowOptions): void {
     const buttons = message.buttons ?? [];
     const number = buttons.length === 0 ? undefined : (options.number ?? this.nextNumber++);
-    const rendered = renderMessage(message, { color: this.options.color, now: this.now(), ...(number === undefined ? {} : { messageNumber: number }) });
+    const rendered = renderMessage(message, {
+      color: this.options.color,
+      now: this.now(),
+      locale: this.locale,
+      ...(number === undefined ? {} : { messageNumber: number }),
+    });
     this.print(options.note ? `${options.note}\n${rendered}` : rendered);
     if (number !== undefined) {
       this.shown.push({ number, source: options.source, buttons });
@@ -147,14 +173,14 @@ export class ConsoleSession {
     let acknowledged = false;
     const session = this;
     return {
-      invoker: CONSOLE_INVOKER,
+      invoker: session.invoker,
       get acknowledged() {
         return acknowledged;
       },
       async defer() {
         if (acknowledged) return;
         acknowledged = true;
-        if (session.options.showThinking) session.options.write('wotd-bot is thinking…\n');
+        if (session.options.showThinking) session.options.write(`${session.t('console.thinking')}\n`);
       },
       async respond(message) {
         acknowledged = true;
@@ -180,7 +206,7 @@ export class ConsoleSession {
       memberCanManageChannel: async () => CONSOLE_INVOKER.canManageChannels,
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
-    const notice = await pendingDmNotice(this.options.services, CONSOLE_INVOKER.userId).catch(() => null);
+    const notice = await pendingDmNotice(this.options.services, CONSOLE_INVOKER.userId, this.locale).catch(() => null);
     if (notice) this.show(notice, { source: line });
   }
 
@@ -190,9 +216,10 @@ export class ConsoleSession {
    */
   private findButton(target: string, number: number | null): { message: ShownMessage; button: ButtonSpec } | string {
     const latest = this.shown.at(-1);
-    if (!latest) return 'There are no buttons to press yet.';
+    const t = this.t;
+    if (!latest) return t('console.press.none');
     const message = number === null ? latest : this.shown.find((candidate) => candidate.number === number);
-    if (!message) return `There is no message #${number} with buttons to press; the latest is #${latest.number}.`;
+    if (!message) return t('console.press.noMessage', { number: String(number), latest: String(latest.number) });
     const byNumber = /^\d+$/.test(target);
     const wanted = target.toLowerCase();
     const matches = (button: ButtonSpec) => button.label.toLowerCase() === wanted;
@@ -201,10 +228,10 @@ export class ConsoleSession {
       const named = byNumber ? typed(target) : `“${typed(target)}”`;
       // A label the member saw on an earlier message: say where it is rather than press it unasked.
       const earlier = byNumber ? undefined : this.shown.findLast((other) => other !== message && other.buttons.some((candidate) => matches(candidate) && !candidate.disabled));
-      const hint = earlier ? ` Message #${earlier.number} has one: press #${earlier.number} ${typed(target)}` : '';
-      return `Message #${message.number} has no button ${named}. Its buttons: ${renderButtons(message.buttons)}.${hint}`;
+      const hint = earlier ? ` ${t('console.press.elsewhere', { number: String(earlier.number), label: typed(target) })}` : '';
+      return t('console.press.noButton', { number: String(message.number), named, buttons: renderButtons(message.buttons, t), hint });
     }
-    if (button.disabled) return `The ${terminalText(button.label)} button of message #${message.number} is disabled.`;
+    if (button.disabled) return t('console.press.disabled', { label: terminalText(button.label), number: String(message.number) });
     return { message, button };
   }
 
@@ -216,7 +243,7 @@ export class ConsoleSession {
     }
     const { message, button } = found;
     const label = terminalText(button.label);
-    this.options.write(`Pressed ${label} on message #${message.number} (${typed(message.source)}).\n`);
+    this.options.write(`${this.t('console.press.pressed', { label, number: String(message.number), source: typed(message.source) })}\n`);
     const prefix = buttonPrefix(button.customId);
     const command = this.options.commands.find((candidate) => candidate.button?.prefix === prefix);
     const base = this.respondable(`press #${message.number} ${label}`);
@@ -235,11 +262,11 @@ export class ConsoleSession {
         // Discord edits the message in place; here it is printed again, keeping its number, and its old buttons go.
         const index = session.shown.indexOf(message);
         if (index >= 0) session.shown.splice(index, 1);
-        session.show(replacement, { note: `(message #${message.number} is updated)`, source: message.source, number: message.number });
+        session.show(replacement, { note: session.t('console.press.updated', { number: String(message.number) }), source: message.source, number: message.number });
       },
     };
     if (!command?.button) {
-      await context.respond({ content: 'This button no longer works.', ephemeral: true });
+      await context.respond({ content: this.t('console.press.stale'), ephemeral: true });
       return;
     }
     const handler = command.button;
@@ -251,10 +278,10 @@ export class ConsoleSession {
     const { trace, done } = traceWrites(work);
     try {
       await done;
-      if (!context.acknowledged) this.print('(no reply)');
+      if (!context.acknowledged) this.print(this.t('console.noReply'));
     } catch (error) {
       this.options.services.logger?.error({ err: error }, 'console command failed');
-      this.print(storeFailureReply(error, trace) ?? 'Something went wrong on my side while answering. Please try again in a moment.');
+      this.print(storeFailureReply(error, trace, this.t) ?? this.t('common.tryAgain'));
     }
   }
 
@@ -284,7 +311,7 @@ export class ConsoleSession {
     if (!command.autocomplete) return [[], current];
     const choices: AutocompleteChoice[] = [];
     const context: AutocompleteContext = {
-      invoker: CONSOLE_INVOKER,
+      invoker: this.invoker,
       commandName: command.data.name,
       focused: { name: optionName, value: typed },
       async respond(given) {

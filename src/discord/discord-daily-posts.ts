@@ -5,7 +5,7 @@ import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { botPermissionsInChannel } from './bot-permissions.ts';
 import { createChannelPoster } from './channel-poster.ts';
-import { dailyPostEmbed } from '../replies/daily-embeds.ts';
+import { dailyPostRendering } from '../replies/daily-embeds.ts';
 import { watchSubscriptionTargets } from './subscription-events.ts';
 
 const SWEEP_EVERY_MS = 60 * 60_000;
@@ -49,7 +49,9 @@ export function startDiscordDailyPosts(
           : {}),
     }),
     lookup: options.lookup,
-    render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: options.siteUrl }),
+    ...dailyPostRendering(options.siteUrl),
+    // A subscription without a language of its own follows its server's preferred locale as it is at posting time.
+    languageOf: (subscription) => subscription.language ?? client.guilds.cache.get(subscription.guildId)?.preferredLocale,
     ...(options.cluster ? { claims: options.cluster.claims } : {}),
   });
   return () => {

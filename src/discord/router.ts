@@ -3,17 +3,20 @@ import type { InteractionObserver } from '../replies/interaction-outcome.ts';
 import { buttonPrefix, type BotServices, type OutgoingMessage, type Respondable, type SlashCommand } from '../replies/interactions.ts';
 import type { Logger } from '../config/logger.ts';
 import { pendingDmNotice } from '../replies/admin-replies.ts';
-import { storeFailureReply, traceWrites, type WriteTrace } from '../store/store-watch.ts';
+import { traceWrites, type WriteTrace } from '../store/store-watch.ts';
+import { storeFailureReply } from '../replies/store-failure.ts';
+import { translatorFor } from '../replies/i18n/translate.ts';
 import { createAutocompleteContext } from './autocomplete-context.ts';
 import { createButtonContext } from './button-context.ts';
 import { createCommandContext } from './command-context.ts';
 import { InteractionWatch } from './interaction-watch.ts';
 import type { TrackedResponses } from './sending-hooks.ts';
 
-export const SOMETHING_WENT_WRONG =
-  'Sorry, something went wrong on my side while handling that. Please try again in a moment.';
-export const UNKNOWN_COMMAND = 'I do not know that command any more. Its list may be out of date; try again in a minute.';
-export const UNKNOWN_BUTTON = 'This button no longer works. Run the command again for a fresh one.';
+/** The router's own replies, in English (each member gets them in their own language). */
+const ENGLISH = translatorFor('en');
+export const SOMETHING_WENT_WRONG = ENGLISH('router.failed');
+export const UNKNOWN_COMMAND = ENGLISH('router.unknownCommand');
+export const UNKNOWN_BUTTON = ENGLISH('router.unknownButton');
 /**
  * A command that has sent nothing this long after it started is deferred (privately) for it, so Discord's 3 s
  * deadline holds whatever it waits on: a locked or slow store, a slow Discord. Commands that may answer publicly
@@ -22,8 +25,9 @@ export const UNKNOWN_BUTTON = 'This button no longer works. Run the command agai
 export const SAFETY_DEFER_MS = 1_500;
 
 /** The reply to a command or button that threw: a store's failure says whether anything changed; anything else is ours. */
-function failedReply(error: unknown, trace: WriteTrace): string {
-  return storeFailureReply(error, trace) ?? SOMETHING_WENT_WRONG;
+function failedReply(error: unknown, trace: WriteTrace, locale: string): string {
+  const t = translatorFor(locale);
+  return storeFailureReply(error, trace, t) ?? t('router.failed');
 }
 
 export interface RouterOptions {
@@ -79,7 +83,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     if (!command) {
       watch?.record('internal_error');
       log().warn('unknown command');
-      await answerPrivately(context, { content: UNKNOWN_COMMAND }, log);
+      await answerPrivately(context, { content: translatorFor(interaction.locale)('router.unknownCommand') }, log);
       return;
     }
     const started = performance.now();
@@ -95,22 +99,22 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
         // A handler that forgot to answer would leave the member with "This interaction failed".
         watch?.record('internal_error');
         log().error('command finished without answering');
-        await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+        await answerPrivately(context, { content: translatorFor(interaction.locale)('router.failed') }, log);
       } else if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
       watch?.record('internal_error');
       log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
-      await answerPrivately(context, { content: failedReply(error, trace) }, log);
+      await answerPrivately(context, { content: failedReply(error, trace, interaction.locale) }, log);
     } finally {
       clearTimeout(safety);
     }
-    await tellPendingNotice(context, interaction.user.id, log);
+    await tellPendingNotice(context, interaction.user.id, interaction.locale, log);
   }
 
   /** After any command, once: why the member's DM subscription was switched off, privately, beside the answer. */
-  async function tellPendingNotice(context: Respondable & TrackedResponses, userId: string, log: () => Logger): Promise<void> {
+  async function tellPendingNotice(context: Respondable & TrackedResponses, userId: string, locale: string, log: () => Logger): Promise<void> {
     try {
-      const notice = await pendingDmNotice(services, userId);
+      const notice = await pendingDmNotice(services, userId, locale);
       if (notice) await context.followUp(notice);
     } catch (error) {
       log().warn({ err: error }, 'could not tell the member why their DM subscription was switched off');
@@ -128,7 +132,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       // A button of a message from an older version of the bot: stale, not broken.
       watch?.record('user_error');
       log().warn({ customId: interaction.customId }, 'unknown button');
-      await answerPrivately(context, { content: UNKNOWN_BUTTON }, log);
+      await answerPrivately(context, { content: translatorFor(interaction.locale)('router.unknownButton') }, log);
       return;
     }
     const handler = command.button;
@@ -138,14 +142,14 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       if (!context.acknowledged) {
         watch?.record('internal_error');
         log().error({ customId: interaction.customId }, 'button finished without answering');
-        await answerPrivately(context, { content: SOMETHING_WENT_WRONG }, log);
+        await answerPrivately(context, { content: translatorFor(interaction.locale)('router.failed') }, log);
         return;
       }
       if (logger.isLevelEnabled('debug')) log().debug('button handled');
     } catch (error) {
       watch?.record('internal_error');
       log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
-      await answerPrivately(context, { content: failedReply(error, trace) }, log);
+      await answerPrivately(context, { content: failedReply(error, trace, interaction.locale) }, log);
     }
   }
 

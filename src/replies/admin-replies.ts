@@ -2,16 +2,29 @@ import type { BotServices, ChannelPermission, ChannelRef, CommandContext, Outgoi
 import { privateNote, userError } from './messages.ts';
 import { subscriptionChanges, type SubscriptionChange, type SubscriptionService } from '../schedule/subscription-service.ts';
 import type { Subscription } from '../schedule/subscription.ts';
+import { privateT } from './i18n/reply-locale.ts';
+import { translatorFor, type MessageKey, type Translate } from './i18n/translate.ts';
+import { languageName } from './subscription-text.ts';
 
 /** What the three subscription commands share: the admin gate and their wording. */
 
-export const PERMISSION_NAMES: Record<ChannelPermission, string> = {
-  ViewChannel: 'View Channel',
-  SendMessages: 'Send Messages',
-  EmbedLinks: 'Embed Links',
-  ReadMessageHistory: 'Read Message History',
-  CreatePublicThreads: 'Create Public Threads',
+const PERMISSION_KEYS: Record<ChannelPermission, MessageKey> = {
+  ViewChannel: 'permission.viewChannel',
+  SendMessages: 'permission.sendMessages',
+  EmbedLinks: 'permission.embedLinks',
+  ReadMessageHistory: 'permission.readMessageHistory',
+  CreatePublicThreads: 'permission.createPublicThreads',
 };
+
+/** A permission as Discord's settings name it, in the reader's language. */
+export function permissionName(permission: ChannelPermission, t: Translate): string {
+  return t(PERMISSION_KEYS[permission]);
+}
+
+/** Every channel permission by its English name. */
+export const PERMISSION_NAMES: Record<ChannelPermission, string> = Object.fromEntries(
+  Object.keys(PERMISSION_KEYS).map((permission) => [permission, permissionName(permission as ChannelPermission, translatorFor('en'))]),
+) as Record<ChannelPermission, string>;
 
 /** Read Message History lets a retry see whether an earlier attempt's post got through (see delivery.ts). */
 export const REQUIRED_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMessages', 'EmbedLinks', 'ReadMessageHistory'];
@@ -28,35 +41,34 @@ export async function adminGate(
   services: BotServices,
   target?: ChannelRef | null,
 ): Promise<{ guildId: string; subscriptions: SubscriptionService } | null> {
+  const t = privateT(context.invoker);
   const guildId = context.invoker.guildId;
   if (!guildId) {
-    await context.respond(userError('Daily posts are set up per server: use this command in a server channel, not in a DM.'));
+    await context.respond(userError(t('admin.serverOnly')));
     return null;
   }
   if (context.invoker.botInGuild === false) {
-    await context.respond(
-      privateNote('I am not a member of this server, so I cannot post here. Ask a server admin to add me to the server, then try again.'),
-    );
+    await context.respond(privateNote(t('admin.botNotInServer')));
     return null;
   }
   if (target) {
-    if (!(await mayManage(context, target))) return null;
+    if (!(await mayManage(context, target, t))) return null;
   } else if (!context.invoker.canManageChannels) {
-    await context.respond(userError('You need the **Manage Channels** permission to manage daily posts in this server.'));
+    await context.respond(userError(t('admin.needManageChannels')));
     return null;
   }
   if (!services.subscriptions) {
-    await context.respond(privateNote('Daily posts are not available in this bot right now.'));
+    await context.respond(privateNote(t('admin.unavailable')));
     return null;
   }
   return { guildId, subscriptions: services.subscriptions };
 }
 
 /** Whether the member may change `target`'s daily posts; told why not when they may not. */
-async function mayManage(context: CommandContext, target: ChannelRef): Promise<boolean> {
-  const where = channelMention(target.id, target.name, isConsoleChannel(target.id));
+async function mayManage(context: CommandContext, target: ChannelRef, t: Translate): Promise<boolean> {
+  const channel = channelMention(target.id, target.name, isConsoleChannel(target.id));
   if (!context.memberCanManageChannel) {
-    await context.respond(privateNote(`I cannot check your permissions in ${where} from here, so I have changed nothing.`));
+    await context.respond(privateNote(t('admin.cannotCheckMember', { channel })));
     return false;
   }
   const may = await context.memberCanManageChannel(target.id);
@@ -64,13 +76,7 @@ async function mayManage(context: CommandContext, target: ChannelRef): Promise<b
   // A channel the bot cannot read (hidden from it, or gone) may still hold a subscription to remove: Manage Server
   // covers every channel and no overwrite takes it away.
   if (may === null && context.invoker.canManageGuild === true) return true;
-  await context.respond(
-    userError(
-      may === null
-        ? `I cannot see ${where}, so I cannot check your permissions there. Give me **View Channel** in it, or ask someone with **Manage Server**.`
-        : `You need the **Manage Channels** permission in ${where} to manage its daily posts.`,
-    ),
-  );
+  await context.respond(userError(may === null ? t('admin.cannotSeeChannel', { channel }) : t('admin.needManageChannelsIn', { channel })));
   return false;
 }
 
@@ -90,18 +96,15 @@ export function isConsoleChannel(channelId: string): boolean {
 }
 
 /** What a member is told, once, at their next command after their DM subscription was switched off. */
-export function dmSwitchedOffNotice(subscription: Subscription): string {
-  const reason = subscription.status.state === 'disabled' ? subscription.status.reason : 'it could not be delivered';
-  return (
-    `Your daily word-of-the-day DMs are switched off: ${reason}. To get them again, allow direct messages from me ` +
-    '(share a server with me with DMs from its members allowed, or add me to your account), then run /wotd-subscribe-me.'
-  );
+export function dmSwitchedOffNotice(subscription: Subscription, t: Translate = translatorFor('en')): string {
+  const reason = subscription.status.state === 'disabled' ? subscription.status.reason : t('dm.notDelivered');
+  return t('dm.switchedOff', { reason });
 }
 
 /** The private note owed to a member whose DM subscription was switched off since they were last told, or null. */
-export async function pendingDmNotice(services: BotServices, userId: string): Promise<OutgoingMessage | null> {
+export async function pendingDmNotice(services: BotServices, userId: string, locale?: string): Promise<OutgoingMessage | null> {
   const switchedOff = await services.subscriptions?.takeDmNotice(userId);
-  return switchedOff ? privateNote(dmSwitchedOffNotice(switchedOff)) : null;
+  return switchedOff ? privateNote(dmSwitchedOffNotice(switchedOff, translatorFor(locale))) : null;
 }
 
 /** A role as a reply names it: `@name` at the console (where ids are names), a mention (pinging nobody) on Discord. */
@@ -109,18 +112,21 @@ function roleMention(roleId: string, console: boolean): string {
   return console ? `@${roleId}` : `<@&${roleId}>`;
 }
 
-const SETTING_NAMES: Record<SubscriptionChange['setting'], string> = {
-  time: 'the time',
-  timeZone: 'the time zone',
-  role: 'the role',
-  style: 'the style',
-  thread: 'a thread on each post',
-  publish: 'publishing to following servers',
+const CHANGE_KEYS: Record<SubscriptionChange['setting'], MessageKey> = {
+  time: 'subscription.change.time',
+  timeZone: 'subscription.change.timeZone',
+  role: 'subscription.change.role',
+  style: 'subscription.change.style',
+  thread: 'subscription.change.thread',
+  publish: 'subscription.change.publish',
+  language: 'subscription.change.language',
 };
 
-function changeValue(change: SubscriptionChange, value: string | boolean | null, console: boolean): string {
-  if (typeof value === 'boolean') return value ? 'on' : 'off';
-  if (value === null) return 'none';
+function changeValue(change: SubscriptionChange, value: string | boolean | null, console: boolean, t: Translate): string {
+  if (typeof value === 'boolean') return value ? t('subscription.value.on') : t('subscription.value.off');
+  if (change.setting === 'language') return languageName(value, t);
+  if (value === null) return t('subscription.value.none');
+  if (change.setting === 'style') return value === 'compact' ? t('style.compact') : t('style.full');
   return change.setting === 'role' ? roleMention(value, console) : value;
 }
 
@@ -128,22 +134,28 @@ function changeValue(change: SubscriptionChange, value: string | boolean | null,
  * What subscribing again did to an existing subscription, said after the new settings: each change from what to
  * what, or that nothing changed, so a repeated command never silently replaces anything.
  */
-function changesNote(changes: SubscriptionChange[], reEnabled: boolean, console: boolean): string {
-  if (changes.length === 0) return reEnabled ? 'Its settings are as before.' : 'Nothing changed: it had these settings already.';
-  const said = changes.map((change) => `${SETTING_NAMES[change.setting]} from ${changeValue(change, change.from, console)} to ${changeValue(change, change.to, console)}`);
-  return `Changed: ${said.join(', ')}.`;
+function changesNote(changes: SubscriptionChange[], reEnabled: boolean, console: boolean, t: Translate): string {
+  if (changes.length === 0) return reEnabled ? t('subscription.unchangedReEnabled') : t('subscription.unchanged');
+  const said = changes.map((change) =>
+    t(CHANGE_KEYS[change.setting], { from: changeValue(change, change.from, console, t), to: changeValue(change, change.to, console, t) }),
+  );
+  return t('subscription.changed', { changes: said.join(t('common.listSeparator')) });
 }
 
 /**
  * How the answer to a subscribe command opens (Subscribed, Updated, Updated and re-enabled) and, for a subscription
  * that existed, the sentence saying what changed from what to what (with a leading space; empty for a new one).
  */
-export function subscribeOutcome(saved: { subscription: Subscription; previous: Subscription | null }, console: boolean): { verb: string; changed: string } {
+export function subscribeOutcome(
+  saved: { subscription: Subscription; previous: Subscription | null },
+  console: boolean,
+  t: Translate = translatorFor('en'),
+): { verb: string; changed: string } {
   const { previous } = saved;
-  if (previous === null) return { verb: 'Subscribed', changed: '' };
+  if (previous === null) return { verb: t('subscription.verb.subscribed'), changed: '' };
   const reEnabled = previous.status.state !== 'active';
   return {
-    verb: reEnabled ? 'Updated and re-enabled' : 'Updated',
-    changed: ` ${changesNote(subscriptionChanges(previous, saved.subscription), reEnabled, console)}`,
+    verb: reEnabled ? t('subscription.verb.updatedReEnabled') : t('subscription.verb.updated'),
+    changed: ` ${changesNote(subscriptionChanges(previous, saved.subscription), reEnabled, console, t)}`,
   };
 }

@@ -2,8 +2,11 @@ import type { APIEmbed } from 'discord.js';
 import { shortDefinition } from './entries.ts';
 import type { PostStyle } from '../schedule/subscription.ts';
 import type { Entry } from '../wotd/entry.ts';
-import { ACCENT, attribution, entryEmbed, escapeText, type EmbedOptions } from './embeds.ts';
+import { ACCENT, entryEmbed, entryFooter, escapeText, type EmbedOptions } from './embeds.ts';
 import { clip, DISCORD_LIMITS } from '../schedule/discord-limits.ts';
+import type { IsoDate } from '../wotd/dates.ts';
+import { shortDate } from './i18n/formats.ts';
+import { translatorFor } from './i18n/translate.ts';
 
 const SEPARATOR = ' — ';
 
@@ -24,11 +27,25 @@ export function compactEntryEmbed(entry: Entry, options: EmbedOptions): APIEmbed
     url: options.siteUrl,
     description: [ipa, definition].filter(Boolean).join(SEPARATOR) || '—',
     color: ACCENT,
-    footer: { text: `${entry.date} · ${attribution(options.siteUrl)}` },
+    footer: { text: entryFooter(entry, options) },
   };
 }
 
 /** The daily post's embed in a subscription's style; the full one is exactly what /wotd shows. */
 export function dailyPostEmbed(entry: Entry, style: PostStyle, options: EmbedOptions): APIEmbed {
   return style === 'compact' ? compactEntryEmbed(entry, options) : entryEmbed(entry, options);
+}
+
+/**
+ * What the scheduler needs to write a daily post in a subscription's language: the embed (in its style) and the
+ * thread name's words after the word.
+ */
+export function dailyPostRendering(siteUrl: string): {
+  render: (entry: Entry, style: PostStyle, language?: string) => APIEmbed;
+  threadSuffix: (day: IsoDate, language: string | undefined) => string;
+} {
+  return {
+    render: (entry, style, language) => dailyPostEmbed(entry, style, { siteUrl, locale: language }),
+    threadSuffix: (day, language) => translatorFor(language)('daily.threadSuffix', { date: shortDate(day, language) }),
+  };
 }

@@ -1,4 +1,6 @@
 import { addDays, parseAnyDate, type IsoDate } from '../wotd/dates.ts';
+import { longDate } from './i18n/formats.ts';
+import { CATALOGS } from './i18n/translate.ts';
 
 /** What a date option said, read the way people type dates. */
 export type DateOption =
@@ -10,15 +12,33 @@ export type DateOption =
 
 const DATE_SHAPE = /^(\d{4}-\d{2}-\d{2}|\d{2}-\d{2}-\d{4})$/;
 
+/** A word for today or yesterday as typed: lower case, apostrophes alike, no spaces. */
+function dayWord(text: string): string {
+  return text.normalize('NFC').toLocaleLowerCase().replace(/[\u2019']/g, "'").replace(/\s+/g, '');
+}
+
 /**
- * Reads a date option: YYYY-MM-DD, DD-MM-YYYY, `today` or `yesterday` (any case, spaces ignored).
- * An absent or blank option means today; today is the service's UTC date.
+ * The words for today and yesterday in every catalog, so a member may type theirs whatever language their client
+ * or the server is set to (a German member in a French server may write `heute` or `aujourd’hui`).
+ */
+const DAY_WORDS: ReadonlyMap<string, 0 | -1> = new Map(
+  Object.values(CATALOGS).flatMap((catalog) => {
+    const words: Array<[string, 0 | -1]> = [];
+    if (catalog['date.word.today']) words.push([dayWord(catalog['date.word.today']), 0]);
+    if (catalog['date.word.yesterday']) words.push([dayWord(catalog['date.word.yesterday']), -1]);
+    return words;
+  }),
+);
+
+/**
+ * Reads a date option: YYYY-MM-DD, DD-MM-YYYY, `today` or `yesterday`, or those two words in any of the bot's
+ * languages (any case, spaces ignored). An absent or blank option means today; today is the service's UTC date.
  */
 export function readDateOption(text: string | null, today: IsoDate): DateOption {
   const trimmed = (text ?? '').trim();
-  const word = trimmed.toLowerCase();
-  if (word === '' || word === 'today') return { kind: 'date', date: today };
-  if (word === 'yesterday') return { kind: 'date', date: addDays(today, -1) };
+  if (trimmed === '') return { kind: 'date', date: today };
+  const offset = DAY_WORDS.get(dayWord(trimmed));
+  if (offset !== undefined) return { kind: 'date', date: addDays(today, offset) };
   const date = parseAnyDate(trimmed);
   if (!date) return { kind: 'invalid', text: trimmed, realDay: DATE_SHAPE.test(trimmed) ? false : null };
   if (date > today) return { kind: 'future', date };
@@ -37,14 +57,9 @@ export function revealedSoon(date: IsoDate, today: IsoDate): boolean {
   return date <= addDays(today, REVEAL_COUNTDOWN_DAYS);
 }
 
-const LONG_DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-
-/** "14 January 2025": a date as people read it, never ambiguous between day and month. */
-export function describeDate(date: IsoDate): string {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  const instant = new Date(Date.UTC(year, month - 1, day));
-  instant.setUTCFullYear(year);
-  return LONG_DATE.format(instant);
+/** "14 January 2025" (in English; the locale's own long date otherwise): never ambiguous between day and month. */
+export function describeDate(date: IsoDate, locale?: string | null): string {
+  return longDate(date, locale);
 }
 
 /** The instant a day's word is revealed: midnight UTC at the start of that day. */

@@ -49,7 +49,7 @@ async function deliver(
     clearTimeout(timer);
     await deferral;
     if (!isWotdError(error)) options.logger?.error({ err: error }, 'command failed');
-    await target.respond(failureMessage(error, options.subject));
+    await target.respond(failureMessage(error, options.subject, target.invoker.locale));
     return;
   }
   clearTimeout(timer);

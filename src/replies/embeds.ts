@@ -1,12 +1,16 @@
 import type { APIEmbed } from 'discord.js';
 import type { Entry } from '../wotd/entry.ts';
 import { clip, DISCORD_LIMITS } from '../schedule/discord-limits.ts';
+import { partOfSpeech, shortDate } from './i18n/formats.ts';
+import { translatorFor, type Translate } from './i18n/translate.ts';
 
 export { clip } from '../schedule/discord-limits.ts';
 
 export interface EmbedOptions {
   /** Where the title links: the service's site. */
   siteUrl: string;
+  /** The language of the embed's own words (labels, footer), a Discord locale; English when absent. */
+  locale?: string | undefined;
 }
 
 /** The colour of every embed the bot sends. */
@@ -79,29 +83,34 @@ export function formatDefinition(definition: string): string {
   return label ? `*(${escapeText(label)})* ${body}` : body;
 }
 
-/** "noun · /ipa/", leaving out whatever the entry lacks. */
-export function formatPosAndIpa(entry: Pick<Entry, 'pos' | 'ipa'>): string {
-  const parts = [entry.pos.trim() ? `**${escapeText(entry.pos.trim())}**` : '', entry.ipa.trim() ? escapeText(entry.ipa.trim()) : ''];
+/** "noun · /ipa/", leaving out whatever the entry lacks; a known part of speech in the reader's language. */
+export function formatPosAndIpa(entry: Pick<Entry, 'pos' | 'ipa'>, t: Translate = translatorFor(undefined)): string {
+  const pos = entry.pos.trim() ? partOfSpeech(entry.pos, t) : '';
+  const parts = [pos ? `**${escapeText(pos)}**` : '', entry.ipa.trim() ? escapeText(entry.ipa.trim()) : ''];
   return parts.filter(Boolean).join(' · ');
 }
 
-/** The site's attribution line, by site URL: every answer carries one, and parsing the URL each time showed in profiles. */
+/**
+ * The site's attribution line, by site URL and language: every answer carries one, and parsing the URL each time
+ * showed in profiles.
+ */
 const attributions = new Map<string, string>();
 
-export function attribution(siteUrl: string): string {
-  let line = attributions.get(siteUrl);
+export function attribution(siteUrl: string, locale?: string | null): string {
+  const key = `${locale ?? ''} ${siteUrl}`;
+  let line = attributions.get(key);
   if (line === undefined) {
-    line = `Word of the Day from ${new URL(siteUrl).host}`;
+    line = translatorFor(locale)('embed.attribution', { site: new URL(siteUrl).host });
     // A bot has one site URL; tests make a few. Kept small whatever a caller passes.
-    if (attributions.size >= 16) attributions.clear();
-    attributions.set(siteUrl, line);
+    if (attributions.size >= 64) attributions.clear();
+    attributions.set(key, line);
   }
   return line;
 }
 
 /** The embed for one entry, used by /wotd and by the daily post alike. */
 export function entryEmbed(entry: Entry, options: EmbedOptions): APIEmbed {
-  const heading = formatPosAndIpa(entry);
+  const heading = formatPosAndIpa(entry, translatorFor(options.locale));
   const definition = formatDefinition(entry.definition);
   const description = heading ? `${heading}\n\n${definition}` : definition;
   return {
@@ -109,6 +118,11 @@ export function entryEmbed(entry: Entry, options: EmbedOptions): APIEmbed {
     url: options.siteUrl,
     description: clip(description, DESCRIPTION_LIMIT),
     color: ACCENT,
-    footer: { text: `${entry.date} · ${attribution(options.siteUrl)}` },
+    footer: { text: entryFooter(entry, options) },
   };
+}
+
+/** "2025-01-14 · Word of the Day from wotd.site": the day (in the reader's short date) and the credit. */
+export function entryFooter(entry: Pick<Entry, 'date'>, options: EmbedOptions): string {
+  return `${shortDate(entry.date, options.locale)} · ${attribution(options.siteUrl, options.locale)}`;
 }

@@ -1,5 +1,7 @@
 import { clip, escapeText, splitLabel } from './embeds.ts';
 import type { Entry } from '../wotd/entry.ts';
+import { partOfSpeech, shortDate } from './i18n/formats.ts';
+import { translatorFor } from './i18n/translate.ts';
 
 /** Characters of a definition shown in a list before it is cut short. */
 export const SHORT_DEFINITION_LENGTH = 120;
@@ -15,9 +17,10 @@ export function shortDefinition(definition: string, length = SHORT_DEFINITION_LE
   return label ? `*(${escapeText(label)})* ${body}` : body;
 }
 
-/** "noun · /ipa/" without markup, or null when the entry has neither. */
-function posAndIpa(entry: Pick<Entry, 'pos' | 'ipa'>): string | null {
-  const parts = [entry.pos.trim(), entry.ipa.trim()].filter(Boolean).map(escapeText);
+/** "noun · /ipa/" without markup (a known part of speech in the reader's language), or null when the entry has neither. */
+function posAndIpa(entry: Pick<Entry, 'pos' | 'ipa'>, locale: string | undefined): string | null {
+  const pos = entry.pos.trim() ? partOfSpeech(entry.pos, translatorFor(locale)) : '';
+  const parts = [pos, entry.ipa.trim()].filter(Boolean).map(escapeText);
   return parts.length > 0 ? parts.join(' · ') : null;
 }
 
@@ -29,18 +32,18 @@ const FIELD_VALUE_LIMIT = 1024;
  * Name and value together take at most `room` characters, since Discord counts every field toward an embed's
  * total of 6000; a word or value too long for it is cut short, never the date.
  */
-export function entryField(entry: Entry, room = FIELD_NAME_LIMIT + FIELD_VALUE_LIMIT): { name: string; value: string } {
-  const heading = posAndIpa(entry);
+export function entryField(entry: Entry, room = FIELD_NAME_LIMIT + FIELD_VALUE_LIMIT, locale?: string): { name: string; value: string } {
+  const heading = posAndIpa(entry, locale);
   const definition = shortDefinition(entry.definition);
   const value = [heading ? `*${heading}*` : '', definition].filter(Boolean).join('\n');
-  const date = ` · ${entry.date}`;
+  const date = ` · ${shortDate(entry.date, locale)}`;
   const name = `${clip(escapeText(entry.word), Math.min(FIELD_NAME_LIMIT, Math.floor(room / 4)) - date.length)}${date}`;
   return { name, value: clip(value || '—', Math.min(FIELD_VALUE_LIMIT, room - name.length)) };
 }
 
 /** One entry as a line of a list: "**2025-01-14** · *noun · /ipa/* — short definition". */
-export function entryLine(entry: Entry): string {
-  const heading = posAndIpa(entry);
+export function entryLine(entry: Entry, locale?: string): string {
+  const heading = posAndIpa(entry, locale);
   const definition = shortDefinition(entry.definition);
-  return `**${entry.date}**${heading ? ` · *${heading}*` : ''}${definition ? ` — ${definition}` : ''}`;
+  return `**${shortDate(entry.date, locale)}**${heading ? ` · *${heading}*` : ''}${definition ? ` — ${definition}` : ''}`;
 }

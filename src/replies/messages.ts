@@ -3,10 +3,20 @@ import type { OutgoingMessage } from './interactions.ts';
 import { escapeText, clip } from './embeds.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import { utcDateOf, type IsoDate } from '../wotd/dates.ts';
-import { describeDate, discordTimestamp, revealedSoon, revealInstant } from './date-text.ts';
+import { discordTimestamp, revealedSoon, revealInstant } from './date-text.ts';
+import { longDate } from './i18n/formats.ts';
+import { translatorFor, type Translate } from './i18n/translate.ts';
+
+/** English, the texts of a reply whose caller names no language. */
+const ENGLISH = translatorFor('en');
 
 /** How to write a date, shown whenever one could not be read. */
-export const DATE_HELP = 'Write it as `2025-01-14` (YYYY-MM-DD), `14-01-2025` (DD-MM-YYYY), `today` or `yesterday`.';
+export function dateHelp(t: Translate = ENGLISH): string {
+  return t('date.help', { today: t('date.word.today'), yesterday: t('date.word.yesterday') });
+}
+
+/** How to write a date, in English. */
+export const DATE_HELP = dateHelp();
 
 /** Text a member typed, safe to quote back: short, escaped, on one line. */
 export function quoteInput(text: string): string {
@@ -22,21 +32,17 @@ export function userError(content: string): OutgoingMessage {
   return markOutcome({ content, ephemeral: true }, 'user_error');
 }
 
-export function invalidDateMessage(text: string, realDay: false | null): OutgoingMessage {
-  const what = realDay === false ? 'is not a real calendar day' : 'is not a date I can read';
-  return userError(`“${quoteInput(text)}” ${what}. ${DATE_HELP}`);
+export function invalidDateMessage(text: string, realDay: false | null, t: Translate = ENGLISH): OutgoingMessage {
+  const key = realDay === false ? 'error.date.notReal' : 'error.date.unreadable';
+  return userError(t(key, { text: quoteInput(text), help: dateHelp(t) }));
 }
 
 /** A day after `today` (the service's day; by default this machine's UTC day): when it is revealed, or that it is not yet there. */
-export function notRevealedMessage(date: IsoDate, today: IsoDate = utcDateOf(new Date())): OutgoingMessage {
-  if (!revealedSoon(date, today)) {
-    return userError(`There is no word of the day for ${describeDate(date)} yet: the service reveals each day's word on that day (UTC).`);
-  }
+export function notRevealedMessage(date: IsoDate, today: IsoDate = utcDateOf(new Date()), t: Translate = ENGLISH, locale?: string): OutgoingMessage {
+  const day = longDate(date, locale);
+  if (!revealedSoon(date, today)) return userError(t('error.date.notYetListed', { date: day }));
   const reveal = revealInstant(date);
-  return userError(
-    `The word of the day for ${describeDate(date)} has not been revealed yet. ` +
-      `It will be ${discordTimestamp(reveal, 'R')} (${discordTimestamp(reveal, 'f')}).`,
-  );
+  return userError(t('error.date.notRevealed', { date: day, relative: discordTimestamp(reveal, 'R'), absolute: discordTimestamp(reveal, 'f') }));
 }
 
 /** What a failure was about, so the message can name it. */
@@ -48,11 +54,11 @@ export interface FailureSubject {
 }
 
 /**
- * The one message a member sees when a lookup fails: specific, private, and never a stack trace.
- * Anything that is not a WotdError is a fault of ours and gets a generic apology (the caller logs it).
+ * The one message a member sees when a lookup fails: specific, private (so in the member's `locale`), and never a
+ * stack trace. Anything that is not a WotdError is a fault of ours and gets a generic apology (the caller logs it).
  */
-export function failureMessage(error: unknown, subject: FailureSubject = {}): OutgoingMessage {
-  return markOutcome(failureNote(error, subject), failureOutcome(error));
+export function failureMessage(error: unknown, subject: FailureSubject = {}, locale?: string): OutgoingMessage {
+  return markOutcome(failureNote(error, subject, locale), failureOutcome(error));
 }
 
 /** How a failed lookup counts in the metrics: the member's request, the service, or a fault of ours. */
@@ -70,31 +76,33 @@ export function failureOutcome(error: unknown): Exclude<InteractionOutcome, 'ok'
   }
 }
 
-function failureNote(error: unknown, subject: FailureSubject): OutgoingMessage {
-  if (!isWotdError(error)) {
-    return privateNote('Something went wrong on my side while answering. Please try again in a moment.');
-  }
+function failureNote(error: unknown, subject: FailureSubject, locale: string | undefined): OutgoingMessage {
+  const t = translatorFor(locale);
+  if (!isWotdError(error)) return privateNote(t('common.tryAgain'));
   switch (error.code) {
     case 'not_found':
-      if (subject.date) return privateNote(`There is no word of the day for ${describeDate(subject.date)}.`);
-      if (subject.before) return privateNote(`There are no words of the day before ${describeDate(subject.before)}.`);
-      return privateNote('The Word-of-the-Day service has nothing for that.');
+      if (subject.date) return privateNote(t('error.noWordFor', { date: longDate(subject.date, locale) }));
+      if (subject.before) return privateNote(t('error.noWordsBefore', { date: longDate(subject.before, locale) }));
+      return privateNote(t('error.notFound'));
     case 'future_date':
-      if (subject.date) return notRevealedMessage(subject.date);
-      if (subject.before) return notRevealedMessage(subject.before);
-      return privateNote('That day’s word has not been revealed yet.');
+      if (subject.date) return notRevealedMessage(subject.date, undefined, t, locale);
+      if (subject.before) return notRevealedMessage(subject.before, undefined, t, locale);
+      return privateNote(t('error.futureDate'));
     case 'invalid_input':
-      return privateNote(`The Word-of-the-Day service did not accept that request. ${DATE_HELP}`);
-    case 'rate_limited': {
-      const when = error.retryAt ? discordTimestamp(error.retryAt, 'R') : 'in a minute';
-      return privateNote(`The Word-of-the-Day service is busy right now. Please try again ${when}.`);
-    }
+      return privateNote(t('error.invalidInput', { help: dateHelp(t) }));
+    case 'rate_limited':
+      return privateNote(error.retryAt ? t('error.rateLimitedUntil', { when: discordTimestamp(error.retryAt, 'R') }) : t('error.rateLimited'));
     case 'unavailable':
-      return privateNote('The Word-of-the-Day service cannot be reached right now. Please try again later.');
+      return privateNote(t('error.unavailable'));
     case 'bad_response':
-      return privateNote('The Word-of-the-Day service sent an answer I could not make sense of. Please try again later.');
+      return privateNote(t('error.badResponse'));
   }
 }
 
 /** Added to an answer served from the cache because the service is failing. */
-export const STALE_NOTE = '⚠️ The Word-of-the-Day service is not answering, so this comes from my cache and may be out of date.';
+export function staleNote(t: Translate = ENGLISH): string {
+  return t('reply.stale');
+}
+
+/** The stale note in English. */
+export const STALE_NOTE = staleNote();

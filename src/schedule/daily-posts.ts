@@ -8,7 +8,7 @@ import { DEFAULT_DELIVERY_RETENTION_DAYS } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import { PrivacyService } from './privacy.ts';
 import { ensureDueIndex } from './due-index-build.ts';
-import { DailyScheduler, type SchedulerObserver } from './scheduler.ts';
+import { DailyScheduler, type SchedulerObserver, type SchedulerOptions } from './scheduler.ts';
 import { createSubscriptionService, type SubscriptionService } from './subscription-service.ts';
 import { SubscriptionStore } from './subscription-store.ts';
 import type { PostStyle } from './subscription.ts';
@@ -25,7 +25,9 @@ export interface DailyPosts {
   start(options: {
     poster: ChannelPoster;
     lookup: Pick<WotdLookup, 'getEntry'>;
-    render: (entry: Entry, style: PostStyle) => APIEmbed;
+    render: SchedulerOptions['render'];
+    threadSuffix?: SchedulerOptions['threadSuffix'];
+    languageOf?: SchedulerOptions['languageOf'];
     /** Cluster mode: every process runs the scheduler, and posts only what it claims. */
     claims?: DeliveryClaims;
   }): DailyScheduler;
@@ -66,13 +68,15 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
     store,
     subscriptions,
     privacy,
-    start({ poster, lookup, render, claims }) {
+    start({ poster, lookup, render, threadSuffix, languageOf, claims }) {
       if (scheduler) return scheduler;
       scheduler = new DailyScheduler({
         store,
         lookup,
         poster,
         render,
+        ...(threadSuffix ? { threadSuffix } : {}),
+        ...(languageOf ? { languageOf } : {}),
         logger,
         concurrency: options.concurrency,
         now: options.now,

@@ -69,7 +69,13 @@ export interface FanOutOptions {
   stopping?: () => boolean;
   /** Cluster mode: post a channel's day only under a claim, after checking it is still owed. */
   claims?: DeliveryClaims;
+  /** What follows the word in a post's thread name, in the subscription's language ("word of the day, 2025-01-14"). */
+  threadSuffix?: ThreadSuffix;
+  /** The language a subscription's posts are written in (see SchedulerOptions.languageOf). */
+  languageOf?: (subscription: Subscription) => string | undefined;
 }
+
+export type ThreadSuffix = (day: IsoDate, language: string | undefined) => string;
 
 export interface FanOutReport {
   total: number;
@@ -98,7 +104,7 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-export function buildMessage(subscription: Subscription, embed: APIEmbed, day: IsoDate): DailyMessage {
+export function buildMessage(subscription: Subscription, embed: APIEmbed, day: IsoDate, threadSuffix?: string): DailyMessage {
   const message: DailyMessage = {
     channelId: subscription.channelId,
     channelName: subscription.channelName,
@@ -107,15 +113,17 @@ export function buildMessage(subscription: Subscription, embed: APIEmbed, day: I
     nonce: deliveryNonce(subscription.channelId, day),
   };
   if (subscription.roleId) message.content = `<@&${subscription.roleId}>`;
-  if (subscription.openThread === true) message.thread = { name: threadName(embed, day) };
+  if (subscription.openThread === true) message.thread = { name: threadName(embed, threadSuffix ?? day) };
   if (subscription.publish === true) message.publish = true;
   return message;
 }
 
-/** "serendipity — word of the day, 2025-01-14": the word as plain text (the title is escaped markdown), within Discord's 100. */
-export function threadName(embed: APIEmbed, day: IsoDate): string {
+/**
+ * "serendipity — word of the day, 2025-01-14": the word as plain text (the title is escaped markdown), then the
+ * suffix the replies layer wrote in the post's language (the bare day without one), within Discord's 100.
+ */
+export function threadName(embed: APIEmbed, suffix: string): string {
   const word = (embed.title ?? '').replace(/\\(.)/g, '$1').trim();
-  const suffix = `word of the day, ${day}`;
   const name = word ? `${word} — ${suffix}` : suffix;
   return clip(name, DISCORD_LIMITS.threadName);
 }
@@ -142,7 +150,8 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   // A record read again under a claim is judged against the subscription as it is now.
   if (recheck && !owesPost(subscription, job.record, options.now())) return 'skipped';
 
-  const message = buildMessage(subscription, job.embed, slot.serviceDay);
+  const language = options.languageOf ? options.languageOf(subscription) : subscription.language;
+  const message = buildMessage(subscription, job.embed, slot.serviceDay, options.threadSuffix?.(slot.serviceDay, language));
   const previous = job.record;
   const startedAt = options.now().toISOString();
   const base: DeliveryRecord = {

@@ -37,6 +37,7 @@ export interface ServerData {
 
 export interface DataExport {
   exportedAt: string;
+  /** What the file holds, in the member's language: written by the replies layer (left empty here). */
   about: string;
   member: MemberData;
   server?: ServerData;
@@ -78,10 +79,7 @@ export class PrivacyService {
     const created = (await this.store.listAll()).filter((item) => item.createdBy === userId && !item.channelId.startsWith('dm:'));
     const data: DataExport = {
       exportedAt: now.toISOString(),
-      about:
-        'Everything wotd-bot stores about you (and, for a server admin, about the server): daily-post subscriptions and ' +
-        'the record of each post. Nothing else about you is kept; the word cache holds only the public words of the day. ' +
-        `A server subscription another member created names its creator as "${ANOTHER_MEMBER}".`,
+      about: '',
       member: {
         id: userId,
         dmSubscription: dm,

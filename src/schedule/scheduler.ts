@@ -5,7 +5,7 @@ import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { deliverableSlots, owesPost, type Slot } from './due.ts';
-import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
+import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport, type ThreadSuffix } from './delivery.ts';
 import { DueJobs } from './due-jobs.ts';
 import { describeJump, MinuteTicker, type ClockJump } from './minute-ticker.ts';
 import type { DueMove } from '../store/due-index.ts';
@@ -21,8 +21,18 @@ export interface SchedulerOptions {
   store: SubscriptionStore;
   lookup: Pick<WotdLookup, 'getEntry'>;
   poster: ChannelPoster;
-  /** The daily post's embed in a subscription's style; the full style is the same one /wotd shows. */
-  render: (entry: Entry, style: PostStyle) => APIEmbed;
+  /**
+   * The daily post's embed in a subscription's style and language (a Discord locale; undefined: the default); the
+   * full style is the same one /wotd shows.
+   */
+  render: (entry: Entry, style: PostStyle, language?: string) => APIEmbed;
+  /** A post's thread name after the word, in the subscription's language; without it, the bare day. */
+  threadSuffix?: ThreadSuffix;
+  /**
+   * The language a subscription's posts are written in: by default the one it was given; a transport may fill in
+   * one it did not get (the server's preferred locale at posting time).
+   */
+  languageOf?: (subscription: Subscription) => string | undefined;
   logger: Logger;
   concurrency: number;
   now?: () => Date;
@@ -57,7 +67,8 @@ export interface TickReport extends FanOutReport {
 /** A service day's entry, and its embed in each style rendered so far this tick. */
 interface DayEmbeds {
   entry: Entry;
-  byStyle: Map<PostStyle, APIEmbed>;
+  /** By style, and language when it has one. */
+  byStyle: Map<string, APIEmbed>;
 }
 
 interface EntryWait {
@@ -185,6 +196,8 @@ export class DailyScheduler {
       progressEvery: this.options.progressEvery,
       stopping: () => this.stopping,
       ...(this.options.claims ? { claims: this.options.claims } : {}),
+      ...(this.options.threadSuffix ? { threadSuffix: this.options.threadSuffix } : {}),
+      ...(this.options.languageOf ? { languageOf: this.options.languageOf } : {}),
     });
     await this.pruneOnceADay(now);
     return { ...report, waitingForEntry };
@@ -250,12 +263,14 @@ export class DailyScheduler {
           waitingForEntry += 1;
           continue;
         }
-        // Each style's embed is rendered once per day, however many channels use it.
+        // Each style's embed is rendered once per day and language, however many channels use it.
         const style = postStyleOf(subscription);
-        let embed = day.byStyle.get(style);
+        const language = this.options.languageOf ? this.options.languageOf(subscription) : subscription.language;
+        const key = language ? `${style} ${language}` : style;
+        let embed = day.byStyle.get(key);
         if (!embed) {
-          embed = this.options.render(day.entry, style);
-          day.byStyle.set(style, embed);
+          embed = this.options.render(day.entry, style, language);
+          day.byStyle.set(key, embed);
         }
         jobs.add(channelId, slot, embed, recordOf(channelId, slot), dueAt);
       }

@@ -23,6 +23,8 @@ export interface SubscribeRequest {
   openThread?: boolean;
   /** Publish each post to following servers, in an announcement channel (default no). */
   publish?: boolean;
+  /** The posts' language, a Discord locale (default: none, so the server's preferred locale at posting time). */
+  language?: string;
 }
 
 export interface SubscriptionOverview {
@@ -41,6 +43,8 @@ export interface DmSubscribeRequest {
   time: string;
   timeZone: string;
   style?: PostStyle;
+  /** The DMs' language, a Discord locale: the member's own when they subscribed, unless they chose one. */
+  language?: string;
 }
 
 /** DM subscriptions a member may have: one, changed by subscribing again. */
@@ -154,6 +158,7 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     style: request.style ?? 'full',
     ...(request.openThread === true ? { openThread: true } : {}),
     ...(request.publish === true ? { publish: true } : {}),
+    ...(request.language ? { language: request.language } : {}),
   };
 }
 
@@ -162,7 +167,8 @@ export type SubscriptionChange =
   | { setting: 'time' | 'timeZone'; from: string; to: string }
   | { setting: 'role'; from: string | null; to: string | null }
   | { setting: 'style'; from: PostStyle; to: PostStyle }
-  | { setting: 'thread' | 'publish'; from: boolean; to: boolean };
+  | { setting: 'thread' | 'publish'; from: boolean; to: boolean }
+  | { setting: 'language'; from: string | null; to: string | null };
 
 /** What subscribing again changed of `previous`, in the order the command's options come. */
 export function subscriptionChanges(previous: Subscription, next: Subscription): SubscriptionChange[] {
@@ -175,6 +181,8 @@ export function subscriptionChanges(previous: Subscription, next: Subscription):
   if (thread.from !== thread.to) changes.push({ setting: 'thread', ...thread });
   const publish = { from: previous.publish === true, to: next.publish === true };
   if (publish.from !== publish.to) changes.push({ setting: 'publish', ...publish });
+  const language = { from: previous.language ?? null, to: next.language ?? null };
+  if (language.from !== language.to) changes.push({ setting: 'language', ...language });
   return changes;
 }
 

@@ -106,17 +106,6 @@ export interface DamagedDelivery {
 /** What reading a channel's delivery record for a day finds, besides nothing. */
 export type DeliveryReading = DeliveryRecord | DamagedDelivery;
 
-export function describeStatus(status: SubscriptionStatus): string {
-  switch (status.state) {
-    case 'active':
-      return 'active';
-    case 'failing':
-      return `failing (${status.reason}; ${status.failedDays} failed ${status.failedDays === 1 ? 'day' : 'days'} in a row)`;
-    case 'disabled':
-      return status.channelGone ? `disabled (${status.reason}; not counted toward the limit)` : `disabled (${status.reason})`;
-  }
-}
-
 /**
  * A member's subscription of their own DMs is stored like a channel's, under ids that no server or channel can have
  * (snowflakes are digits): channel `dm:<user id>` in the "server" `user:<user id>`. So the scheduler, the delivery

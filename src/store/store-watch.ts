@@ -42,13 +42,6 @@ export function storeErrorIn(error: unknown): StoreError | null {
   return null;
 }
 
-/** What a member is told when a command failed on the store before writing anything. */
-export const STORE_FAILED_REPLY =
-  'I could not reach my data store just now, so this was not done: nothing was changed. Please try again in a minute.';
-/** …and when some of its writes went through first (every change command can be run again to finish). */
-export const STORE_FAILED_PARTWAY_REPLY =
-  'I lost my data store partway through, so this may be only partly done. Please run the same command again in a minute to finish it.';
-
 /** Whether a piece of work wrote to a watched store (see traceWrites). */
 export interface WriteTrace {
   wrote: boolean;
@@ -62,10 +55,13 @@ export function traceWrites<T>(work: () => Promise<T>): { trace: WriteTrace; don
   return { trace, done: traces.run(trace, work) };
 }
 
-/** The reply to a command that threw: a store failure says whether anything changed; null for any other error. */
-export function storeFailureReply(error: unknown, trace: WriteTrace): string | null {
+/**
+ * How a piece of work failed on a store, for the member's reply (src/replies/store-failure.ts): `failed` before it
+ * wrote anything, `partway` after some of its writes went through; null when the failure was not the store's.
+ */
+export function storeFailureKind(error: unknown, trace: WriteTrace): 'failed' | 'partway' | null {
   if (!storeErrorIn(error)) return null;
-  return trace.wrote ? STORE_FAILED_PARTWAY_REPLY : STORE_FAILED_REPLY;
+  return trace.wrote ? 'partway' : 'failed';
 }
 
 /** One store as /healthz and wotd_bot_store_errors_total see it. */

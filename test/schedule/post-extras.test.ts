@@ -1,7 +1,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
+import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
 import { startBotOnServer } from './bot-on-server.ts';
@@ -45,7 +45,7 @@ describe('a thread on each post and publishing, end to end', () => {
       store: daily.store,
       lookup,
       poster: createChannelPoster(bot.client.rest, { logger }),
-      render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: 'https://wotd.site' }),
+      ...dailyPostRendering('https://wotd.site'),
       logger,
       concurrency: 2,
       hooks: {

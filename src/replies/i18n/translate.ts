@@ -9,6 +9,7 @@ import ptBR from './catalogs/pt-BR.json' with { type: 'json' };
 import ru from './catalogs/ru.json' with { type: 'json' };
 import zhCN from './catalogs/zh-CN.json' with { type: 'json' };
 import { SOURCE_LOCALE, catalogLocaleOf, type CatalogLocale } from './locales.ts';
+import { PSEUDO_LOCALE, pseudoMessage } from './pseudo.ts';
 
 /** Every message the bot writes has a key in the English catalog, the source the others translate. */
 export type MessageKey = keyof typeof en;
@@ -53,6 +54,7 @@ const translators = new Map<CatalogLocale, Translate>();
 
 /** The texts of one catalog (any locale string is accepted; unknown ones read English). */
 export function translatorFor(locale: string | null | undefined): Translate {
+  if (locale === PSEUDO_LOCALE) return pseudo;
   const catalog = catalogLocaleOf(locale);
   let translate = translators.get(catalog);
   if (!translate) {
@@ -62,3 +64,5 @@ export function translatorFor(locale: string | null | undefined): Translate {
   }
   return translate;
 }
+
+const pseudo: Translate = (key, values) => pseudoMessage(en[key], values);

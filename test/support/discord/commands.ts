@@ -1,4 +1,5 @@
 import { snowflake } from './snowflake.ts';
+import { DISCORD_LOCALE_CODES, NAME, validateLocalizations } from './command-localizations.ts';
 import { FormErrors } from './validation.ts';
 
 /**
@@ -34,7 +35,6 @@ export interface RegisteredCommand extends Json {
   version: string;
 }
 
-const NAME = /^[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
 
 function validateOptions(errors: FormErrors, path: (string | number)[], options: unknown, depth: number): void {
   if (options === undefined || options === null) return;
@@ -44,6 +44,8 @@ function validateOptions(errors: FormErrors, path: (string | number)[], options:
   }
   if (options.length > 25) errors.add(path, 'BASE_TYPE_MAX_LENGTH', 'Must be 25 or fewer in length.');
   const names = new Set<string>();
+  // Each locale's option names, localized where a localization is given: unique within the level too.
+  const localizedNames = new Map<string, Set<string>>();
   let sawOptional = false;
   options.forEach((option: unknown, i: number) => {
     const p = [...path, i];
@@ -62,9 +64,21 @@ function validateOptions(errors: FormErrors, path: (string | number)[], options:
     } else if (names.has(o.name)) {
       errors.add([...p, 'name'], 'APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS', 'Option name already exists');
     } else names.add(o.name);
+    const localized = validateLocalizations(errors, [...p, 'name_localizations'], o.name_localizations, 'name');
+    for (const locale of DISCORD_LOCALE_CODES) {
+      const name = localized.get(locale) ?? (typeof o.name === 'string' ? o.name : undefined);
+      if (name === undefined) continue;
+      const seen = localizedNames.get(locale) ?? new Set<string>();
+      if (localized.has(locale) && seen.has(name)) {
+        errors.add([...p, 'name_localizations', locale], 'APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS', 'Option name already exists');
+      }
+      seen.add(name);
+      localizedNames.set(locale, seen);
+    }
     if (typeof o.description !== 'string' || o.description.length < 1 || o.description.length > 100) {
       errors.add([...p, 'description'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
     }
+    validateLocalizations(errors, [...p, 'description_localizations'], o.description_localizations, 'description');
     const isSub = type === OptionType.Subcommand || type === OptionType.SubcommandGroup;
     if (isSub) {
       if (depth >= (type === OptionType.SubcommandGroup ? 1 : 2)) {
@@ -79,6 +93,15 @@ function validateOptions(errors: FormErrors, path: (string | number)[], options:
     if (o.choices !== undefined) {
       if (!Array.isArray(o.choices)) errors.add([...p, 'choices'], 'BASE_TYPE_LIST', 'Must be a list.');
       else if (o.choices.length > 25) errors.add([...p, 'choices'], 'BASE_TYPE_MAX_LENGTH', 'Must be 25 or fewer in length.');
+      if (Array.isArray(o.choices)) {
+        o.choices.forEach((choice: unknown, c: number) => {
+          const named = typeof choice === 'object' && choice !== null ? (choice as Json) : {};
+          if (typeof named.name !== 'string' || named.name.length < 1 || named.name.length > 100) {
+            errors.add([...p, 'choices', c, 'name'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+          }
+          validateLocalizations(errors, [...p, 'choices', c, 'name_localizations'], named.name_localizations, 'choice');
+        });
+      }
       if (o.autocomplete === true) {
         errors.add([...p, 'autocomplete'], 'APPLICATION_COMMAND_OPTION_AUTOCOMPLETE_CHOICES', 'Autocomplete cannot be set with choices');
       }
@@ -108,6 +131,8 @@ export function validateCommand(body: unknown, path: (string | number)[] = []): 
     if (typeof c.description !== 'string' || c.description.length < 1 || c.description.length > 100) {
       errors.add([...path, 'description'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
     }
+    validateLocalizations(errors, [...path, 'name_localizations'], c.name_localizations, 'name');
+    validateLocalizations(errors, [...path, 'description_localizations'], c.description_localizations, 'description');
   }
   validateOptions(errors, [...path, 'options'], c.options, 0);
   validateEnumList(errors, [...path, 'integration_types'], c.integration_types, [0, 1]);

@@ -1,0 +1,55 @@
+import type { DeliveryReading, PostStyle, SubscriptionStatus } from '../schedule/subscription.ts';
+import { clip, escapeText } from './embeds.ts';
+import { catalogLocaleOf, type CatalogLocale } from './i18n/locales.ts';
+import type { MessageKey, Translate } from './i18n/translate.ts';
+
+/** A subscription's state, its failures and its language, as the admin commands say them. */
+
+/**
+ * "active", "failing (reason; 2 failed days in a row)", "disabled (reason)". The reason is Discord's or the bot's
+ * record of what went wrong, stored as written at the time, so it is shown as it is (escaped).
+ */
+export function describeStatus(status: SubscriptionStatus, t: Translate): string {
+  switch (status.state) {
+    case 'active':
+      return t('status.active');
+    case 'failing':
+      return t('status.failing', { reason: escapeText(status.reason), days: status.failedDays });
+    case 'disabled':
+      return status.channelGone ? t('status.disabledGone', { reason: escapeText(status.reason) }) : t('status.disabled', { reason: escapeText(status.reason) });
+  }
+}
+
+/** What today's delivery record adds to the status, if anything worth an admin's attention (with a leading space). */
+export function todaysDelivery(record: DeliveryReading | null, t: Translate): string {
+  if (record?.state === 'retrying') {
+    return ` ${record.error ? t('status.today.retrying', { error: escapeText(clip(record.error, 200)) }) : t('status.today.retryingNoAnswer')}`;
+  }
+  if (record?.state === 'failed' && record.refused) {
+    const { code, message } = record.refused;
+    return ` ${t('status.today.refused', { message: escapeText(clip(message, 200)), code: String(code) })}`;
+  }
+  if (record?.state === 'damaged') return ` ${t('status.today.damaged')}`;
+  return '';
+}
+
+export function styleName(style: PostStyle, t: Translate): string {
+  return style === 'compact' ? t('style.compact') : t('style.full');
+}
+
+const LANGUAGE_KEYS: Record<CatalogLocale, MessageKey> = {
+  en: 'language.en',
+  de: 'language.de',
+  es: 'language.es',
+  fr: 'language.fr',
+  'pt-BR': 'language.pt-BR',
+  ru: 'language.ru',
+  ja: 'language.ja',
+  'zh-CN': 'language.zh-CN',
+};
+
+/** A subscription's language as the reader names it ("German"); none set: the server's language. */
+export function languageName(language: string | null | undefined, t: Translate): string {
+  if (!language) return t('language.server');
+  return t(LANGUAGE_KEYS[catalogLocaleOf(language)]);
+}
