@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
 import { limitHeapGrowth } from './cli/heap-growth.ts';
+import { stopOnLostLock } from './cli/lock-lost.ts';
 import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
 
 const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
@@ -128,10 +129,11 @@ type BotStoreLock = StoreLock & { logTo?(logger: Logger): void };
 async function lockStore(config: Config): Promise<BotStoreLock | undefined> {
   const location = storeLocation(config);
   const storeFile = sqliteStoreFile(location);
-  if (storeFile) return lockSqliteStore(storeFile);
+  if (storeFile) return lockSqliteStore(storeFile, { onLost: stopOnLostLock });
   if (isPostgresStore(location)) {
     const { lockPostgresStore } = await import('./store/postgres-store-lock.ts');
-    return lockPostgresStore(location.url, { shared: location.lockRedisUrl !== undefined, ...(location.setting ? { setting: location.setting } : {}) });
+    const shared = location.lockRedisUrl !== undefined;
+    return lockPostgresStore(location.url, { shared, onLost: stopOnLostLock, ...(location.setting ? { setting: location.setting } : {}) });
   }
   return undefined;
 }
