@@ -23,6 +23,7 @@ import { postsPerSecondFor } from './discord/channel-poster.ts';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
 import { limitHeapGrowth } from './cli/heap-growth.ts';
+import { stopOnLostLock } from './cli/lock-lost.ts';
 import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
 
 /** `wotd-bot start` (`npm start`) and `wotd-bot console` (`npm run console`); see src/cli/start-mode.ts for which runs. */
@@ -83,10 +84,11 @@ type BotStoreLock = StoreLock & { logTo?(logger: Logger): void };
 async function lockStore(config: Config): Promise<BotStoreLock | undefined> {
   const location = storeLocation(config);
   const storeFile = sqliteStoreFile(location);
-  if (storeFile) return lockSqliteStore(storeFile);
+  if (storeFile) return lockSqliteStore(storeFile, { onLost: stopOnLostLock });
   if (isPostgresStore(location)) {
     const { lockPostgresStore } = await import('./store/postgres-store-lock.ts');
-    return lockPostgresStore(location.url, { shared: location.lockRedisUrl !== undefined, ...(location.setting ? { setting: location.setting } : {}) });
+    const shared = location.lockRedisUrl !== undefined;
+    return lockPostgresStore(location.url, { shared, onLost: stopOnLostLock, ...(location.setting ? { setting: location.setting } : {}) });
   }
   return undefined;
 }
