@@ -54,7 +54,7 @@ it('mirrors the embedded service, says so on the first screen, and reports it on
   child.stdin.end('/wotd-find word:echo\nexit\n');
   const result = await exited;
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\), refreshed daily\./);
+  expect(result.stderr).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\), refreshed daily\./);
   expect(result.stdout).toContain('│ echo: word of the day 12 times');
   expect(run.stderr.split('\n').filter((line) => /"level":(40|50)/.test(line))).toEqual([]);
 });
@@ -64,5 +64,5 @@ it('WOTD_MIRROR=off: the first screen says so and nothing is downloaded', async 
   child.stdin.end('exit\n');
   const result = await exited;
   expect(result.code).toBe(0);
-  expect(result.stdout).toContain('The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.');
+  expect(result.stderr).toContain('The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.');
 });
