@@ -3,7 +3,7 @@ import type { BotServices, CommandContext, SlashCommand } from '../src/replies/i
 import { privateNote } from '../src/replies/messages.ts';
 import { discordTime, subscribeOutcome } from '../src/replies/admin-replies.ts';
 import { POST_STYLES } from '../src/schedule/subscription.ts';
-import { parseSchedule } from '../src/replies/schedule-options.ts';
+import { parseSchedule, TIME_OPTION_MAX_LENGTH } from '../src/replies/schedule-options.ts';
 import { autocomplete } from './wotd-subscribe.ts';
 
 const data = new SlashCommandBuilder()
@@ -12,7 +12,7 @@ const data = new SlashCommandBuilder()
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
   .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
   .addStringOption((option) =>
-    option.setName('time').setDescription('Time of day, 24-hour HH:MM (default 09:00)').setMinLength(3).setMaxLength(5),
+    option.setName('time').setDescription('Time of day, 24-hour HH:MM (default 09:00)').setMinLength(3).setMaxLength(TIME_OPTION_MAX_LENGTH),
   )
   .addStringOption((option) =>
     option.setName('timezone').setDescription('Your IANA time zone, e.g. Europe/London (default UTC)').setMaxLength(64).setAutocomplete(true),
@@ -44,7 +44,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const compact = style === 'compact' ? ', compact' : '';
   await context.respond(
     privateNote(
-      `${verb}: I'll DM you the word of the day every day at ${schedule.time} (${schedule.timeZone})${compact}.${changed}${next} ` +
+      `${verb}: I'll DM you the word of the day every day at ${schedule.time} (${schedule.timeZone}${schedule.zoneNote})${compact}.${changed}${next} ` +
         'I can DM you while we share a server or you have added me to your account, and your privacy settings allow it. /wotd-unsubscribe-me stops it.',
     ),
   );

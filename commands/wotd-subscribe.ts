@@ -14,7 +14,7 @@ import {
   REQUIRED_PERMISSIONS,
   subscribeOutcome,
 } from '../src/replies/admin-replies.ts';
-import { parseSchedule } from '../src/replies/schedule-options.ts';
+import { parseSchedule, TIME_OPTION_MAX_LENGTH } from '../src/replies/schedule-options.ts';
 import { subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
@@ -33,7 +33,7 @@ const data = new SlashCommandBuilder()
       .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
   )
   .addStringOption((option) =>
-    option.setName('time').setDescription('Time of day to post, 24-hour HH:MM (default 09:00)').setMinLength(3).setMaxLength(5),
+    option.setName('time').setDescription('Time of day to post, 24-hour HH:MM (default 09:00)').setMinLength(3).setMaxLength(TIME_OPTION_MAX_LENGTH),
   )
   .addStringOption((option) =>
     option
@@ -133,7 +133,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
       : '';
   const style = request.style === 'compact' ? ', compact (word, IPA and a one-line definition)' : '';
   const extras = `${openThread ? ', with a thread on each post' : ''}${publish ? ', published to following servers' : ''}`;
-  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}${extras}.${changed}${next}`));
+  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone}${schedule.zoneNote})${style}${mention}${extras}.${changed}${next}`));
 }
 
 function styleOption(context: CommandContext): PostStyle {
