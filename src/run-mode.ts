@@ -349,6 +349,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
       session,
       input: process.stdin,
       output: process.stdout,
+      notices: process.stderr,
       banner: consoleBanner(source, endpoint?.server.url, mirrorSummary(config.WOTD_MIRROR, siteUrl)),
       terminal,
       screen,
