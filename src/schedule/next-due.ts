@@ -50,7 +50,13 @@ export function dueAtFrom(subscription: Subscription, now: number): number | nul
  * The index instant with the delivery records read: the post instant of a deliverable slot still owed (at or before
  * `now`), else the earlier of a pending retry and the next post instant. Null when disabled.
  */
-export function settledDueAt(subscription: Subscription, record: (serviceDay: IsoDate) => DeliveryReading | null, now: number): number | null {
+export function settledDueAt(
+  subscription: Subscription,
+  record: (serviceDay: IsoDate) => DeliveryReading | null,
+  now: number,
+  /** nextDueAt(subscription, now), when the caller has it already (many subscriptions share it). */
+  next: number | null = nextDueAt(subscription, now),
+): number | null {
   if (subscription.status.state === 'disabled') return null;
   const at = new Date(now);
   let retryAt = Number.POSITIVE_INFINITY;
@@ -59,8 +65,7 @@ export function settledDueAt(subscription: Subscription, record: (serviceDay: Is
     if (owesPost(subscription, reading, at)) return slot.postAt.getTime();
     if (reading?.state === 'retrying' && reading.nextAttemptAt) retryAt = Math.min(retryAt, retryInstant(reading.nextAttemptAt, now));
   }
-  const next = nextDueAt(subscription, now) ?? Number.POSITIVE_INFINITY;
-  return Math.min(next, retryAt);
+  return Math.min(next ?? Number.POSITIVE_INFINITY, retryAt);
 }
 
 /** A stored retry time; one that is not a time is taken as now (owesPost would have owed it already). */
