@@ -10,7 +10,8 @@ import { localDateOf } from './zoned-time.ts';
  *
  * The one invariant: an index instant is never later than the subscription's next owed post. An earlier one is
  * harmless: the tick that reads it finds nothing owed (the delivery records say so) and moves it on. So whenever the
- * delivery records are not at hand (a subscription written, an index built), the earliest candidate is taken.
+ * delivery records are not at hand (a subscription written, an index built), the entry is made due at once and the
+ * next tick places it with settledDueAt.
  */
 
 /** How far ahead a post instant is looked for; past it, the subscription is looked at again then (never lost). */
@@ -34,16 +35,6 @@ export function nextDueAt(subscription: Subscription, after: number): number | n
     if (slot.postAt.getTime() > after && isDelivered(subscription, slot)) return slot.postAt.getTime();
   }
   return after + HORIZON_DAYS * 86_400_000;
-}
-
-/**
- * The index instant of a subscription whose delivery records are not read: its earliest slot deliverable at `now`
- * (a post time already passed today may still be owed), else its next post instant. Null when disabled.
- */
-export function dueAtFrom(subscription: Subscription, now: number): number | null {
-  if (subscription.status.state === 'disabled') return null;
-  const [first] = deliverableSlots(subscription, new Date(now));
-  return first ? first.postAt.getTime() : nextDueAt(subscription, now);
 }
 
 /**
