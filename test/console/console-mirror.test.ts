@@ -56,11 +56,7 @@ it('mirrors the embedded service, says so on the first screen, and reports it on
   child.stdin.end('/wotd-find word:echo\nexit\n');
   const result = await exited;
   expect(result.code).toBe(0);
-<<<<<<< HEAD
-  expect(result.stdout).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\) once it is loaded, refreshed daily; until then, and if it cannot be, from the service\./);
-=======
-  expect(result.stderr).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\), refreshed daily\./);
->>>>>>> issue-32
+  expect(result.stderr).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\) once it is loaded, refreshed daily; until then, and if it cannot be, from the service\./);
   expect(result.stdout).toContain('│ echo: word of the day 12 times');
   expect(run.stderr.split('\n').filter((line) => /"level":(40|50)/.test(line))).toEqual([]);
 });
@@ -86,7 +82,7 @@ it('an explicit WOTD_SITE_URL is where the snapshots are looked for: the API ori
     child.stdin.end('exit\n');
     const result = await exited;
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`a local copy of the service's database (${twin.siteUrl}/databases) once it is loaded`);
+    expect(result.stderr).toContain(`a local copy of the service's database (${twin.siteUrl}/databases) once it is loaded`);
     expect(twin.requests.filter((request) => request.path === '/databases').length).toBeGreaterThan(0);
   } finally {
     await twin.close();
