@@ -2,7 +2,7 @@ import { ApplicationIntegrationType, ChannelType, InteractionContextType, Permis
 import { dailyPostEmbed, dailyPostRendering } from '../src/replies/daily-embeds.ts';
 import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
-import { privateNote, staleNote, userError } from '../src/replies/messages.ts';
+import { privateNote, quoteInput, staleNote, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
 import { POST_STYLES, type PostStyle } from '../src/schedule/subscription.ts';
 import {
@@ -55,12 +55,8 @@ export async function languageOrRefuse(context: CommandContext, t: Translate): P
   if (typed === null || typed.trim() === '') return { language: null };
   const language = readLanguageOption(typed);
   if (language) return { language };
-  await context.respond(userError(t('language.unknown', { text: quoteLanguage(typed) })));
+  await context.respond(userError(t('language.unknown', { text: quoteInput(typed) })));
   return undefined;
-}
-
-function quoteLanguage(text: string): string {
-  return text.replace(/[`*_~|\\<>@]/g, '').slice(0, 32);
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {

@@ -278,7 +278,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
   const logger = createLogger({ level, format: config.LOG_FORMAT, secrets: settingSecrets(config) });
   lock?.logTo?.(logger);
   // The console's modules are loaded only here, so a bot on Discord does not keep their code in memory.
-  const [{ consoleBanner }, { runConsoleLoop }, { PromptScreen }, { ConsoleSession }, { createConsolePoster }] = await Promise.all([
+  const [{ consoleBanner }, { runConsoleLoop }, { PromptScreen }, { ConsoleSession, consoleLocale }, { createConsolePoster }] = await Promise.all([
     import('./console/banner.ts'),
     import('./console/console.ts'),
     import('./console/prompt-screen.ts'),
@@ -335,7 +335,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
     daily.start({
       poster: createConsolePoster({ write: screen.write, color }),
       lookup: adapter,
-      ...dailyPostRendering(config.WOTD_SITE_URL),
+      ...dailyPostRendering(config.WOTD_SITE_URL, consoleLocale),
     });
     const session = new ConsoleSession({
       commands,

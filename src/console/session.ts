@@ -24,6 +24,8 @@ import { renderButtons, renderMessage } from './render.ts';
 import { terminalText } from '../replies/terminal-text.ts';
 import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
 import { consoleLocale } from './console-locale.ts';
+
+export { consoleLocale } from './console-locale.ts';
 import { catalogLocaleOf, DISCORD_LOCALES } from '../replies/i18n/locales.ts';
 
 export interface ConsoleSessionOptions {

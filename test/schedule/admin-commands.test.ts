@@ -123,7 +123,7 @@ describe('admin command definitions', () => {
     expect(json.integration_types).toEqual([0]);
   });
 
-  it('offers text and announcement channels, a time, a zone with autocomplete and a role', () => {
+  it('offers text and announcement channels, a time, a zone with autocomplete, a role and a language with autocomplete', () => {
     const options = wotdSubscribeCommand.data.toJSON().options ?? [];
     expect(options.map((option) => [option.name, option.required ?? false])).toEqual([
       ['channel', true],
@@ -134,9 +134,11 @@ describe('admin command definitions', () => {
       ['thread', false],
       ['publish', false],
       ['preview', false],
+      ['language', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });
+    expect(options[8]).toMatchObject({ autocomplete: true });
   });
 });
 
