@@ -313,8 +313,9 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
       // Variant A, as the public site: it also offers its monthly database snapshots on /databases.
       logger.info({ apiUrl: service.url, databases: `${service.url}/databases` }, 'embedded Word-of-the-Day service');
     }
-    // The embedded service publishes its own snapshots, as the public site does: the mirror copies those.
-    const siteUrl = mirrorSite(config, baseUrl);
+    // The embedded service publishes its own snapshots, as the public site does: the mirror copies those, whatever
+    // WOTD_SITE_URL says (a copied .env.example sets it), so the console stays offline and answers from one word list.
+    const siteUrl = service ? mirrorSiteUrl({ url: config.WOTD_SITE_URL, set: false }, baseUrl) : mirrorSite(config, baseUrl);
     mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl, store: storeLocation(config), logger });
     adapter = await openWotdAdapter(config, {
       baseUrl,

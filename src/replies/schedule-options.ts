@@ -23,9 +23,17 @@ export function parseSchedule(
   const timeZone = canonicalTimeZone(zoneText ?? 'UTC');
   if (!timeZone) return { ok: false, message: t('schedule.badZone', { text: quoteInput(zoneText ?? '') }) };
   // A zone typed under another name (CET, US/Eastern) is stored under its canonical one: say so, after that name.
+  // The same city spelt as the runtime's ICU spells it (Asia/Kolkata stored as Asia/Calcutta) is no surprise.
   const typed = (zoneText ?? 'UTC').trim();
-  const zoneNote = typed.toLowerCase() === timeZone.toLowerCase() ? '' : t('schedule.zoneNote', { typed: quoteInput(typed) });
+  const zoneNote = sameArea(typed, timeZone) ? '' : t('schedule.zoneNote', { typed: quoteInput(typed) });
   return { ok: true, time: formatLocalTime(time), timeZone, zoneNote };
+}
+
+/** Whether a typed zone names its canonical one's area (Asia/Kolkata and Asia/Calcutta; not CET or US/Eastern). */
+function sameArea(typed: string, canonical: string): boolean {
+  if (typed.toLowerCase() === canonical.toLowerCase()) return true;
+  const area = (zone: string) => (zone.includes('/') ? zone.slice(0, zone.indexOf('/')).toLowerCase() : null);
+  return area(typed) !== null && area(typed) === area(canonical);
 }
 
 /**
