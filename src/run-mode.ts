@@ -357,8 +357,8 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
       // Variant A, as the public site: it also offers its monthly database snapshots on /databases.
       logger.info({ apiUrl: service.url, databases: `${service.url}/databases` }, 'embedded Word-of-the-Day service');
     }
-    // The embedded service publishes its own snapshots, as the public site does: the mirror copies those.
-    const siteUrl = mirrorSite(config, baseUrl);
+    // The embedded service publishes its own snapshots: the mirror copies those, whatever WOTD_SITE_URL says.
+    const siteUrl = service ? baseUrl : mirrorSite(config, baseUrl);
     mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl, store: storeLocation(config), logger });
     adapter = await openWotdAdapter(config, {
       baseUrl,
