@@ -1,8 +1,10 @@
 import { commands } from '../commands/index.ts';
 import { loadConfig, loadDotEnv, urlSecrets, withoutPassword, type Config } from './config/settings.ts';
-import { ListenError } from './config/listen-error.ts';
-import { quoted, singleLine } from './config/message-text.ts';
-import { nearestName } from './config/nearest-name.ts';
+import { inviteLine } from './config/message-text.ts';
+import { reportStopFailure } from './cli/start-failure.ts';
+import { atTerminal, startMode } from './cli/start-mode.ts';
+import { oneLine, parseStartArgs, shardSource, warnMisspelledSettings } from './cli/start-options.ts';
+import { nextSignal } from './cli/stop-signal.ts';
 import type { ConsoleSource } from './console/banner.ts';
 import type { BotServices } from './replies/interactions.ts';
 import { createLogger, type Logger } from './config/logger.ts';
@@ -13,86 +15,39 @@ import { DEFAULT_API_URL, openWotdAdapter, type WotdAdapter } from './wotd/adapt
 import { mirrorSummary, openDatabaseMirror, type DatabaseMirror } from './wotd/mirror/open-mirror.ts';
 import { isSet, mirrorSiteUrl } from './wotd/mirror/mirror-site.ts';
 import type { UpstreamEvent } from './wotd/upstream-request.ts';
-import { dailyPostEmbed } from './replies/daily-embeds.ts';
+import { dailyPostRendering } from './replies/daily-embeds.ts';
 import { openDailyPosts, type DailyPosts } from './schedule/daily-posts.ts';
 import { describeShardPlan, shardPlan, ShardPlanError, type ShardPlan } from './discord/shards.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import { postsPerSecondFor } from './discord/channel-poster.ts';
-import { parseArgs } from 'node:util';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
 import { limitHeapGrowth } from './cli/heap-growth.ts';
 import { stopOnLostLock } from './cli/lock-lost.ts';
 import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
 
-const USAGE = `Usage: wotd-bot start [--shards auto|N] [--shard-ids IDS]
-
-Runs the bot. With DISCORD_TOKEN set (in the environment or .env) it connects to Discord and uses the
-Word-of-the-Day service at WOTD_API_URL (default ${DEFAULT_API_URL}). Without it, it runs in this terminal:
-an offline console against the embedded service reading WOTD_SERVICE_DB (or WOTD_API_URL when set).
-
-  --shards auto|N    run the gateway in N shards (auto: as many as Discord recommends); default DISCORD_SHARD_COUNT
-  --shard-ids IDS    run only these of the N shards in this process, e.g. 0-3 (others run elsewhere);
-                     default DISCORD_SHARD_IDS, else all N`;
-
-/** Resolves on the first SIGINT or SIGTERM, with the signal's name. */
-function nextSignal(): { promise: Promise<NodeJS.Signals>; dispose: () => void } {
-  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
-  const promise = new Promise<NodeJS.Signals>((resolve) => {
-    onSignal = (signal) => resolve(signal);
-  });
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    promise,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
-
-function oneLine(error: unknown): string {
-  return singleLine((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error');
-}
-
-/** A port in use (METRICS_PORT): one line naming the setting and the port, exit code 2, as for a bad setting. */
-function settingClash(error: ListenError): number {
-  process.stderr.write(`wotd-bot start: ${singleLine(error.message)}\n`);
-  return 2;
-}
-
-/** `wotd-bot start` (`npm start`): the Discord bot when DISCORD_TOKEN is set, otherwise the console. */
-export async function runBot(args: string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  let flags: { shards?: string; 'shard-ids'?: string };
-  const unknown = args.find((arg) => arg.startsWith('--') && arg !== '--' && !['shards', 'shard-ids'].includes(arg.slice(2).split('=')[0] ?? ''));
-  if (unknown !== undefined) {
-    const name = unknown.split('=')[0] ?? unknown;
-    const nearest = nearestName(name, ['--shards', '--shard-ids']);
-    process.stderr.write(`wotd-bot start: unknown option ${quoted(name)}${nearest ? `; did you mean \`${nearest}\`?` : ''}\n\n${USAGE}\n`);
-    return 2;
-  }
-  try {
-    flags = parseArgs({ args, options: { shards: { type: 'string' }, 'shard-ids': { type: 'string' } }, strict: true }).values;
-  } catch (error) {
-    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n\n${USAGE}\n`);
-    return 2;
-  }
+/** `wotd-bot start` (`npm start`) and `wotd-bot console` (`npm run console`); see src/cli/start-mode.ts for which runs. */
+export async function runBot(args: string[], command: 'start' | 'console' = 'start'): Promise<number> {
+  const flags = parseStartArgs(command, args);
+  if (typeof flags === 'number') return flags;
   loadDotEnv();
+  warnMisspelledSettings(command);
   const config = loadConfig();
   let shards: ShardPlan;
   try {
     shards = shardPlan(flags.shards ?? config.DISCORD_SHARD_COUNT, flags['shard-ids'] ?? config.DISCORD_SHARD_IDS);
   } catch (error) {
     if (!(error instanceof ShardPlanError)) throw error;
-    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    process.stderr.write(`wotd-bot ${command}: ${shardSource(flags)}: ${error.message}\n`);
     return 2;
   }
-  if (!config.DISCORD_TOKEN && shards.kind !== 'single') {
+  const mode = startMode(command, config.DISCORD_TOKEN, atTerminal());
+  if (mode.kind === 'refused') {
+    process.stderr.write(`wotd-bot ${command}: ${mode.reason}\n`);
+    return 2;
+  }
+  // `console` ignores shard settings meant for the bot's Discord runs; `start` says they need the gateway.
+  if (mode.kind === 'console' && command === 'start' && shards.kind !== 'single') {
     process.stderr.write('wotd-bot start: shards are for the Discord gateway; set DISCORD_TOKEN to use them\n');
     return 2;
   }
@@ -101,18 +56,18 @@ export async function runBot(args: string[]): Promise<number> {
     loginBackoffBaseMs = loginBackoffBaseMsFrom(process.env);
   } catch (error) {
     if (!(error instanceof LoginSettingError)) throw error;
-    process.stderr.write(`wotd-bot start: ${error.message}\n`);
+    process.stderr.write(`wotd-bot ${command}: ${error.message}\n`);
     return 2;
   }
   let lock: BotStoreLock | undefined;
   try {
     lock = await lockStore(config);
   } catch (error) {
-    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
+    process.stderr.write(`wotd-bot ${command}: ${oneLine(error)}\n`);
     return error instanceof StoreInUseError ? 2 : 1;
   }
   try {
-    return await (config.DISCORD_TOKEN ? runDiscord(config, config.DISCORD_TOKEN, shards, loginBackoffBaseMs, lock) : runConsole(config, lock));
+    return await (mode.kind === 'discord' ? runDiscord(config, mode.token, shards, loginBackoffBaseMs, lock) : runConsole(config, command, lock));
   } finally {
     await lock?.release();
   }
@@ -149,7 +104,7 @@ async function reportStoreDurability(config: Config, logger: Logger): Promise<vo
 
 async function runDiscord(config: Config, token: string, shards: ShardPlan, loginBackoffBaseMs: number, lock?: BotStoreLock): Promise<number> {
   limitHeapGrowth();
-  const logger = createLogger({ level: config.LOG_LEVEL, secrets: [token, ...settingSecrets(config)] });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, secrets: [token, ...settingSecrets(config)] });
   lock?.logTo?.(logger);
   const signal = nextSignal();
   let adapter: WotdAdapter | undefined;
@@ -158,6 +113,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
   let cluster: Cluster | undefined;
   let storeClaims: { close(): Promise<void> } | undefined;
   let endpoint: MetricsEndpoint | null = null;
+  let running = false;
   try {
     endpoint = await openMetricsEndpoint(config, logger, { mode: 'discord' });
     const metrics = endpoint?.metrics;
@@ -226,6 +182,8 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       logger.info('stopped before connecting to Discord');
       return 0;
     }
+    running = true;
+    process.stdout.write(`${inviteLine(bot.inviteUrl)}\n`);
     if (metrics) {
       const { discordMetricsView } = await import('./discord/metrics-view.ts');
       metrics.watchDiscord(discordMetricsView(bot.client));
@@ -245,10 +203,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     await bot.stop();
     return 0;
   } catch (error) {
-    if (error instanceof ListenError) return settingClash(error);
-    logger.error({ err: error }, 'the Discord bot stopped');
-    process.stderr.write(`wotd-bot start: could not run the Discord bot: ${oneLine(error)}\n`);
-    return 1;
+    return reportStopFailure(error, { command: 'start', logger, running, prefix: 'could not run the Discord bot: ' });
   } finally {
     signal.dispose();
     await endpoint?.close();
@@ -317,13 +272,13 @@ function upstreamLog(logger: Logger, metrics?: BotMetrics) {
   };
 }
 
-async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> {
+async function runConsole(config: Config, command: 'start' | 'console', lock?: BotStoreLock): Promise<number> {
   // The console is for reading answers: logs stay out of the way unless asked for.
   const level = process.env.LOG_LEVEL?.trim() ? config.LOG_LEVEL : 'warn';
-  const logger = createLogger({ level, secrets: settingSecrets(config) });
+  const logger = createLogger({ level, format: config.LOG_FORMAT, secrets: settingSecrets(config) });
   lock?.logTo?.(logger);
   // The console's modules are loaded only here, so a bot on Discord does not keep their code in memory.
-  const [{ consoleBanner }, { runConsoleLoop }, { PromptScreen }, { ConsoleSession }, { createConsolePoster }] = await Promise.all([
+  const [{ consoleBanner }, { runConsoleLoop }, { PromptScreen }, { ConsoleSession, consoleLocale }, { createConsolePoster }] = await Promise.all([
     import('./console/banner.ts'),
     import('./console/console.ts'),
     import('./console/prompt-screen.ts'),
@@ -336,6 +291,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
   let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
   let endpoint: MetricsEndpoint | null = null;
+  let running = false;
   try {
     endpoint = await openMetricsEndpoint(config, logger, { mode: 'console' });
     const metrics = endpoint?.metrics;
@@ -349,7 +305,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
         const { startWotdService } = await import('./service/server.ts');
         service = await startWotdService({ dbPath: config.WOTD_SERVICE_DB, variant: 'A', host: '127.0.0.1', port: 0 });
       } catch (error) {
-        process.stderr.write(`wotd-bot start: ${oneLine(error)} (set WOTD_SERVICE_DB to the word list's SQLite file)\n`);
+        process.stderr.write(`wotd-bot ${command}: ${oneLine(error)} (set WOTD_SERVICE_DB to the word list's SQLite file)\n`);
         return 2;
       }
       baseUrl = service.url;
@@ -379,7 +335,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
     daily.start({
       poster: createConsolePoster({ write: screen.write, color }),
       lookup: adapter,
-      render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: config.WOTD_SITE_URL }),
+      ...dailyPostRendering(config.WOTD_SITE_URL, consoleLocale),
     });
     const session = new ConsoleSession({
       commands,
@@ -388,10 +344,12 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
       color,
       showThinking: terminal,
     });
+    running = true;
     await runConsoleLoop({
       session,
       input: process.stdin,
       output: process.stdout,
+      notices: process.stderr,
       banner: consoleBanner(source, endpoint?.server.url, mirrorSummary(config.WOTD_MIRROR, siteUrl)),
       terminal,
       screen,
@@ -399,10 +357,7 @@ async function runConsole(config: Config, lock?: BotStoreLock): Promise<number> 
     });
     return 0;
   } catch (error) {
-    if (error instanceof ListenError) return settingClash(error);
-    logger.error({ err: error }, 'the console stopped');
-    process.stderr.write(`wotd-bot start: ${oneLine(error)}\n`);
-    return 1;
+    return reportStopFailure(error, { command, logger, running });
   } finally {
     signal.dispose();
     await endpoint?.close();
