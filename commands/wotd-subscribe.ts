@@ -4,7 +4,10 @@ import type { AutocompleteContext, BotServices, ChannelPermission, CommandContex
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { privateNote, STALE_NOTE, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
-import { POST_STYLES, type PostStyle } from '../src/schedule/subscription.ts';
+import type { Subscription } from '../src/schedule/subscription.ts';
+import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
+import { pauseState, settingsSummary, type Mentions } from '../src/replies/subscribe-replies.ts';
+import { readSubscribeOptions, subscribeAnswer, SUBSCRIBE_OPTION_TEXT } from '../src/replies/subscribe-options.ts';
 import {
   adminGate,
   channelMention,
@@ -12,10 +15,8 @@ import {
   isConsoleChannel,
   PERMISSION_NAMES,
   REQUIRED_PERMISSIONS,
-  subscribeOutcome,
 } from '../src/replies/admin-replies.ts';
-import { parseSchedule } from '../src/replies/schedule-options.ts';
-import { subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
+import { requestedSettings, settingsOf, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
 
@@ -53,8 +54,13 @@ const data = new SlashCommandBuilder()
   .addBooleanOption((option) =>
     option.setName('publish').setDescription('In an announcement channel, publish each post to the servers that follow it'),
   )
+  .addStringOption((option) => option.setName('days').setDescription(SUBSCRIBE_OPTION_TEXT.days).setMaxLength(60))
+  .addBooleanOption((option) => option.setName('pause').setDescription(SUBSCRIBE_OPTION_TEXT.pause))
+  .addStringOption((option) => option.setName('until').setDescription(SUBSCRIBE_OPTION_TEXT.until).setMinLength(10).setMaxLength(10))
+  .addBooleanOption((option) => option.setName('skip').setDescription(SUBSCRIBE_OPTION_TEXT.skip))
+  .addStringOption((option) => option.setName('reset').setDescription(SUBSCRIBE_OPTION_TEXT.reset).setMaxLength(80))
   .addBooleanOption((option) =>
-    option.setName('preview').setDescription('Show me the post with today\'s word first, privately; nothing is saved'),
+    option.setName('preview').setDescription('Show me the post as these settings would make it, privately; nothing is saved'),
   );
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
@@ -67,9 +73,14 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (channel.kind === 'other') {
     return context.respond(userError(`${where} is not a text or announcement channel; daily posts can only go to one of those.`));
   }
+  const locale = context.invoker.locale;
+  const t = translatorFor(locale);
 
-  const schedule = parseSchedule(context.options.getString('time'), context.options.getString('timezone'));
-  if (!schedule.ok) return context.respond(userError(schedule.message));
+  // Options left out keep what the channel's subscription has (a new one: the defaults), unless `reset` names them.
+  const saved = await gate.subscriptions.current(channel.id);
+  const existing = saved?.guildId === gate.guildId ? saved : null;
+  const read = readSubscribeOptions(context.options, existing, t, gate.subscriptions.now());
+  if (!read.ok) return context.respond(userError(read.message));
 
   const role = context.options.getRole('role');
   if (role && role.id === gate.guildId) {
@@ -77,9 +88,16 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     return context.respond(userError('Daily posts never ping @\u200beveryone. Choose a specific role to mention, or none.'));
   }
 
-  const openThread = context.options.getBoolean('thread') === true;
-  const publish = context.options.getBoolean('publish') === true;
-  if (publish && channel.kind !== 'announcement') {
+  const request: SubscribeRequest = {
+    guildId: gate.guildId,
+    channelId: channel.id,
+    channelName: channel.name,
+    userId: context.invoker.userId,
+    ...read.request,
+    ...(role ? { roleId: role.id } : {}),
+  };
+  const settings = requestedSettings(request, existing);
+  if (settings.publish && channel.kind !== 'announcement') {
     return context.respond(privateNote(`Only announcement channels can publish posts to other servers, and ${where} is not one. Leave out \`publish\`, or choose an announcement channel.`));
   }
 
@@ -87,7 +105,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     return context.respond(privateNote(`I cannot check my permissions in ${where} from here, so I have not subscribed it.`));
   }
   const held = await context.botPermissionsIn(channel.id);
-  const needed: ChannelPermission[] = openThread ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
+  const needed: ChannelPermission[] = settings.openThread ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
   const missing = needed.filter((permission) => !held.has(permission));
   if (missing.length > 0) {
     const names = missing.map((permission) => `**${PERMISSION_NAMES[permission]}**`);
@@ -97,21 +115,13 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     );
   }
 
-  const request: SubscribeRequest = {
-    guildId: gate.guildId,
-    channelId: channel.id,
-    channelName: channel.name,
-    time: schedule.time,
-    timeZone: schedule.timeZone,
-    roleId: role?.id ?? null,
-    userId: context.invoker.userId,
-    style: styleOption(context),
-    openThread,
-    publish,
-  };
+  const mentions = { role: (roleId: string) => (console ? `@${roleId === role?.id ? role.name : roleId}` : `<@&${roleId}>`) };
   if (context.options.getBoolean('preview') === true) {
-    const mention = role ? (console ? `@${role.name}` : `<@&${role.id}>`) : null;
-    return replyWhenReady(context, previewMessage(request, where, mention, services), { subject: { date: services.lookup.today() }, logger: services.logger });
+    const draft = await gate.subscriptions.draft(request);
+    return replyWhenReady(context, previewMessage(draft, where, mentions, t, locale, services, gate.subscriptions.now()), {
+      subject: { date: services.lookup.today() },
+      logger: services.logger,
+    });
   }
 
   const result = await gate.subscriptions.subscribe(request);
@@ -122,41 +132,36 @@ async function execute(context: CommandContext, services: BotServices): Promise<
       ),
     );
   }
-
   const overview = (await gate.subscriptions.list(gate.guildId)).find((item) => item.subscription.channelId === channel.id);
-  const mention = role ? `, mentioning ${console ? `@${role.name}` : `<@&${role.id}>`}` : '';
-  const { verb, changed } = subscribeOutcome(result, console);
-  const next = overview?.dueNow
-    ? " Today's post time has passed, so today's word goes out within a minute."
-    : overview?.nextPostAt
-      ? ` Next post: ${discordTime(overview.nextPostAt)}.`
-      : '';
-  const style = request.style === 'compact' ? ', compact (word, IPA and a one-line definition)' : '';
-  const extras = `${openThread ? ', with a thread on each post' : ''}${publish ? ', published to following servers' : ''}`;
-  await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}${extras}.${changed}${next}`));
-}
-
-function styleOption(context: CommandContext): PostStyle {
-  const given = context.options.getString('style');
-  return POST_STYLES.find((style) => style === given) ?? 'full';
+  await context.respond(privateNote(subscribeAnswer({ ...result, overview, where, locale, t, mentions, now: gate.subscriptions.now() })));
 }
 
 /**
- * The post exactly as the channel would get it, with today's word, for the admin only: the embed the scheduler would
- * send, and the role mention (shown, pinging nobody), under a line saying it is a preview.
+ * The post exactly as the channel would get it, with today's word, for the admin only: the saved settings plus the
+ * ones given, the embed the scheduler would send and the role mention (shown, pinging nobody), under a line saying
+ * it is a preview.
  */
-async function previewMessage(request: SubscribeRequest, where: string, mention: string | null, services: BotServices): Promise<OutgoingMessage> {
+async function previewMessage(
+  draft: Subscription,
+  where: string,
+  mentions: Mentions,
+  t: Translate,
+  locale: string | undefined,
+  services: BotServices,
+  now: Date,
+): Promise<OutgoingMessage> {
   const found = await services.lookup.getEntry(services.lookup.today(), INTERACTIVE);
-  const draft = subscriptionRecord(request, null, new Date().toISOString());
-  const post = buildMessage(draft, dailyPostEmbed(found.value, request.style ?? 'full', { siteUrl: services.siteUrl }), found.value.date);
-  const extras = [
-    post.thread ? `Each post opens a thread, such as “${post.thread.name}”.` : '',
-    post.publish ? 'Each post is published to the servers that follow the channel.' : '',
+  const settings = settingsOf(draft);
+  const post = buildMessage(draft, dailyPostEmbed(found.value, settings.style, { siteUrl: services.siteUrl }), found.value.date);
+  const lines = [
+    t('subscribe.preview', { channel: where, summary: settingsSummary(settings, t, locale, mentions) }),
+    post.thread ? t('subscribe.preview.thread', { name: post.thread.name }) : '',
+    post.publish ? t('subscribe.preview.publish') : '',
+    pauseState(draft, now, t, locale),
+    t('subscribe.preview.nothingSaved'),
   ].filter(Boolean);
-  const note =
-    `**Preview** of the daily post in ${where} at ${request.time} (${request.timeZone}), with today's word. ` +
-    `${extras.length > 0 ? `${extras.join(' ')} ` : ''}Nothing is saved: run the command again without \`preview\` to subscribe.`;
-  const content = [found.stale ? STALE_NOTE : '', note, mention ?? ''].filter(Boolean).join('\n\n');
+  const mention = settings.roleId ? mentions.role(settings.roleId) : '';
+  const content = [found.stale ? STALE_NOTE : '', lines.join(' '), mention].filter(Boolean).join('\n\n');
   return { content, embeds: post.embeds, ephemeral: true };
 }
 

@@ -4,7 +4,9 @@ import type { BotServices, CommandContext, SlashCommand } from '../src/replies/i
 import { privateNote } from '../src/replies/messages.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/replies/admin-replies.ts';
 import { countsTowardLimit, describeStatus, postStyleOf, type DeliveryReading } from '../src/schedule/subscription.ts';
-import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
+import { settingsOf, type SubscriptionOverview } from '../src/schedule/subscription-service.ts';
+import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
+import { daysPhrase, pauseState } from '../src/replies/subscribe-replies.ts';
 
 const data = new SlashCommandBuilder()
   .setName('wotd-subscriptions')
@@ -26,15 +28,17 @@ function todaysDelivery(record: DeliveryReading | null): string {
   return '';
 }
 
-function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOverview): string {
+function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOverview, t: Translate, locale: string | undefined, now: Date): string {
   const console = isConsoleChannel(subscription.channelId);
   const where = channelMention(subscription.channelId, subscription.channelName, console);
   const role = subscription.roleId ? `, mentions ${console ? `@${subscription.roleId}` : `<@&${subscription.roleId}>`}` : '';
   // A reason may name the channel as subscribed ("Missing Embed Links in #word_of_the_day"): shown as written.
-  const status = `${escapeText(describeStatus(subscription.status))}${todaysDelivery(lastDelivery)}`;
+  const paused = pauseState(subscription, now, t, locale);
+  const status = `${escapeText(describeStatus(subscription.status))}${paused ? `, ${paused}` : ''}${todaysDelivery(lastDelivery)}`;
   const next = dueNow ? "today's post goes out within a minute" : nextPostAt ? `next post ${discordTime(nextPostAt)}` : 'no posts until subscribed again';
   const extras = `${subscription.openThread === true ? ', thread on each post' : ''}${subscription.publish === true ? ', published' : ''}`;
-  return `${where} — ${subscription.time} ${subscription.timeZone}, ${postStyleOf(subscription)} style${role}${extras}\n  ${status}; ${next}`;
+  const days = daysPhrase(settingsOf(subscription).days, t, locale);
+  return `${where} — ${days}, ${subscription.time} ${subscription.timeZone}, ${postStyleOf(subscription)} style${role}${extras}\n  ${status}; ${next}`;
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
@@ -44,7 +48,10 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (overviews.length === 0) {
     return context.respond(privateNote('No channel here gets the daily word yet. Start with /wotd-subscribe.'));
   }
-  const description = clip(overviews.map(line).join('\n\n'), EMBED_DESCRIPTION_LIMIT);
+  const locale = context.invoker.locale;
+  const t = translatorFor(locale);
+  const now = gate.subscriptions.now();
+  const description = clip(overviews.map((overview) => line(overview, t, locale, now)).join('\n\n'), EMBED_DESCRIPTION_LIMIT);
   await context.respond({
     ephemeral: true,
     embeds: [
