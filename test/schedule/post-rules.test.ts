@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { entryEmbed } from '../../src/replies/embeds.ts';
+import { DailyScheduler } from '../../src/schedule/scheduler.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { captureLogger, FixedLookup, makeSubscription, RecordingPoster, tempStore } from './helpers.ts';
 import { dueSlot, nextPostTime } from '../../src/schedule/due.ts';
 import { daysText, parseDays, weekdayOf } from '../../src/schedule/post-rules.ts';
 import { subscriptionSchema, type DeliveryRecord, type Subscription } from '../../src/schedule/subscription.ts';
@@ -99,5 +103,52 @@ describe('pause, resume and skip', () => {
     const sentToday = (day: IsoDate): DeliveryRecord | null =>
       day === '2026-11-27' ? { channelId: 'c1', day, state: 'sent', nonce: 'n', attempts: 1, updatedAt: '2026-11-27T08:00:00.000Z' } : null;
     expect(nextPostTime(sub, sentToday, new Date('2026-11-27T12:00:00Z'))?.toISOString()).toBe('2026-11-29T08:00:00.000Z');
+  });
+});
+
+describe('the scheduler follows the rules', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('posts weekday channels on weekdays only, nothing to a paused or skipping channel, and catches none of it up', async () => {
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const store = await SubscriptionStore.open(temp.url);
+    cleanups.push(() => store.close());
+    const subscriptions = [
+      makeSubscription({ channelId: 'every' }),
+      makeSubscription({ channelId: 'weekdays', days: [1, 2, 3, 4, 5] }),
+      makeSubscription({ channelId: 'paused', pause: { at: '2026-06-01T00:00:00Z', until: '2026-06-22' } }),
+      makeSubscription({ channelId: 'skipping', skipDay: '2026-06-20' }),
+    ];
+    for (const sub of subscriptions) await store.upsert(sub.guildId, sub.channelId, 100, () => sub);
+    const poster = new RecordingPoster();
+    const scheduler = new DailyScheduler({
+      store,
+      lookup: new FixedLookup(),
+      poster,
+      render: (entry) => entryEmbed(entry, { siteUrl: 'https://wotd.site' }),
+      logger: captureLogger().logger,
+      concurrency: 2,
+    });
+    // Saturday 20th, Sunday 21st, Monday 22nd June 2026, each at 09:00 and again at 23:00 (a catch-up tick).
+    for (const day of ['2026-06-20', '2026-06-21', '2026-06-22']) {
+      await scheduler.tick(new Date(`${day}T09:00:00Z`));
+      await scheduler.tick(new Date(`${day}T23:00:00Z`));
+    }
+    const posted = poster.messages.map((message) => `${message.channelId} ${message.embeds[0]?.title ?? ''}`);
+    expect(posted.sort()).toEqual(
+      [
+        'every word-2026-06-20',
+        'every word-2026-06-21',
+        'every word-2026-06-22',
+        'paused word-2026-06-22',
+        'skipping word-2026-06-21',
+        'skipping word-2026-06-22',
+        'weekdays word-2026-06-22',
+      ].sort(),
+    );
   });
 });
