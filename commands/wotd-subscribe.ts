@@ -1,119 +1,124 @@
 import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { dailyPostEmbed, dailyPostRendering } from '../src/replies/daily-embeds.ts';
+import { dailyPostEmbed } from '../src/replies/daily-embeds.ts';
 import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
-import { privateNote, staleNote, userError } from '../src/replies/messages.ts';
+import { privateNote, STALE_NOTE, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
-import { POST_STYLES, type PostStyle } from '../src/schedule/subscription.ts';
+import type { Subscription } from '../src/schedule/subscription.ts';
+import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
+import { pauseState, settingsSummary, type Mentions } from '../src/replies/subscribe-replies.ts';
+import { readSubscribeOptions, subscribeAnswer, SUBSCRIBE_OPTION_TEXT } from '../src/replies/subscribe-options.ts';
 import {
   adminGate,
   channelMention,
   discordTime,
   isConsoleChannel,
-  permissionName,
+  PERMISSION_NAMES,
   REQUIRED_PERMISSIONS,
-  subscribeOutcome,
 } from '../src/replies/admin-replies.ts';
-import { choice, named } from '../src/replies/i18n/command-text.ts';
-import { andList } from '../src/replies/i18n/formats.ts';
-import { privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
-import type { Translate } from '../src/replies/i18n/translate.ts';
-import { readLanguageOption, suggestLanguages } from '../src/replies/language-option.ts';
-import { parseSchedule } from '../src/replies/schedule-options.ts';
-import { languageName } from '../src/replies/subscription-text.ts';
-import { subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
+import { requestedSettings, settingsOf, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
 
-const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'command.wotd-subscribe.description')
+const data = new SlashCommandBuilder()
+  .setName('wotd-subscribe')
+  .setDescription('Post the word of the day in a channel every day (or change that channel\'s settings)')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
   .setContexts(InteractionContextType.Guild)
   .addChannelOption((option) =>
-    named(option, 'option.channel.name', 'command.wotd-subscribe.channel.description')
+    option
+      .setName('channel')
+      .setDescription('A text or announcement channel')
       .setRequired(true)
       .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
   )
-  .addStringOption((option) => named(option, 'option.time.name', 'command.wotd-subscribe.time.description').setMinLength(3).setMaxLength(5))
   .addStringOption((option) =>
-    named(option, 'option.timezone.name', 'command.wotd-subscribe.timezone.description').setMaxLength(64).setAutocomplete(true),
+    option.setName('time').setDescription('Time of day to post, 24-hour HH:MM (default 09:00)').setMinLength(3).setMaxLength(5),
   )
-  .addRoleOption((option) => named(option, 'option.role.name', 'command.wotd-subscribe.role.description'))
   .addStringOption((option) =>
-    named(option, 'option.style.name', 'command.option.style.description').addChoices(choice('style.full', 'full'), choice('style.compact', 'compact')),
+    option
+      .setName('timezone')
+      .setDescription('IANA time zone of that time, e.g. Europe/London (default UTC)')
+      .setMaxLength(64)
+      .setAutocomplete(true),
   )
-  .addBooleanOption((option) => named(option, 'option.thread.name', 'command.wotd-subscribe.thread.description'))
-  .addBooleanOption((option) => named(option, 'option.publish.name', 'command.wotd-subscribe.publish.description'))
-  .addBooleanOption((option) => named(option, 'option.preview.name', 'command.wotd-subscribe.preview.description'))
+  .addRoleOption((option) => option.setName('role').setDescription('A role to mention with each post'))
   .addStringOption((option) =>
-    named(option, 'option.language.name', 'command.wotd-subscribe.language.description').setMaxLength(32).setAutocomplete(true),
+    option
+      .setName('style')
+      .setDescription('full: like /wotd (default); compact: the word, IPA and a one-line definition')
+      .addChoices({ name: 'full', value: 'full' }, { name: 'compact', value: 'compact' }),
+  )
+  .addBooleanOption((option) => option.setName('thread').setDescription('Open a thread on each post for discussion'))
+  .addBooleanOption((option) =>
+    option.setName('publish').setDescription('In an announcement channel, publish each post to the servers that follow it'),
+  )
+  .addStringOption((option) => option.setName('days').setDescription(SUBSCRIBE_OPTION_TEXT.days).setMaxLength(60))
+  .addBooleanOption((option) => option.setName('pause').setDescription(SUBSCRIBE_OPTION_TEXT.pause))
+  .addStringOption((option) => option.setName('until').setDescription(SUBSCRIBE_OPTION_TEXT.until).setMinLength(10).setMaxLength(10))
+  .addBooleanOption((option) => option.setName('skip').setDescription(SUBSCRIBE_OPTION_TEXT.skip))
+  .addStringOption((option) => option.setName('reset').setDescription(SUBSCRIBE_OPTION_TEXT.reset).setMaxLength(80))
+  .addBooleanOption((option) =>
+    option.setName('preview').setDescription('Show me the post as these settings would make it, privately; nothing is saved'),
   );
 
-/** The `language` option as a Discord locale: absent means none set; undefined after the member was told it is not one. */
-export async function languageOrRefuse(context: CommandContext, t: Translate): Promise<{ language: string | null } | undefined> {
-  const typed = context.options.getString('language');
-  if (typed === null || typed.trim() === '') return { language: null };
-  const language = readLanguageOption(typed);
-  if (language) return { language };
-  await context.respond(userError(t('language.unknown', { text: quoteLanguage(typed) })));
-  return undefined;
-}
-
-function quoteLanguage(text: string): string {
-  return text.replace(/[`*_~|\\<>@]/g, '').slice(0, 32);
-}
-
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  const t = privateT(context.invoker);
   const channel = context.options.getChannel('channel');
   const gate = await adminGate(context, services, channel);
   if (!gate) return;
-  if (!channel) return context.respond(userError(t('subscribe.noChannel')));
+  if (!channel) return context.respond(userError('Choose the channel to post in.'));
   const console = isConsoleChannel(channel.id);
   const where = channelMention(channel.id, channel.name, console);
-  if (channel.kind === 'other') return context.respond(userError(t('subscribe.notTextChannel', { channel: where })));
+  if (channel.kind === 'other') {
+    return context.respond(userError(`${where} is not a text or announcement channel; daily posts can only go to one of those.`));
+  }
+  const locale = context.invoker.locale;
+  const t = translatorFor(locale);
 
-  const schedule = parseSchedule(context.options.getString('time'), context.options.getString('timezone'), t);
-  if (!schedule.ok) return context.respond(userError(schedule.message));
+  // Options left out keep what the channel's subscription has (a new one: the defaults), unless `reset` names them.
+  const saved = await gate.subscriptions.current(channel.id);
+  const existing = saved?.guildId === gate.guildId ? saved : null;
+  const read = readSubscribeOptions(context.options, existing, t, gate.subscriptions.now());
+  if (!read.ok) return context.respond(userError(read.message));
 
   const role = context.options.getRole('role');
-  // Broken with a zero-width space: even this note must not be able to ping everyone.
-  if (role && role.id === gate.guildId) return context.respond(userError(t('subscribe.everyone', { everyone: '@\u200beveryone' })));
-
-  const chosen = await languageOrRefuse(context, t);
-  if (!chosen) return;
-
-  const openThread = context.options.getBoolean('thread') === true;
-  const publish = context.options.getBoolean('publish') === true;
-  if (publish && channel.kind !== 'announcement') return context.respond(privateNote(t('subscribe.publishNotAnnouncement', { channel: where })));
-
-  if (!context.botPermissionsIn) return context.respond(privateNote(t('subscribe.cannotCheckBot', { channel: where })));
-  const held = await context.botPermissionsIn(channel.id);
-  const needed: ChannelPermission[] = openThread ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
-  const missing = needed.filter((permission) => !held.has(permission));
-  if (missing.length > 0) {
-    const names = missing.map((permission) => `**${permissionName(permission, t)}**`);
-    return context.respond(
-      userError(t('subscribe.missingPermissions', { channel: where, permissions: andList(names, context.invoker.locale), count: missing.length })),
-    );
+  if (role && role.id === gate.guildId) {
+    // Broken with a zero-width space: even this note must not be able to ping everyone.
+    return context.respond(userError('Daily posts never ping @\u200beveryone. Choose a specific role to mention, or none.'));
   }
 
   const request: SubscribeRequest = {
     guildId: gate.guildId,
     channelId: channel.id,
     channelName: channel.name,
-    time: schedule.time,
-    timeZone: schedule.timeZone,
-    roleId: role?.id ?? null,
     userId: context.invoker.userId,
-    style: styleOption(context),
-    openThread,
-    publish,
-    ...(chosen.language ? { language: chosen.language } : {}),
+    ...read.request,
+    ...(role ? { roleId: role.id } : {}),
   };
-  const mention = role ? (console ? `@${role.name}` : `<@&${role.id}>`) : null;
+  const settings = requestedSettings(request, existing);
+  if (settings.publish && channel.kind !== 'announcement') {
+    return context.respond(privateNote(`Only announcement channels can publish posts to other servers, and ${where} is not one. Leave out \`publish\`, or choose an announcement channel.`));
+  }
+
+  if (!context.botPermissionsIn) {
+    return context.respond(privateNote(`I cannot check my permissions in ${where} from here, so I have not subscribed it.`));
+  }
+  const held = await context.botPermissionsIn(channel.id);
+  const needed: ChannelPermission[] = settings.openThread ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
+  const missing = needed.filter((permission) => !held.has(permission));
+  if (missing.length > 0) {
+    const names = missing.map((permission) => `**${PERMISSION_NAMES[permission]}**`);
+    const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+    return context.respond(
+      userError(`I can't post in ${where}: I'm missing ${list} there. Give me ${missing.length === 1 ? 'it' : 'them'} in the channel's permissions, then run this again.`),
+    );
+  }
+
+  const mentions = { role: (roleId: string) => (console ? `@${roleId === role?.id ? role.name : roleId}` : `<@&${roleId}>`) };
   if (context.options.getBoolean('preview') === true) {
-    return replyWhenReady(context, previewMessage(context, request, where, mention, services), {
+    const draft = await gate.subscriptions.draft(request);
+    return replyWhenReady(context, previewMessage(draft, where, mentions, t, locale, services, gate.subscriptions.now()), {
       subject: { date: services.lookup.today() },
       logger: services.logger,
     });
@@ -121,62 +126,47 @@ async function execute(context: CommandContext, services: BotServices): Promise<
 
   const result = await gate.subscriptions.subscribe(request);
   if (result.kind === 'limit_reached') {
-    return context.respond(userError(t('subscribe.limitReached', { count: result.count, limit: result.limit })));
+    return context.respond(
+      userError(
+        `This server already has ${result.count} daily-post subscriptions, the most it may have (${result.limit}). Remove one with /wotd-unsubscribe first.`,
+      ),
+    );
   }
-
   const overview = (await gate.subscriptions.list(gate.guildId)).find((item) => item.subscription.channelId === channel.id);
-  const { verb, changed } = subscribeOutcome(result, console, t);
-  const next = overview?.dueNow
-    ? ` ${t('subscribe.dueNow')}`
-    : overview?.nextPostAt
-      ? ` ${t('subscribe.next', { when: discordTime(overview.nextPostAt) })}`
-      : '';
-  const details = [
-    request.style === 'compact' ? t('subscribe.detail.compact') : '',
-    mention ? t('subscribe.detail.mention', { role: mention }) : '',
-    openThread ? t('subscribe.detail.thread') : '',
-    publish ? t('subscribe.detail.publish') : '',
-    chosen.language ? t('subscribe.detail.language', { language: languageName(chosen.language, t) }) : '',
-  ].join('');
-  const saved = t('subscribe.saved', { verb, channel: where, time: schedule.time, zone: schedule.timeZone, details });
-  await context.respond(privateNote(`${saved}${changed}${next}`));
-}
-
-function styleOption(context: CommandContext): PostStyle {
-  const given = context.options.getString('style');
-  return POST_STYLES.find((style) => style === given) ?? 'full';
+  await context.respond(privateNote(subscribeAnswer({ ...result, overview, where, locale, t, mentions, now: gate.subscriptions.now() })));
 }
 
 /**
- * The post exactly as the channel would get it, with today's word and in its language, for the admin only: the
- * embed the scheduler would send, and the role mention (shown, pinging nobody), under a line, in the admin's own
- * language, saying it is a preview.
+ * The post exactly as the channel would get it, with today's word, for the admin only: the saved settings plus the
+ * ones given, the embed the scheduler would send and the role mention (shown, pinging nobody), under a line saying
+ * it is a preview.
  */
 async function previewMessage(
-  context: CommandContext,
-  request: SubscribeRequest,
+  draft: Subscription,
   where: string,
-  mention: string | null,
+  mentions: Mentions,
+  t: Translate,
+  locale: string | undefined,
   services: BotServices,
+  now: Date,
 ): Promise<OutgoingMessage> {
-  const t = privateT(context.invoker);
-  const postLocale = publicLocale(context.invoker, request.language);
   const found = await services.lookup.getEntry(services.lookup.today(), INTERACTIVE);
-  const draft = subscriptionRecord(request, null, new Date().toISOString());
-  const embed = dailyPostEmbed(found.value, request.style ?? 'full', { siteUrl: services.siteUrl, locale: postLocale });
-  const post = buildMessage(draft, embed, found.value.date, dailyPostRendering(services.siteUrl).threadSuffix(found.value.date, postLocale));
-  const extras = [
-    post.thread ? t('preview.thread', { name: post.thread.name }) : '',
-    post.publish ? t('preview.publish') : '',
+  const settings = settingsOf(draft);
+  const post = buildMessage(draft, dailyPostEmbed(found.value, settings.style, { siteUrl: services.siteUrl }), found.value.date);
+  const lines = [
+    t('subscribe.preview', { channel: where, summary: settingsSummary(settings, t, locale, mentions) }),
+    post.thread ? t('subscribe.preview.thread', { name: post.thread.name }) : '',
+    post.publish ? t('subscribe.preview.publish') : '',
+    pauseState(draft, now, t, locale),
+    t('subscribe.preview.nothingSaved'),
   ].filter(Boolean);
-  const note = t('preview.note', { channel: where, time: request.time, zone: request.timeZone, extras: extras.map((extra) => `${extra} `).join('') });
-  const content = [found.stale ? staleNote(t) : '', note, mention ?? ''].filter(Boolean).join('\n\n');
+  const mention = settings.roleId ? mentions.role(settings.roleId) : '';
+  const content = [found.stale ? STALE_NOTE : '', lines.join(' '), mention].filter(Boolean).join('\n\n');
   return { content, embeds: post.embeds, ephemeral: true };
 }
 
-/** Suggests IANA zones for the `timezone` option and languages for `language` (shared by /wotd-subscribe-me). */
+/** Suggests IANA zones for the `timezone` option (shared by /wotd-subscribe-me). */
 export async function autocomplete(context: AutocompleteContext): Promise<void> {
-  if (context.focused.name === 'language') return context.respond(suggestLanguages(context.focused.value, privateT(context.invoker)));
   if (context.focused.name !== 'timezone') return context.respond([]);
   const zones = suggestTimeZones(context.focused.value, AUTOCOMPLETE_CHOICES);
   await context.respond(zones.map((zone) => ({ name: zone.replaceAll('_', ' '), value: zone })));
