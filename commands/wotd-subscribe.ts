@@ -1,80 +1,61 @@
 import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { dailyPostEmbed } from '../src/replies/daily-embeds.ts';
-import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
+import { dailyPostEmbed, dailyPostRendering } from '../src/replies/daily-embeds.ts';
+import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, Invoker, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
-import { privateNote, STALE_NOTE, userError } from '../src/replies/messages.ts';
+import { privateNote, staleNote, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
-import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
+import { adminGate, channelMention, isConsoleChannel, permissionName, REQUIRED_PERMISSIONS } from '../src/replies/admin-replies.ts';
+import { choice, named } from '../src/replies/i18n/command-text.ts';
+import { andList } from '../src/replies/i18n/formats.ts';
+import { privateLocale, privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
+import type { Translate } from '../src/replies/i18n/translate.ts';
+import { languageOrRefuse, suggestLanguages } from '../src/replies/language-option.ts';
 import { pauseState, settingsSummary, type Mentions } from '../src/replies/subscribe-replies.ts';
-import { readSubscribeOptions, subscribeAnswer, SUBSCRIBE_OPTION_TEXT } from '../src/replies/subscribe-options.ts';
-import {
-  adminGate,
-  channelMention,
-  discordTime,
-  isConsoleChannel,
-  PERMISSION_NAMES,
-  REQUIRED_PERMISSIONS,
-} from '../src/replies/admin-replies.ts';
+import { readSubscribeOptions, subscribeAnswer } from '../src/replies/subscribe-options.ts';
 import { requestedSettings, settingsOf, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
 
-const data = new SlashCommandBuilder()
-  .setName('wotd-subscribe')
-  .setDescription('Post the word of the day in a channel every day (or change that channel\'s settings)')
+const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'command.wotd-subscribe.description')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
   .setContexts(InteractionContextType.Guild)
   .addChannelOption((option) =>
-    option
-      .setName('channel')
-      .setDescription('A text or announcement channel')
+    named(option, 'option.channel.name', 'command.wotd-subscribe.channel.description')
       .setRequired(true)
       .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
   )
+  .addStringOption((option) => named(option, 'option.time.name', 'command.wotd-subscribe.time.description').setMinLength(3).setMaxLength(5))
   .addStringOption((option) =>
-    option.setName('time').setDescription('Time of day to post, 24-hour HH:MM (default 09:00)').setMinLength(3).setMaxLength(5),
+    named(option, 'option.timezone.name', 'command.wotd-subscribe.timezone.description').setMaxLength(64).setAutocomplete(true),
   )
+  .addRoleOption((option) => named(option, 'option.role.name', 'command.wotd-subscribe.role.description'))
   .addStringOption((option) =>
-    option
-      .setName('timezone')
-      .setDescription('IANA time zone of that time, e.g. Europe/London (default UTC)')
-      .setMaxLength(64)
-      .setAutocomplete(true),
+    named(option, 'option.style.name', 'command.option.style.description').addChoices(choice('style.full', 'full'), choice('style.compact', 'compact')),
   )
-  .addRoleOption((option) => option.setName('role').setDescription('A role to mention with each post'))
+  .addBooleanOption((option) => named(option, 'option.thread.name', 'command.wotd-subscribe.thread.description'))
+  .addBooleanOption((option) => named(option, 'option.publish.name', 'command.wotd-subscribe.publish.description'))
+  .addStringOption((option) => named(option, 'option.days.name', 'command.wotd-subscribe.days.description').setMaxLength(60))
+  .addBooleanOption((option) => named(option, 'option.pause.name', 'command.wotd-subscribe.pause.description'))
+  .addStringOption((option) => named(option, 'option.until.name', 'command.wotd-subscribe.until.description').setMinLength(10).setMaxLength(10))
+  .addBooleanOption((option) => named(option, 'option.skip.name', 'command.wotd-subscribe.skip.description'))
+  .addStringOption((option) => named(option, 'option.reset.name', 'command.wotd-subscribe.reset.description').setMaxLength(80))
+  .addBooleanOption((option) => named(option, 'option.preview.name', 'command.wotd-subscribe.preview.description'))
   .addStringOption((option) =>
-    option
-      .setName('style')
-      .setDescription('full: like /wotd (default); compact: the word, IPA and a one-line definition')
-      .addChoices({ name: 'full', value: 'full' }, { name: 'compact', value: 'compact' }),
-  )
-  .addBooleanOption((option) => option.setName('thread').setDescription('Open a thread on each post for discussion'))
-  .addBooleanOption((option) =>
-    option.setName('publish').setDescription('In an announcement channel, publish each post to the servers that follow it'),
-  )
-  .addStringOption((option) => option.setName('days').setDescription(SUBSCRIBE_OPTION_TEXT.days).setMaxLength(60))
-  .addBooleanOption((option) => option.setName('pause').setDescription(SUBSCRIBE_OPTION_TEXT.pause))
-  .addStringOption((option) => option.setName('until').setDescription(SUBSCRIBE_OPTION_TEXT.until).setMinLength(10).setMaxLength(10))
-  .addBooleanOption((option) => option.setName('skip').setDescription(SUBSCRIBE_OPTION_TEXT.skip))
-  .addStringOption((option) => option.setName('reset').setDescription(SUBSCRIBE_OPTION_TEXT.reset).setMaxLength(80))
-  .addBooleanOption((option) =>
-    option.setName('preview').setDescription('Show me the post as these settings would make it, privately; nothing is saved'),
+    named(option, 'option.language.name', 'command.wotd-subscribe.language.description').setMaxLength(32).setAutocomplete(true),
   );
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
+  const t = privateT(context.invoker);
+  const locale = privateLocale(context.invoker);
   const channel = context.options.getChannel('channel');
   const gate = await adminGate(context, services, channel);
   if (!gate) return;
-  if (!channel) return context.respond(userError('Choose the channel to post in.'));
+  if (!channel) return context.respond(userError(t('subscribe.noChannel')));
   const console = isConsoleChannel(channel.id);
   const where = channelMention(channel.id, channel.name, console);
-  if (channel.kind === 'other') {
-    return context.respond(userError(`${where} is not a text or announcement channel; daily posts can only go to one of those.`));
-  }
-  const locale = context.invoker.locale;
-  const t = translatorFor(locale);
+  if (channel.kind === 'other') return context.respond(userError(t('subscribe.notTextChannel', { channel: where })));
 
   // Options left out keep what the channel's subscription has (a new one: the defaults), unless `reset` names them.
   const saved = await gate.subscriptions.current(channel.id);
@@ -83,10 +64,11 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (!read.ok) return context.respond(userError(read.message));
 
   const role = context.options.getRole('role');
-  if (role && role.id === gate.guildId) {
-    // Broken with a zero-width space: even this note must not be able to ping everyone.
-    return context.respond(userError('Daily posts never ping @\u200beveryone. Choose a specific role to mention, or none.'));
-  }
+  // Broken with a zero-width space: even this note must not be able to ping everyone.
+  if (role && role.id === gate.guildId) return context.respond(userError(t('subscribe.everyone', { everyone: '@\u200beveryone' })));
+
+  const chosen = await languageOrRefuse(context, t);
+  if (!chosen) return;
 
   const request: SubscribeRequest = {
     guildId: gate.guildId,
@@ -95,64 +77,55 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     userId: context.invoker.userId,
     ...read.request,
     ...(role ? { roleId: role.id } : {}),
+    ...(chosen.language ? { language: chosen.language } : {}),
   };
   const settings = requestedSettings(request, existing);
-  if (settings.publish && channel.kind !== 'announcement') {
-    return context.respond(privateNote(`Only announcement channels can publish posts to other servers, and ${where} is not one. Leave out \`publish\`, or choose an announcement channel.`));
-  }
+  if (settings.publish && channel.kind !== 'announcement') return context.respond(privateNote(t('subscribe.publishNotAnnouncement', { channel: where })));
 
-  if (!context.botPermissionsIn) {
-    return context.respond(privateNote(`I cannot check my permissions in ${where} from here, so I have not subscribed it.`));
-  }
+  if (!context.botPermissionsIn) return context.respond(privateNote(t('subscribe.cannotCheckBot', { channel: where })));
   const held = await context.botPermissionsIn(channel.id);
   const needed: ChannelPermission[] = settings.openThread ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
   const missing = needed.filter((permission) => !held.has(permission));
   if (missing.length > 0) {
-    const names = missing.map((permission) => `**${PERMISSION_NAMES[permission]}**`);
-    const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-    return context.respond(
-      userError(`I can't post in ${where}: I'm missing ${list} there. Give me ${missing.length === 1 ? 'it' : 'them'} in the channel's permissions, then run this again.`),
-    );
+    const names = missing.map((permission) => `**${permissionName(permission, t)}**`);
+    return context.respond(userError(t('subscribe.missingPermissions', { channel: where, permissions: andList(names, locale), count: missing.length })));
   }
 
-  const mentions = { role: (roleId: string) => (console ? `@${roleId === role?.id ? role.name : roleId}` : `<@&${roleId}>`) };
+  const mentions: Mentions = { role: (roleId) => (console ? `@${roleId === role?.id ? role.name : roleId}` : `<@&${roleId}>`) };
   if (context.options.getBoolean('preview') === true) {
     const draft = await gate.subscriptions.draft(request);
-    return replyWhenReady(context, previewMessage(draft, where, mentions, t, locale, services, gate.subscriptions.now()), {
+    return replyWhenReady(context, previewMessage(context.invoker, draft, where, mentions, services, gate.subscriptions.now()), {
       subject: { date: services.lookup.today() },
       logger: services.logger,
     });
   }
 
   const result = await gate.subscriptions.subscribe(request);
-  if (result.kind === 'limit_reached') {
-    return context.respond(
-      userError(
-        `This server already has ${result.count} daily-post subscriptions, the most it may have (${result.limit}). Remove one with /wotd-unsubscribe first.`,
-      ),
-    );
-  }
+  if (result.kind === 'limit_reached') return context.respond(userError(t('subscribe.limitReached', { count: result.count, limit: result.limit })));
   const overview = (await gate.subscriptions.list(gate.guildId)).find((item) => item.subscription.channelId === channel.id);
   await context.respond(privateNote(subscribeAnswer({ ...result, overview, where, locale, t, mentions, now: gate.subscriptions.now() })));
 }
 
 /**
- * The post exactly as the channel would get it, with today's word, for the admin only: the saved settings plus the
- * ones given, the embed the scheduler would send and the role mention (shown, pinging nobody), under a line saying
- * it is a preview.
+ * The post exactly as the channel would get it, with today's word and in its language, for the admin only: the saved
+ * settings plus the ones given, the embed the scheduler would send and the role mention (shown, pinging nobody),
+ * under a line, in the admin's own language, saying it is a preview.
  */
 async function previewMessage(
+  invoker: Invoker,
   draft: Subscription,
   where: string,
   mentions: Mentions,
-  t: Translate,
-  locale: string | undefined,
   services: BotServices,
   now: Date,
 ): Promise<OutgoingMessage> {
+  const t: Translate = privateT(invoker);
+  const locale = privateLocale(invoker);
   const found = await services.lookup.getEntry(services.lookup.today(), INTERACTIVE);
   const settings = settingsOf(draft);
-  const post = buildMessage(draft, dailyPostEmbed(found.value, settings.style, { siteUrl: services.siteUrl }), found.value.date);
+  const postLocale = publicLocale(invoker, settings.language);
+  const embed = dailyPostEmbed(found.value, settings.style, { siteUrl: services.siteUrl, locale: postLocale });
+  const post = buildMessage(draft, embed, found.value.date, dailyPostRendering(services.siteUrl).threadSuffix(found.value.date, postLocale));
   const lines = [
     t('subscribe.preview', { channel: where, summary: settingsSummary(settings, t, locale, mentions) }),
     post.thread ? t('subscribe.preview.thread', { name: post.thread.name }) : '',
@@ -161,12 +134,13 @@ async function previewMessage(
     t('subscribe.preview.nothingSaved'),
   ].filter(Boolean);
   const mention = settings.roleId ? mentions.role(settings.roleId) : '';
-  const content = [found.stale ? STALE_NOTE : '', lines.join(' '), mention].filter(Boolean).join('\n\n');
+  const content = [found.stale ? staleNote(t) : '', lines.join(' '), mention].filter(Boolean).join('\n\n');
   return { content, embeds: post.embeds, ephemeral: true };
 }
 
-/** Suggests IANA zones for the `timezone` option (shared by /wotd-subscribe-me). */
+/** Suggests IANA zones for the `timezone` option and languages for `language` (shared by /wotd-subscribe-me). */
 export async function autocomplete(context: AutocompleteContext): Promise<void> {
+  if (context.focused.name === 'language') return context.respond(suggestLanguages(context.focused.value, privateT(context.invoker)));
   if (context.focused.name !== 'timezone') return context.respond([]);
   const zones = suggestTimeZones(context.focused.value, AUTOCOMPLETE_CHOICES);
   await context.respond(zones.map((zone) => ({ name: zone.replaceAll('_', ' '), value: zone })));

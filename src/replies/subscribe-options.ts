@@ -11,7 +11,8 @@ import { POST_STYLES, type Subscription } from '../schedule/subscription.ts';
 import { localDateOf } from '../schedule/zoned-time.ts';
 import { discordTime } from './admin-replies.ts';
 import type { CommandOptions } from './interactions.ts';
-import { translatorFor, type Translate } from './i18n/translate.ts';
+import { CATALOG_LOCALES } from './i18n/locales.ts';
+import { CATALOGS, type MessageKey, type Translate } from './i18n/translate.ts';
 import { quoteInput } from './messages.ts';
 import { parseSchedule } from './schedule-options.ts';
 import { changesText, pauseState, settingChanges, settingsSummary, type Mentions } from './subscribe-replies.ts';
@@ -19,27 +20,39 @@ import { addDays } from '../wotd/dates.ts';
 
 /** Reading /wotd-subscribe's options into a request that changes only what was given, and the answer to it. */
 
-const english = translatorFor('en');
+/** The names `reset` takes: the command's own option names, in English or in any catalog's words for them. */
+const RESETTABLE: ReadonlyArray<{ key: MessageKey; setting: SettingName }> = [
+  { key: 'option.time.name', setting: 'time' },
+  { key: 'option.timezone.name', setting: 'timeZone' },
+  { key: 'option.role.name', setting: 'roleId' },
+  { key: 'option.style.name', setting: 'style' },
+  { key: 'option.thread.name', setting: 'openThread' },
+  { key: 'option.publish.name', setting: 'publish' },
+  { key: 'option.days.name', setting: 'days' },
+  { key: 'option.language.name', setting: 'language' },
+];
 
-/** The option descriptions Discord shows (in English; their translations are the catalogs' `subscribe.option.*`). */
-export const SUBSCRIBE_OPTION_TEXT = {
-  days: english('subscribe.option.days'),
-  pause: english('subscribe.option.pause'),
-  until: english('subscribe.option.until'),
-  skip: english('subscribe.option.skip'),
-  reset: english('subscribe.option.reset'),
-};
+/** Case and accents aside: `rôle`, `Role` and `role` are one name. */
+function fold(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}/gu, '').toLocaleLowerCase();
+}
 
-/** The names `reset` takes: the command's own option names. */
-const RESETTABLE: Readonly<Record<string, SettingName>> = {
-  time: 'time',
-  timezone: 'timeZone',
-  role: 'roleId',
-  style: 'style',
-  thread: 'openThread',
-  publish: 'publish',
-  days: 'days',
-};
+/** A word every catalog has, folded, mapped to what it means: `role`, `rolle`, `rôle`, `ロール` → roleId. */
+function wordsOf<T>(entries: ReadonlyArray<{ key: MessageKey; value: T }>): ReadonlyMap<string, T> {
+  const words = new Map<string, T>();
+  for (const { key, value } of entries) {
+    for (const catalog of CATALOG_LOCALES) {
+      const word = CATALOGS[catalog][key];
+      if (word) words.set(fold(word), value);
+    }
+  }
+  return words;
+}
+
+const RESET_WORDS = wordsOf<'all' | SettingName>([
+  { key: 'subscribe.reset.all', value: 'all' },
+  ...RESETTABLE.map(({ key, setting }) => ({ key, value: setting })),
+]);
 
 type Fields = Omit<SubscribeRequest, 'guildId' | 'channelId' | 'channelName' | 'userId' | 'roleId'>;
 
@@ -57,7 +70,7 @@ export function readSubscribeOptions(
   const base = existing ? settingsOf(existing) : DEFAULT_SETTINGS;
   const timeText = options.getString('time');
   const zoneText = options.getString('timezone');
-  const schedule = parseSchedule(timeText ?? base.time, zoneText ?? base.timeZone);
+  const schedule = parseSchedule(timeText ?? base.time, zoneText ?? base.timeZone, t);
   if (!schedule.ok) return schedule;
   const request: Fields = {};
   if (timeText !== null) request.time = schedule.time;
@@ -81,7 +94,10 @@ export function readSubscribeOptions(
   const resetText = options.getString('reset');
   if (resetText !== null) {
     const reset = parseReset(resetText);
-    if (!reset) return { ok: false, message: t('subscribe.error.reset', { typed: quoteInput(resetText), names: Object.keys(RESETTABLE).join(', ') }) };
+    if (!reset) {
+      const names = RESETTABLE.map(({ key }) => t(key)).join(t('common.listSeparator'));
+      return { ok: false, message: t('subscribe.error.reset', { typed: quoteInput(resetText), all: t('subscribe.reset.all'), names }) };
+    }
     request.reset = reset;
   }
 
@@ -108,16 +124,15 @@ export function readSubscribeOptions(
   return { ok: true, request };
 }
 
-/** `all`, or names of settings (`role,days`). Null for anything else. */
+/** `all`, or names of settings (`role,days`, `rolle, tage`). Null for anything else. */
 function parseReset(text: string): 'all' | SettingName[] | null {
-  const typed = text.trim().toLowerCase();
-  if (typed === 'all') return 'all';
-  const parts = typed.split(/[\s,]+/).filter(Boolean);
+  const parts = fold(text).split(/[\s,、，]+/).filter(Boolean);
   if (parts.length === 0) return null;
   const names: SettingName[] = [];
   for (const part of parts) {
-    const name = RESETTABLE[part];
-    if (!name) return null;
+    const name = RESET_WORDS.get(part);
+    if (name === undefined) return null;
+    if (name === 'all') return parts.length === 1 ? 'all' : null;
     if (!names.includes(name)) names.push(name);
   }
   return names;

@@ -2,8 +2,10 @@ import type { IsoDate } from '../wotd/dates.ts';
 import { pausedAt, WEEKDAYS, WEEKENDS, type Weekday } from '../schedule/post-rules.ts';
 import type { SubscriptionSettings } from '../schedule/subscription-service.ts';
 import type { Subscription } from '../schedule/subscription.ts';
+import { localDateOf } from '../schedule/zoned-time.ts';
 import { catalogLocaleOf } from './i18n/locales.ts';
 import type { MessageKey, Translate } from './i18n/translate.ts';
+import { languageName } from './subscription-text.ts';
 
 /**
  * What /wotd-subscribe and /wotd-subscriptions say about a subscription's settings, days, pause and skip, in the
@@ -40,13 +42,14 @@ export interface Mentions {
   role(roleId: string): string;
 }
 
-/** The settings, as said after "Subscribed #words:": days, time, zone, style, role, thread, publishing. */
+/** The settings, as said after "Subscribed #words:": days, time, zone, style, role, thread, publishing, language. */
 export function settingsSummary(settings: SubscriptionSettings, t: Translate, locale: string | undefined, mentions: Mentions): string {
   const extras = [
     settings.style === 'compact' ? t('subscribe.extra.compact') : '',
     settings.roleId ? t('subscribe.extra.role', { role: mentions.role(settings.roleId) }) : '',
     settings.openThread ? t('subscribe.extra.thread') : '',
     settings.publish ? t('subscribe.extra.publish') : '',
+    settings.language ? t('subscribe.extra.language', { language: languageName(settings.language, t) }) : '',
   ].join('');
   return t('subscribe.summary', { days: daysPhrase(settings.days, t, locale), time: settings.time, zone: settings.timeZone, extras });
 }
@@ -61,6 +64,7 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   openThread: 'subscribe.setting.thread',
   publish: 'subscribe.setting.publish',
   days: 'subscribe.setting.days',
+  language: 'subscribe.setting.language',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -90,13 +94,14 @@ export function settingChanges(
   const value = (setting: keyof SubscriptionSettings, settings: SubscriptionSettings): string => {
     const raw = settings[setting];
     if (setting === 'days') return daysPhrase(settings.days, t, locale);
+    if (setting === 'language') return languageName(settings.language, t);
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
     if (raw === null) return t('subscribe.value.none');
     return setting === 'roleId' ? mentions.role(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'language'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });
@@ -114,7 +119,7 @@ export function settingChanges(
 }
 
 function today(subscription: Subscription, at: Date): IsoDate {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: subscription.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  return localDateOf(at, subscription.timeZone);
 }
 
 /** "Changed: the time from 09:00 to 07:30, the role from none to @readers." or that nothing changed. */

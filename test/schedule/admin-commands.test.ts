@@ -139,6 +139,7 @@ describe('admin command definitions', () => {
       ['skip', false],
       ['reset', false],
       ['preview', false],
+      ['language', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });
