@@ -162,6 +162,7 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
         time: request.time,
         timeZone: request.timeZone,
         style: request.style ?? 'full',
+        ...(request.language ? { language: request.language } : {}),
         reset: 'all',
       };
       return store.upsert(guildId, channelId, DM_SUBSCRIPTIONS_PER_USER, (existing) => subscriptionRecord(channelRequest, existing, at));

@@ -161,3 +161,46 @@ describe('days, pause and skip from the command', () => {
     expect((await store.get(DAILY.id))?.skipDay).toBeUndefined();
   });
 });
+
+describe('the language, kept like any other setting', () => {
+  it('is saved, shown, kept when left out, changed, and put back by reset', async () => {
+    const { services, store } = await setUp();
+    const first = await subscribe(services, { language: 'fr' });
+    expect(first).toContain(`Subscribed <#${DAILY.id}>: the word of the day every day at 09:00 (UTC), in French.`);
+    expect((await store.get(DAILY.id))?.language).toBe('fr');
+    const kept = await subscribe(services, { time: '07:30' });
+    expect(kept).toContain('at 07:30 (UTC), in French.');
+    expect(kept).toContain('Changed: the time from 09:00 to 07:30.');
+    expect((await store.get(DAILY.id))?.language).toBe('fr');
+    expect(await run(wotdSubscriptionsCommand, services)).toContain(`<#${DAILY.id}> — every day, 07:30 UTC, full style, in French`);
+    expect(await subscribe(services, { language: 'Deutsch' })).toContain('Changed: the language from French to German.');
+    expect(await subscribe(services, { reset: 'language' })).toContain("Changed: the language from German to the server's language.");
+    expect((await store.get(DAILY.id))?.language).toBeUndefined();
+    expect(await subscribe(services, { language: 'Klingon' })).toContain('“Klingon” is not a language I write.');
+  });
+
+  it('previews in the member’s language, naming the channel’s', async () => {
+    const { services } = await setUp();
+    await subscribe(services, { language: 'de' });
+    const preview = await subscribe(services, { preview: true }, 'fr');
+    expect(preview).toContain(`**Aperçu** de la publication quotidienne dans <#${DAILY.id}>`);
+    expect(preview).toContain('en allemand');
+  });
+
+  it('takes the names of the settings to reset in the member’s language, and lists them so', async () => {
+    const { services, store } = await setUp();
+    await subscribe(services, { role: READERS, days: 'weekdays', time: '18:00' });
+    const text = await subscribe(services, { reset: 'Rolle, tage' }, 'de');
+    expect(text).toContain('die Tage von werktags auf jeden Tag');
+    expect(await store.get(DAILY.id)).toMatchObject({ time: '18:00', roleId: null });
+    expect(await subscribe(services, { reset: 'alle, rolle' }, 'de')).toContain(
+      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, sprache.',
+    );
+  });
+
+  it('is kept for a member’s DMs', async () => {
+    const { services, store } = await setUp();
+    await services.subscriptions?.subscribeDm({ userId: '400000000000000001', time: '08:00', timeZone: 'UTC', language: 'ja' });
+    expect((await store.get('dm:400000000000000001'))?.language).toBe('ja');
+  });
+});
