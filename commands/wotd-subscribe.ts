@@ -60,7 +60,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   // Options left out keep what the channel's subscription has (a new one: the defaults), unless `reset` names them.
   const saved = await gate.subscriptions.current(channel.id);
   const existing = saved?.guildId === gate.guildId ? saved : null;
-  const read = readSubscribeOptions(context.options, existing, t, gate.subscriptions.now());
+  const read = readSubscribeOptions(context.options, existing, t, locale, gate.subscriptions.now());
   if (!read.ok) return context.respond(userError(read.message));
 
   const role = context.options.getRole('role');

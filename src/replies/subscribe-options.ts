@@ -1,5 +1,5 @@
 import { parseIsoDate } from '../wotd/dates.ts';
-import { checkPauseUntil, MAX_PAUSE_DAYS, parseDays } from '../schedule/post-rules.ts';
+import { checkPauseUntil, EVERY_DAY, MAX_PAUSE_DAYS, parseDays, WEEKDAYS, WEEKENDS, type Weekday } from '../schedule/post-rules.ts';
 import {
   DEFAULT_SETTINGS,
   settingsOf,
@@ -11,7 +11,7 @@ import { POST_STYLES, type Subscription } from '../schedule/subscription.ts';
 import { localDateOf } from '../schedule/zoned-time.ts';
 import { discordTime } from './admin-replies.ts';
 import type { CommandOptions } from './interactions.ts';
-import { CATALOG_LOCALES } from './i18n/locales.ts';
+import { CATALOG_LOCALES, catalogLocaleOf, SOURCE_LOCALE, type CatalogLocale } from './i18n/locales.ts';
 import { CATALOGS, type MessageKey, type Translate } from './i18n/translate.ts';
 import { quoteInput } from './messages.ts';
 import { parseSchedule } from './schedule-options.ts';
@@ -65,6 +65,7 @@ export function readSubscribeOptions(
   options: CommandOptions,
   existing: Subscription | null,
   t: Translate,
+  locale: string | undefined,
   now: Date,
 ): { ok: true; request: Fields } | { ok: false; message: string } {
   const base = existing ? settingsOf(existing) : DEFAULT_SETTINGS;
@@ -86,7 +87,7 @@ export function readSubscribeOptions(
 
   const daysText = options.getString('days');
   if (daysText !== null) {
-    const days = parseDays(daysText);
+    const days = readDays(daysText, t, locale);
     if (!days) return { ok: false, message: t('subscribe.error.days', { typed: quoteInput(daysText) }) };
     request.days = days;
   }
@@ -122,6 +123,63 @@ export function readSubscribeOptions(
   const skip = options.getBoolean('skip');
   if (skip !== null) request.skipNext = skip;
   return { ok: true, request };
+}
+
+const DAY_WORDS: ReadonlyArray<{ key: MessageKey; days: readonly Weekday[] }> = [
+  { key: 'subscribe.daysWord.every', days: EVERY_DAY },
+  { key: 'subscribe.daysWord.weekdays', days: WEEKDAYS },
+  { key: 'subscribe.daysWord.weekends', days: WEEKENDS },
+];
+
+/** Monday 2024-01-01: the reference week for weekday names. */
+const REFERENCE_MONDAY = Date.UTC(2024, 0, 1);
+const dayNames = new Map<CatalogLocale, ReadonlyMap<string, Weekday>>();
+
+/** A language's names for the days of the week, short and long, folded and without a closing dot: `mo`, `montag`. */
+function dayNamesOf(catalog: CatalogLocale): ReadonlyMap<string, Weekday> {
+  let names = dayNames.get(catalog);
+  if (!names) {
+    const found = new Map<string, Weekday>();
+    for (const weekday of ['short', 'long'] as const) {
+      const format = new Intl.DateTimeFormat(catalog, { weekday, timeZone: 'UTC' });
+      for (let day = 1; day <= 7; day += 1) found.set(fold(format.format(REFERENCE_MONDAY + (day - 1) * 86_400_000)).replace(/\.$/, ''), day as Weekday);
+    }
+    names = found;
+    dayNames.set(catalog, names);
+  }
+  return names;
+}
+
+/**
+ * The `days` option, in English (`weekdays`, `mon,wed,fri`) or in the member's language (`werktags`, `mo,mi,fr`,
+ * `月,水,金`): the words the catalog gives for every day, weekdays and weekends, or day names as Intl writes them,
+ * short or long (a long one may be cut to three letters or more). Null for anything else.
+ */
+function readDays(text: string, t: Translate, locale: string | undefined): Weekday[] | null {
+  const english = parseDays(text);
+  if (english) return english;
+  const typed = fold(text).trim().replace(/\s+/g, ' ');
+  const word = DAY_WORDS.find(({ key }) => fold(t(key)) === typed);
+  if (word) return [...word.days];
+  const catalog = catalogLocaleOf(locale);
+  if (catalog === SOURCE_LOCALE) return null;
+  const names = dayNamesOf(catalog);
+  const parts = typed.split(/[\s,、，;]+/).filter(Boolean);
+  if (parts.length === 0 || parts.length > 7) return null;
+  const days = new Set<Weekday>();
+  for (const part of parts) {
+    const name = part.replace(/\.$/, '');
+    const prefixed = name.length >= 3 ? [...new Set([...names].filter(([full]) => full.startsWith(name)).map(([, day]) => day))] : [];
+    const day = names.get(name) ?? (prefixed.length === 1 ? prefixed[0] : undefined) ?? singleEnglishDay(part);
+    if (day === undefined) return null;
+    days.add(day);
+  }
+  return [...days].sort((a, b) => a - b);
+}
+
+function singleEnglishDay(part: string): Weekday | undefined {
+  const days = parseDays(part);
+  return days?.length === 1 ? days[0] : undefined;
 }
 
 /** `all`, or names of settings (`role,days`, `rolle, tage`). Null for anything else. */

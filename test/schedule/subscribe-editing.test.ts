@@ -204,3 +204,30 @@ describe('the language, kept like any other setting', () => {
     expect((await store.get('dm:400000000000000001'))?.language).toBe('ja');
   });
 });
+
+describe('days in the member’s language', () => {
+  it.each([
+    ['de', 'mo,mi,fr', [1, 3, 5]],
+    ['de', 'Werktags', [1, 2, 3, 4, 5]],
+    ['de', 'Mittwoch, sonntag', [3, 7]],
+    ['de', 'mon,wed', [1, 3]],
+    ['fr', 'en semaine', [1, 2, 3, 4, 5]],
+    ['fr', 'lun., mer.', [1, 3]],
+    ['es', 'mié, sáb', [3, 6]],
+    ['pt-BR', 'seg,qua,sex', [1, 3, 5]],
+    ['ru', 'пн, ср', [1, 3]],
+    ['ja', '月,水,金', [1, 3, 5]],
+    ['zh-CN', '周一、周三', [1, 3]],
+    ['zh-CN', '周末', [6, 7]],
+  ] as const)('%s: %s', async (locale, typed, days) => {
+    const { services, store } = await setUp();
+    await subscribe(services, { days: typed }, locale);
+    expect((await store.get(DAILY.id))?.days).toEqual(days);
+  });
+
+  it('refuses another language’s day names, in the member’s words', async () => {
+    const { services, store } = await setUp();
+    expect(await subscribe(services, { days: 'mo,mi' }, 'fr')).toContain('« mo,mi » n’est pas un choix de jours. Utilisez quotidien, en semaine, week-end');
+    expect(await store.get(DAILY.id)).toBeNull();
+  });
+});
