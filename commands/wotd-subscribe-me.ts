@@ -7,7 +7,8 @@ import { privateT } from '../src/replies/i18n/reply-locale.ts';
 import { languageName } from '../src/replies/subscription-text.ts';
 import { POST_STYLES } from '../src/schedule/subscription.ts';
 import { parseSchedule, TIME_OPTION_MAX_LENGTH } from '../src/replies/schedule-options.ts';
-import { autocomplete, languageOrRefuse } from './wotd-subscribe.ts';
+import { languageOrRefuse } from '../src/replies/language-option.ts';
+import { autocomplete } from './wotd-subscribe.ts';
 
 const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe-me.name', 'command.wotd-subscribe-me.description')
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)

@@ -4,11 +4,12 @@ import type { BotServices, CommandContext, SlashCommand } from '../src/replies/i
 import { privateNote } from '../src/replies/messages.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/replies/admin-replies.ts';
 import { named } from '../src/replies/i18n/command-text.ts';
-import { privateT } from '../src/replies/i18n/reply-locale.ts';
+import { privateLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import type { Translate } from '../src/replies/i18n/translate.ts';
+import { daysPhrase, pauseState } from '../src/replies/subscribe-replies.ts';
 import { describeStatus, languageName, styleName, todaysDelivery } from '../src/replies/subscription-text.ts';
 import { countsTowardLimit, postStyleOf } from '../src/schedule/subscription.ts';
-import type { SubscriptionOverview } from '../src/schedule/subscription-service.ts';
+import { settingsOf, type SubscriptionOverview } from '../src/schedule/subscription-service.ts';
 
 const data = named(new SlashCommandBuilder(), 'command.wotd-subscriptions.name', 'command.wotd-subscriptions.description')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
@@ -17,12 +18,13 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscriptions.name',
 
 const EMBED_DESCRIPTION_LIMIT = 4096;
 
-function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOverview, t: Translate): string {
+function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOverview, t: Translate, locale: string | undefined, now: Date): string {
   const console = isConsoleChannel(subscription.channelId);
   const where = channelMention(subscription.channelId, subscription.channelName, console);
   const role = subscription.roleId ? t('subscriptions.mentions', { role: console ? `@${subscription.roleId}` : `<@&${subscription.roleId}>` }) : '';
   // A reason may name the channel as subscribed ("Missing Embed Links in #word_of_the_day"): shown as written.
-  const status = `${describeStatus(subscription.status, t)}${todaysDelivery(lastDelivery, t)}`;
+  const state = [describeStatus(subscription.status, t), pauseState(subscription, now, t, locale)].filter(Boolean).join(t('subscribe.listSeparator'));
+  const status = `${state}${todaysDelivery(lastDelivery, t)}`;
   const next = dueNow ? t('subscriptions.dueNow') : nextPostAt ? t('subscriptions.next', { when: discordTime(nextPostAt) }) : t('subscriptions.noPosts');
   const extras = [
     subscription.openThread === true ? t('subscriptions.thread') : '',
@@ -31,6 +33,7 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
   ].join('');
   const settings = t('subscriptions.line', {
     channel: where,
+    days: daysPhrase(settingsOf(subscription).days, t, locale),
     time: subscription.time,
     zone: subscription.timeZone,
     style: styleName(postStyleOf(subscription), t),
@@ -41,11 +44,13 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const t = privateT(context.invoker);
+  const locale = privateLocale(context.invoker);
   const gate = await adminGate(context, services);
   if (!gate) return;
   const overviews = await gate.subscriptions.list(gate.guildId);
   if (overviews.length === 0) return context.respond(privateNote(t('subscriptions.none')));
-  const description = clip(overviews.map((overview) => line(overview, t)).join('\n\n'), EMBED_DESCRIPTION_LIMIT);
+  const now = gate.subscriptions.now();
+  const description = clip(overviews.map((overview) => line(overview, t, locale, now)).join('\n\n'), EMBED_DESCRIPTION_LIMIT);
   const counted = overviews.filter((item) => countsTowardLimit(item.subscription)).length;
   await context.respond({
     ephemeral: true,

@@ -1,6 +1,7 @@
-import type { AutocompleteChoice } from './interactions.ts';
+import type { AutocompleteChoice, CommandContext } from './interactions.ts';
 import { CATALOG_LOCALES, DISCORD_LOCALES, type CatalogLocale } from './i18n/locales.ts';
 import { CATALOGS, type Translate } from './i18n/translate.ts';
+import { userError } from './messages.ts';
 import { languageName } from './subscription-text.ts';
 
 /**
@@ -62,4 +63,22 @@ export function readLanguageOption(text: string): string | null {
   const own = query.split(' (')[0] ?? '';
   const byOwn = CATALOG_LOCALES.find((catalog) => fold(CATALOGS[catalog][`language.${catalog}`] ?? '') === own);
   return byOwn ? storedLocale(byOwn) : null;
+}
+
+/**
+ * The `language` option of /wotd-subscribe and /wotd-subscribe-me as a Discord locale: null when it was left out;
+ * undefined once the member has been told that what they typed is not a language the bot writes.
+ */
+export async function languageOrRefuse(context: CommandContext, t: Translate): Promise<{ language: string | null } | undefined> {
+  const typed = context.options.getString('language');
+  if (typed === null || typed.trim() === '') return { language: null };
+  const language = readLanguageOption(typed);
+  if (language) return { language };
+  await context.respond(userError(t('language.unknown', { text: quoteLanguage(typed) })));
+  return undefined;
+}
+
+/** What was typed, quoted in the refusal without markdown or mentions, and short. */
+function quoteLanguage(text: string): string {
+  return text.replace(/[`*_~|\\<>@]/g, '').slice(0, 32);
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaim, DeliveryClaims } from './delivery-claims.ts';
 import type { DueMove } from '../store/due-index.ts';
-import { owesPost, type Slot } from './due.ts';
+import { owesPost, postsSlotNow, type Slot } from './due.ts';
 import { dueAfterDelivery } from './next-due.ts';
 import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
@@ -147,6 +147,8 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   // Admin changes made since the list was read win: an unsubscribed or disabled channel is left alone.
   const subscription = await store.get(channelId);
   if (!subscription || subscription.status.state === 'disabled') return 'skipped';
+  // Paused, skipped or its days changed since: that slot is no longer one it posts.
+  if (!postsSlotNow(subscription, slot, options.now())) return 'skipped';
   // A record read again under a claim is judged against the subscription as it is now.
   if (recheck && !owesPost(subscription, job.record, options.now())) return 'skipped';
 

@@ -1,5 +1,6 @@
 import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import type { DeliveryReading, Subscription } from './subscription.ts';
+import { lookaheadDays, pausedAt, postsSlot, type PostRules } from './post-rules.ts';
 import { highestOffsetFromMs, localDateOf, localDayExists, parseLocalTime, zonedInstant } from './zoned-time.ts';
 
 /**
@@ -24,6 +25,9 @@ import { highestOffsetFromMs, localDateOf, localDayExists, parseLocalTime, zoned
  * future one: in winter such a post may carry the entry that was current an hour earlier. Outside those hours, and
  * in zones that keep one offset, it is exactly the UTC date of the post time. Deliveries are recorded per service
  * day, so no entry is posted twice.
+ *
+ * On top of that, a subscription's own rules (post-rules.ts: the days of the week it chose, a pause, a skipped post)
+ * take slots away. A slot taken away is not owed, so it is never caught up.
  */
 
 export interface Slot {
@@ -85,10 +89,28 @@ export function owesPost(subscription: Pick<Subscription, 'enabledAt'>, record: 
   }
 }
 
+/** The subscription's rules, as post-rules.ts reads them. */
+function rulesOf(subscription: Pick<Subscription, 'timeZone' | 'days' | 'pause' | 'skipDay'>): PostRules {
+  return { timeZone: subscription.timeZone, days: subscription.days, pause: subscription.pause, skipDay: subscription.skipDay };
+}
+
+/**
+ * Whether the subscription posts this slot at `now`: a day it chose, not skipped, not in a pause, and not while it is
+ * paused. The scheduler works zone and time slots out once for many subscriptions, then asks this of each.
+ */
+export function postsSlotNow(subscription: Pick<Subscription, 'timeZone' | 'days' | 'pause' | 'skipDay'>, slot: Slot, now: Date): boolean {
+  const rules = rulesOf(subscription);
+  return postsSlot(rules, slot) && pausedAt(rules, now) === null;
+}
+
 /** The slot to deliver now, or null: the earliest deliverable slot whose service day is still owed. */
 export function dueSlot(subscription: Subscription, record: (serviceDay: IsoDate) => DeliveryReading | null, now: Date): Slot | null {
   if (subscription.status.state === 'disabled') return null;
-  return deliverableSlots(subscription, now).find((slot) => owesPost(subscription, record(slot.serviceDay), now)) ?? null;
+  return (
+    deliverableSlots(subscription, now).find(
+      (slot) => postsSlotNow(subscription, slot, now) && owesPost(subscription, record(slot.serviceDay), now),
+    ) ?? null
+  );
 }
 
 /**
@@ -102,11 +124,29 @@ export function nextPostTime(
 ): Date | null {
   if (subscription.status.state === 'disabled') return null;
   if (dueSlot(subscription, record, now)) return now;
+  return nextSlot(subscription, record, now)?.postAt ?? null;
+}
+
+/**
+ * The first slot still ahead that the subscription posts and whose service day is owed, or null (a pause until
+ * resumed, or nothing within the look-ahead). A pause until a date ends by then, so its later slots count.
+ */
+export function nextSlot(
+  subscription: Subscription,
+  record: (serviceDay: IsoDate) => DeliveryReading | null,
+  now: Date,
+): Slot | null {
+  const rules = rulesOf(subscription);
+  const paused = pausedAt(rules, now);
+  if (paused && paused.until === null) return null;
   const today = localDateOf(now, subscription.timeZone);
-  for (const localDay of [today, addDays(today, 1), addDays(today, 2)]) {
+  const ahead = lookaheadDays(rules, today);
+  for (let offset = 0; offset <= ahead; offset += 1) {
+    const localDay = addDays(today, offset);
     const slot = slotFor(subscription, localDay);
     if (slot.postAt.getTime() <= now.getTime() || !localDayExists(localDay, subscription.timeZone)) continue;
-    if (owesPost(subscription, record(slot.serviceDay), now)) return slot.postAt;
+    if (!postsSlot(rules, slot)) continue;
+    if (owesPost(subscription, record(slot.serviceDay), now)) return slot;
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import { addDays, type IsoDate } from '../wotd/dates.ts';
-import { deliverableSlots, owesPost, slotFor, type Slot } from './due.ts';
+import { deliverableSlots, owesPost, postsSlotNow, slotFor, type Slot } from './due.ts';
 import type { DeliveryReading, Subscription } from './subscription.ts';
 import { localDateOf } from './zoned-time.ts';
 
@@ -17,9 +17,17 @@ import { localDateOf } from './zoned-time.ts';
 /** How far ahead a post instant is looked for; past it, the subscription is looked at again then (never lost). */
 const HORIZON_DAYS = 9;
 
-/** Whether the slot is ever delivered: due.ts counts it among the deliverable slots at its own post instant. */
+/**
+ * The slots due.ts delivers at `at`: the zone's deliverable slots, less those the subscription's own days, pause or
+ * skipped post take away (post-rules.ts), which are never owed.
+ */
+function postedSlots(subscription: Subscription, at: Date): Slot[] {
+  return deliverableSlots(subscription, at).filter((slot) => postsSlotNow(subscription, slot, at));
+}
+
+/** Whether the slot is ever delivered: due.ts counts it among the posted slots at its own post instant. */
 function isDelivered(subscription: Subscription, slot: Slot): boolean {
-  return deliverableSlots(subscription, slot.postAt).some((candidate) => candidate.localDay === slot.localDay);
+  return postedSlots(subscription, slot.postAt).some((candidate) => candidate.localDay === slot.localDay);
 }
 
 /**
@@ -51,7 +59,7 @@ export function settledDueAt(
   if (subscription.status.state === 'disabled') return null;
   const at = new Date(now);
   let retryAt = Number.POSITIVE_INFINITY;
-  for (const slot of deliverableSlots(subscription, at)) {
+  for (const slot of postedSlots(subscription, at)) {
     const reading = record(slot.serviceDay);
     if (owesPost(subscription, reading, at)) return slot.postAt.getTime();
     if (reading?.state === 'retrying' && reading.nextAttemptAt) retryAt = Math.min(retryAt, retryInstant(reading.nextAttemptAt, now));

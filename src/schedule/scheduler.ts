@@ -4,7 +4,7 @@ import { addDays, utcDateOf, type IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
-import { deliverableSlots, owesPost, type Slot } from './due.ts';
+import { deliverableSlots, owesPost, postsSlotNow, type Slot } from './due.ts';
 import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport, type ThreadSuffix } from './delivery.ts';
 import { DueJobs } from './due-jobs.ts';
 import { describeJump, MinuteTicker, type ClockJump } from './minute-ticker.ts';
@@ -249,7 +249,9 @@ export class DailyScheduler {
           deliverable = deliverableSlots(subscription, now);
           slots.set(key, deliverable);
         }
-        if (deliverable.length > 0) due.push({ subscription, slots: deliverable, dueAt });
+        // The zone's slots, less those the subscription's own days, pause or skip take away (post-rules.ts).
+        const posted = deliverable.filter((slot) => postsSlotNow(subscription, slot, now));
+        if (posted.length > 0) due.push({ subscription, slots: posted, dueAt });
         else moves.push({ channelId, from: dueAt, to: nextOf(subscription) });
       }
       const records = await this.recordsOf(due);

@@ -1,5 +1,6 @@
 import { addDays, type IsoDate } from '../wotd/dates.ts';
-import { currentSlot, nextPostTime, slotFor } from './due.ts';
+import { currentSlot, dueSlot, nextPostTime, nextSlot, slotFor } from './due.ts';
+import { EVERY_DAY, storedDays, type Weekday } from './post-rules.ts';
 import { dmTarget, owesDmNotice, postStyleOf, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 import type { UpsertResult } from './subscription-store/subscription-writes.ts';
@@ -7,24 +8,52 @@ import { knownTimeZones } from './zoned-time.ts';
 
 /** What the admin commands ask of subscriptions; both transports hand commands the same one. */
 
-export interface SubscribeRequest {
-  guildId: string;
-  channelId: string;
-  channelName: string;
+/** The settings an admin chooses; any left out of a request keep their saved value (or the default, for a new one). */
+export interface SubscriptionSettings {
   /** HH:MM, already validated with parseLocalTime. */
   time: string;
   /** A canonical IANA name, already validated with canonicalTimeZone. */
   timeZone: string;
   roleId: string | null;
+  style: PostStyle;
+  /** A thread on each post. */
+  openThread: boolean;
+  /** Publish each post to following servers, in an announcement channel. */
+  publish: boolean;
+  /** The days of the week it posts on (all seven: every day). */
+  days: Weekday[];
+  /** The posts' language, a Discord locale; null: the server's preferred locale at posting time, else English. */
+  language: string | null;
+}
+
+export type SettingName = keyof SubscriptionSettings;
+
+export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
+  time: '09:00',
+  timeZone: 'UTC',
+  roleId: null,
+  style: 'full',
+  openThread: false,
+  publish: false,
+  days: [...EVERY_DAY],
+  language: null,
+};
+
+/**
+ * A subscribe command: the settings given (a setting left undefined was not given; `roleId: null` was given as "no
+ * role"), the ones to reset, and a pause or skip.
+ */
+export interface SubscribeRequest extends Partial<SubscriptionSettings> {
+  guildId: string;
+  channelId: string;
+  channelName: string;
   userId: string;
-  /** Default full. */
-  style?: PostStyle;
-  /** A thread on each post (default no). */
-  openThread?: boolean;
-  /** Publish each post to following servers, in an announcement channel (default no). */
-  publish?: boolean;
-  /** The posts' language, a Discord locale (default: none, so the server's preferred locale at posting time). */
-  language?: string;
+  /** Settings put back to their defaults (unless given): `all`, or the named ones. */
+  reset?: 'all' | SettingName[];
+  /** Pause (until the local day given, or until resumed), or resume. Left out: as it was. */
+  pause?: { until: IsoDate | null } | 'resume';
+  /** true: skip the next post; false: post it after all. */
+  skipNext?: boolean;
 }
 
 export interface SubscriptionOverview {
@@ -52,7 +81,16 @@ export const DM_SUBSCRIPTIONS_PER_USER = 1;
 
 export interface SubscriptionService {
   readonly limit: number;
+  /** The service's clock: replies about pauses and skips read "today" from it, as the service does. */
+  now(): Date;
   subscribe(request: SubscribeRequest): Promise<UpsertResult>;
+  /** The channel's subscription as saved, or null. */
+  current(channelId: string): Promise<Subscription | null>;
+  /**
+   * The record a request would make of the saved one (for a preview): its settings, pause and skip; nothing saved.
+   * `skipDay` is worked out from the saved subscription's next post.
+   */
+  draft(request: SubscribeRequest): Promise<Subscription>;
   unsubscribe(guildId: string, channelId: string): Promise<Subscription | null>;
   list(guildId: string): Promise<SubscriptionOverview[]>;
   subscribeDm(request: DmSubscribeRequest): Promise<UpsertResult>;
@@ -81,10 +119,25 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
 
   return {
     limit,
+    now,
 
     async subscribe(request) {
-      const at = now().toISOString();
-      return store.upsert(request.guildId, request.channelId, limit, (existing) => subscriptionRecord(request, existing, at));
+      const instant = now();
+      const skipDay = request.skipNext === true ? await nextPostDay(store, request, instant) : undefined;
+      return store.upsert(request.guildId, request.channelId, limit, (existing) =>
+        subscriptionRecord(request, existing, instant.toISOString(), skipDay),
+      );
+    },
+
+    current(channelId) {
+      return store.get(channelId);
+    },
+
+    async draft(request) {
+      const instant = now();
+      const existing = await store.get(request.channelId);
+      const skipDay = request.skipNext === true ? await nextPostDay(store, request, instant) : undefined;
+      return subscriptionRecord(request, existing?.guildId === request.guildId ? existing : null, instant.toISOString(), skipDay);
     },
 
     unsubscribe(guildId, channelId) {
@@ -105,7 +158,18 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
     async subscribeDm(request) {
       const at = now().toISOString();
       const { guildId, channelId } = dmTarget(request.userId);
-      const channelRequest: SubscribeRequest = { ...request, guildId, channelId, channelName: 'DM', roleId: null };
+      // A member's DM subscription is one command's worth of options: those left out take their defaults.
+      const channelRequest: SubscribeRequest = {
+        guildId,
+        channelId,
+        channelName: 'DM',
+        userId: request.userId,
+        time: request.time,
+        timeZone: request.timeZone,
+        style: request.style ?? 'full',
+        ...(request.language ? { language: request.language } : {}),
+        reset: 'all',
+      };
       return store.upsert(guildId, channelId, DM_SUBSCRIPTIONS_PER_USER, (existing) => subscriptionRecord(channelRequest, existing, at));
     },
 
@@ -133,11 +197,18 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
   };
 }
 
-async function overviewOf(store: SubscriptionStore, subscription: Subscription, instant: Date): Promise<SubscriptionOverview> {
+/** The delivery records of the service days around today's slot (yesterday's to the day after tomorrow's). */
+async function recordsAround(store: SubscriptionStore, subscription: Subscription, instant: Date): Promise<Map<IsoDate, DeliveryReading | null>> {
   const today = currentSlot(subscription, instant);
   const days = new Set<IsoDate>([-1, 0, 1, 2].map((offset) => slotFor(subscription, addDays(today.localDay, offset)).serviceDay));
   const records = new Map<IsoDate, DeliveryReading | null>();
   for (const day of days) records.set(day, await store.getDelivery(subscription.channelId, day));
+  return records;
+}
+
+async function overviewOf(store: SubscriptionStore, subscription: Subscription, instant: Date): Promise<SubscriptionOverview> {
+  const today = currentSlot(subscription, instant);
+  const records = await recordsAround(store, subscription, instant);
   const nextPostAt = nextPostTime(subscription, (day) => records.get(day) ?? null, instant);
   return {
     subscription,
@@ -147,24 +218,87 @@ async function overviewOf(store: SubscriptionStore, subscription: Subscription, 
   };
 }
 
-/** The record a subscribe request makes (or makes of the existing one): active, enabled now. */
-export function subscriptionRecord(request: SubscribeRequest, existing: Subscription | null, at: string): Subscription {
+/** The settings a stored subscription has (fields it lacks read as their defaults). */
+export function settingsOf(subscription: Subscription): SubscriptionSettings {
+  return {
+    time: subscription.time,
+    timeZone: subscription.timeZone,
+    roleId: subscription.roleId,
+    style: postStyleOf(subscription),
+    openThread: subscription.openThread === true,
+    publish: subscription.publish === true,
+    days: subscription.days ?? [...EVERY_DAY],
+    language: subscription.language ?? null,
+  };
+}
+
+/** The settings a request makes: each given one, else the default where reset, else the saved one, else the default. */
+export function requestedSettings(request: SubscribeRequest, existing: Subscription | null): SubscriptionSettings {
+  const saved = existing ? settingsOf(existing) : DEFAULT_SETTINGS;
+  const reset = request.reset ?? [];
+  const pick = <K extends SettingName>(name: K): SubscriptionSettings[K] => {
+    const given = request[name];
+    if (given !== undefined) return given as SubscriptionSettings[K];
+    return reset === 'all' || reset.includes(name) ? DEFAULT_SETTINGS[name] : saved[name];
+  };
+  return {
+    time: pick('time'),
+    timeZone: pick('timeZone'),
+    roleId: pick('roleId'),
+    style: pick('style'),
+    openThread: pick('openThread'),
+    publish: pick('publish'),
+    days: pick('days'),
+    language: pick('language'),
+  };
+}
+
+/**
+ * The record a subscribe request makes (or makes of the existing one): active, enabled now, the settings the request
+ * gives on top of the saved ones, its pause or resume, and the skipped day (worked out by the caller).
+ */
+export function subscriptionRecord(request: SubscribeRequest, existing: Subscription | null, at: string, skipDay?: IsoDate): Subscription {
+  const settings = requestedSettings(request, existing);
+  const days = storedDays(settings.days);
+  let pause = existing?.pause;
+  if (request.pause === 'resume') {
+    if (pause && pause.endedAt === undefined) pause = { ...pause, endedAt: at };
+  } else if (request.pause) {
+    pause = { at, ...(request.pause.until ? { until: request.pause.until } : {}) };
+  }
+  const skip = request.skipNext === false ? undefined : (skipDay ?? existing?.skipDay);
   return {
     guildId: request.guildId,
     channelId: request.channelId,
     channelName: request.channelName,
-    time: request.time,
-    timeZone: request.timeZone,
-    roleId: request.roleId,
+    time: settings.time,
+    timeZone: settings.timeZone,
+    roleId: settings.roleId,
     createdBy: existing?.createdBy ?? request.userId,
     createdAt: existing?.createdAt ?? at,
     enabledAt: at,
     status: { state: 'active' },
-    style: request.style ?? 'full',
-    ...(request.openThread === true ? { openThread: true } : {}),
-    ...(request.publish === true ? { publish: true } : {}),
-    ...(request.language ? { language: request.language } : {}),
+    style: settings.style,
+    ...(settings.openThread ? { openThread: true } : {}),
+    ...(settings.publish ? { publish: true } : {}),
+    ...(settings.language !== null ? { language: settings.language } : {}),
+    ...(days ? { days } : {}),
+    ...(pause ? { pause } : {}),
+    ...(skip ? { skipDay: skip } : {}),
+    configuredBy: request.userId,
   };
+}
+
+/**
+ * The local day of the post a "skip the next post" means: the one due now if it is still owed, else the next one
+ * ahead, by the saved subscription's rules (or the request's time and zone for a new one). Null when none is ahead.
+ */
+async function nextPostDay(store: SubscriptionStore, request: SubscribeRequest, instant: Date): Promise<IsoDate | undefined> {
+  const existing = await store.get(request.channelId);
+  const draft = subscriptionRecord({ ...request, skipNext: false }, existing?.guildId === request.guildId ? existing : null, instant.toISOString());
+  const records = await recordsAround(store, draft, instant);
+  const record = (day: IsoDate) => records.get(day) ?? null;
+  return (dueSlot(draft, record, instant) ?? nextSlot(draft, record, instant))?.localDay;
 }
 
 /** A setting that subscribing again changed, from what to what; the replies say each one. */

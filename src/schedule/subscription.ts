@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
+import { pauseSchema, weekdaysSchema } from './post-rules.ts';
 
 /**
  * A channel's subscription to the daily post, and the record of each day's delivery to it.
@@ -63,6 +64,14 @@ export const subscriptionSchema = z.object({
    * preferred locale at the time of posting, else English. A DM subscription keeps its member's.
    */
   language: z.string().min(2).max(16).optional(),
+  /** The days of the week it posts on (ISO, 1 Monday … 7 Sunday); absent: every day. See post-rules.ts. */
+  days: weekdaysSchema.optional(),
+  /** Paused from `at` until resumed (`endedAt`) or until the local day `until`; kept after it ends. */
+  pause: pauseSchema.optional(),
+  /** The local day whose post is skipped, once. */
+  skipDay: isoDateSchema.optional(),
+  /** The member who last created or changed it (absent in records written before: createdBy). Told when it stops. */
+  configuredBy: z.string().optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;

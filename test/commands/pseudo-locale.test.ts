@@ -206,6 +206,14 @@ describe('the pseudo-locale through every reply path', () => {
     check('/wotd-subscribe', await run('wotd-subscribe', { channel: CHANNEL, role: ROLE, style: 'compact', thread: true, language: 'fr' }));
     check('/wotd-subscribe again', await run('wotd-subscribe', { channel: CHANNEL, time: '18:30', timezone: 'Asia/Tokyo', language: 'ja' }));
     check('/wotd-subscribe unchanged', await run('wotd-subscribe', { channel: CHANNEL, time: '18:30', timezone: 'Asia/Tokyo', language: 'ja' }));
+    check('/wotd-subscribe weekends, paused', await run('wotd-subscribe', { channel: CHANNEL, days: 'weekends', pause: true }));
+    check('/wotd-subscribe reset', await run('wotd-subscribe', { channel: CHANNEL, reset: 'days,language' }));
+    check('/wotd-subscribe bad days', await run('wotd-subscribe', { channel: CHANNEL, days: 'funday' }));
+    check('/wotd-subscribe bad reset', await run('wotd-subscribe', { channel: CHANNEL, reset: 'colour' }));
+    check('/wotd-subscribe until with resume', await run('wotd-subscribe', { channel: CHANNEL, pause: false, until: addDays(TODAY, 3) }));
+    check('/wotd-subscribe bad until', await run('wotd-subscribe', { channel: CHANNEL, until: '31-12-2030' }));
+    check('/wotd-subscribe until today', await run('wotd-subscribe', { channel: CHANNEL, until: TODAY }));
+    check('/wotd-subscribe until too far', await run('wotd-subscribe', { channel: CHANNEL, until: addDays(TODAY, 400) }));
     check('/wotd-subscriptions', await run('wotd-subscriptions'));
     check('/wotd-unsubscribe', await run('wotd-unsubscribe', { channel: CHANNEL }));
     check('/wotd-subscribe bad time', await run('wotd-subscribe', { channel: CHANNEL, time: '25:99' }));

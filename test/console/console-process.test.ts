@@ -123,7 +123,8 @@ describe('wotd-bot console: the console on purpose', () => {
       '/wotd-subscribe channel:#words time:07:30',
       '/wotd-subscribe channel:#words time:08:15 timezone:Europe/London role:@readers style:compact thread:true',
       '/wotd-subscribe channel:#words time:08:15 timezone:Europe/London role:@readers style:compact thread:true',
-      '/wotd-subscribe channel:#words',
+      '/wotd-subscribe channel:#words time:08:30',
+      '/wotd-subscribe channel:#words reset:all',
       '/wotd-subscribe-me time:07:00',
       '/wotd-subscribe-me time:06:45 timezone:Asia/Tokyo',
     ]);
@@ -135,7 +136,10 @@ describe('wotd-bot console: the console on purpose', () => {
         'Europe/London, the role from none to @readers, the style from full to compact, a thread on each post from off to on.',
       'Updated #words: the word of the day every day at 08:15 (Europe/London), compact (word, IPA and a one-line definition), ' +
         'mentioning @readers, with a thread on each post. Nothing changed: it had these settings already.',
-      'Updated #words: the word of the day every day at 09:00 (UTC). Changed: the time from 08:15 to 09:00, the time zone from ' +
+      // Options left out keep what the subscription has.
+      'Updated #words: the word of the day every day at 08:30 (Europe/London), compact (word, IPA and a one-line definition), ' +
+        'mentioning @readers, with a thread on each post. Changed: the time from 08:15 to 08:30.',
+      'Updated #words: the word of the day every day at 09:00 (UTC). Changed: the time from 08:30 to 09:00, the time zone from ' +
         'Europe/London to UTC, the role from @readers to none, the style from compact to full, a thread on each post from on to off.',
       "Subscribed: I'll DM you the word of the day every day at 07:00 (UTC).",
       "Updated: I'll DM you the word of the day every day at 06:45 (Asia/Tokyo). Changed: the time from 07:00 to 06:45, the time zone from UTC to Asia/Tokyo.",

@@ -1,6 +1,6 @@
 import type { APIEmbed } from 'discord.js';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { wotdCommand } from '../../commands/wotd.ts';
 import { wotdFindCommand } from '../../commands/wotd-find.ts';
 import { wotdHistoryCommand } from '../../commands/wotd-history.ts';
@@ -16,7 +16,9 @@ import { addDays, type IsoDate } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';
 import type { Lookup, WotdLookup } from '../../src/wotd/lookup.ts';
 import { buttonContext, commandContext, type Recorded } from '../commands/recording-context.ts';
-import { makeSubscription } from '../schedule/helpers.ts';
+import { makeSubscription, tempStore } from '../schedule/helpers.ts';
+import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { validateMessageBody } from '../support/discord/validation.ts';
 import { MARKDOWN, MENTIONS, INVISIBLE, settings, wellFormed } from './generated.ts';
 
@@ -161,6 +163,12 @@ async function answers(command: SlashCommand, services: BotServices, options: Re
 describe('Discord size limits, for any entry', () => {
   it('every message built from generated entries keeps every limit, cut on grapheme boundaries', async () => {
     let cuts = 0;
+    // The preview reads the channel's saved subscription (none here) and saves nothing.
+    const temp = tempStore();
+    onTestFinished(temp.cleanup);
+    const store = await SubscriptionStore.open(temp.url);
+    onTestFinished(() => store.close());
+    const subscriptions = createSubscriptionService({ store, limit: 5, now: () => new Date(`${TODAY}T12:00:00Z`) });
     await fc.assert(
       fc.asyncProperty(fc.array(entryParts, { minLength: 1, maxLength: 25 }), fc.boolean(), fc.integer({ min: 1, max: 8 }), async (parts, stale, limit) => {
         const entries = parts.map((part, index) => entryOn(addDays(TODAY, -index), part));
@@ -240,7 +248,7 @@ describe('Discord size limits, for any entry', () => {
           botPermissionsIn: async () => new Set(all),
           memberCanManageChannel: async () => true,
         };
-        const previewServices: BotServices = { ...services, subscriptions: {} as NonNullable<BotServices['subscriptions']> };
+        const previewServices: BotServices = { ...services, subscriptions };
         await wotdSubscribeCommand.execute(preview, previewServices);
         const shown = sent(base.recorder);
         expect(shown.some((message) => message.embeds?.length), where('the preview')).toBe(true);

@@ -133,6 +133,11 @@ describe('admin command definitions', () => {
       ['style', false],
       ['thread', false],
       ['publish', false],
+      ['days', false],
+      ['pause', false],
+      ['until', false],
+      ['skip', false],
+      ['reset', false],
       ['preview', false],
       ['language', false],
     ]);
@@ -204,7 +209,7 @@ describe('/wotd-subscribe', () => {
     });
     expect(ok.text).toContain('with a thread on each post, published to following servers.');
     expect(await store.get(NEWS.id)).toMatchObject({ openThread: true, publish: true });
-    expect((await run(wotdSubscriptionsCommand, services)).text).toContain(`<#${NEWS.id}> — 09:00 UTC, full style, thread on each post, published`);
+    expect((await run(wotdSubscriptionsCommand, services)).text).toContain(`<#${NEWS.id}> — every day, 09:00 UTC, full style, thread on each post, published`);
   });
 
   it('says which zone a zone typed under another name became (CET is Europe/Brussels)', async () => {
@@ -283,8 +288,8 @@ describe('/wotd-unsubscribe and /wotd-subscriptions', () => {
     const { answer, text } = await run(wotdSubscriptionsCommand, services);
     expect(answer.ephemeral).toBe(true);
     expect(text).toContain('Daily posts (3 of 5)');
-    expect(text).toContain(`<#${DAILY.id}> — 09:00 UTC, full style, mentions <@&${FANS.id}>\n  active; next post <t:${Date.parse('2026-06-15T09:00:00Z') / 1000}:F>`);
-    expect(text).toContain(`<#${NEWS.id}> — 10:00 UTC, compact style\n  failing (Missing Access; 2 failed days in a row); next post <t:${Date.parse('2026-06-15T10:00:00Z') / 1000}:F>`);
+    expect(text).toContain(`<#${DAILY.id}> — every day, 09:00 UTC, full style, mentions <@&${FANS.id}>\n  active; next post <t:${Date.parse('2026-06-15T09:00:00Z') / 1000}:F>`);
+    expect(text).toContain(`<#${NEWS.id}> — every day, 10:00 UTC, compact style\n  failing (Missing Access; 2 failed days in a row); next post <t:${Date.parse('2026-06-15T10:00:00Z') / 1000}:F>`);
     expect(text).toContain('disabled (the channel was deleted); no posts until subscribed again');
 
     expect((await run(wotdUnsubscribeCommand, services, { options: { channel: NEWS } })).text).toBe(`Unsubscribed <#${NEWS.id}>: no more daily posts there.`);

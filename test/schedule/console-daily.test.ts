@@ -40,7 +40,10 @@ describe('daily posts in the console transport', () => {
 
     await session.handleLine('/wotd-subscribe channel:#words time:09:30 timezone:europe/london role:@readers style:compact preview:true');
     const preview = output.join('');
-    expect(preview).toContain('Preview of the daily post in #words at 09:30 (Europe/London), with today\'s word. Nothing is saved');
+    expect(preview).toContain(
+      "Preview of the daily post in #words: the word of the day every day at 09:30 (Europe/London), compact (word, IPA and a one-line definition), mentioning @readers, with today's word",
+    );
+    expect(preview).toContain('Nothing is saved');
     expect(preview).toContain('@readers');
     expect(preview).toContain('│ /wɜːd/ — The word for 2026-06-15.');
     expect(await store.listAll()).toEqual([]);
@@ -83,7 +86,7 @@ describe('daily posts in the console transport', () => {
     output.length = 0;
     await session.handleLine('/wotd-subscriptions');
     const listed = output.join('');
-    expect(listed).toContain('#words — 09:30 Europe/London, compact style, mentions @readers, thread on each post');
+    expect(listed).toContain('#words — every day, 09:30 Europe/London, compact style, mentions @readers, thread on each post');
     expect(listed).toContain('active; next post');
 
     output.length = 0;

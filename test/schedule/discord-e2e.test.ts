@@ -44,7 +44,7 @@ describe('daily posts end to end: the real bot, the local Discord server, a SQLi
     const settings = { channel: guild.channelId('daily'), time: '09:30', timezone: 'Europe/London', role: guild.roleId('word-fans'), style: 'compact' };
     const preview = await invoke('wotd-subscribe', { ...settings, preview: true });
     expect(preview).toMatchObject({ ephemeral: true, allowedMentions: { parse: [], roles: [] }, pings: { roles: [] } });
-    expect(preview.content).toContain(`**Preview** of the daily post in <#${guild.channelId('daily')}> at 09:30 (Europe/London)`);
+    expect(preview.content).toContain(`**Preview** of the daily post in <#${guild.channelId('daily')}>: the word of the day every day at 09:30 (Europe/London)`);
     expect(preview.content).toContain(`<@&${guild.roleId('word-fans')}>`);
     expect(preview.embeds[0]).toMatchObject({ title: 'word-2026-06-15', description: '/wɜːd/ — The word for 2026-06-15.' });
     expect(await daily.store.listAll()).toEqual([]);
