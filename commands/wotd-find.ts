@@ -1,5 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { ACCENT, attribution, clip, escapeText } from '../src/replies/embeds.ts';
+import { translatorFor } from '../src/replies/i18n/translate.ts';
+import { saveButtons } from '../src/replies/learning-replies.ts';
 import { DISCORD_LIMITS } from '../src/schedule/discord-limits.ts';
 import type {
   AutocompleteContext,
@@ -119,7 +121,7 @@ async function noMatchMessage(query: string, services: BotServices): Promise<Out
   return userError(`${opening} Did you mean ${list}? The \`word\` option suggests words as you type.`);
 }
 
-async function findMessage(query: string, page: number, services: BotServices): Promise<OutgoingMessage> {
+async function findMessage(query: string, page: number, services: BotServices, locale?: string): Promise<OutgoingMessage> {
   const found = await services.lookup.findWord(query, INTERACTIVE).catch((error: unknown) => {
     if (isWotdError(error, 'not_found')) return null;
     throw error;
@@ -133,6 +135,11 @@ async function findMessage(query: string, page: number, services: BotServices): 
   const message: OutgoingMessage = { embeds: [findEmbed(found.value, page, services.siteUrl)] };
   const buttons = pageButtons(query, page, pages);
   if (buttons) message.buttons = buttons;
+  // Save buttons for the first entries of the page, as many as the row has room for.
+  if (services.learning) {
+    const shown = entries.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+    message.buttons = [...(message.buttons ?? []), ...saveButtons(translatorFor(locale), shown, 5 - (message.buttons?.length ?? 0))];
+  }
   if (found.stale) message.content = STALE_NOTE;
   return message;
 }
@@ -143,13 +150,13 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (query.length > MAX_WORD_LENGTH) {
     return context.respond(userError(`That is longer than any word of the day; words have at most ${MAX_WORD_LENGTH} characters.`));
   }
-  await replyWhenReady(context, findMessage(query, 1, services), { logger: services.logger });
+  await replyWhenReady(context, findMessage(query, 1, services, context.invoker.locale), { logger: services.logger });
 }
 
 async function handlePage(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parsePageButtonId(context.customId);
   if (!state) return context.respond(userError('This button no longer works. Run `/wotd-find` again.'));
-  await updateWhenReady(context, findMessage(state.word, state.page, services), { logger: services.logger });
+  await updateWhenReady(context, findMessage(state.word, state.page, services, context.invoker.locale), { logger: services.logger });
 }
 
 /** Suggests words already in the cache; never asks the service, so it is instant and costs no requests. */

@@ -1,5 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { ACCENT, attribution } from '../src/replies/embeds.ts';
+import { translatorFor } from '../src/replies/i18n/translate.ts';
+import { saveButtons } from '../src/replies/learning-replies.ts';
 import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { describeDate } from '../src/replies/date-text.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
@@ -65,7 +67,7 @@ function historyEmbed(before: IsoDate, today: IsoDate, page: HistoryPage, siteUr
   };
 }
 
-async function historyMessage(before: IsoDate, limit: number, services: BotServices): Promise<OutgoingMessage> {
+async function historyMessage(before: IsoDate, limit: number, services: BotServices, locale?: string): Promise<OutgoingMessage> {
   const today = services.lookup.today();
   const found = await services.lookup.getPrevious(before, limit, INTERACTIVE).catch((error: unknown) => {
     if (isWotdError(error, 'not_found')) return null;
@@ -79,6 +81,8 @@ async function historyMessage(before: IsoDate, limit: number, services: BotServi
     const older: ButtonSpec = { customId: olderButtonId(oldest.date, limit), label: 'Older', style: 'secondary' };
     message.buttons = [older];
   }
+  // Save buttons for the first entries shown, as many as the row has room for.
+  if (services.learning) message.buttons = [...(message.buttons ?? []), ...saveButtons(translatorFor(locale), page.entries, 5 - (message.buttons?.length ?? 0))];
   if (found.stale) message.content = STALE_NOTE;
   return message;
 }
@@ -90,7 +94,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     return context.respond(userError(`The limit must be a whole number from 1 to ${MAX_LIMIT}; you gave ${limit}.`));
   }
-  await replyWhenReady(context, historyMessage(before, limit, services), {
+  await replyWhenReady(context, historyMessage(before, limit, services, context.invoker.locale), {
     subject: { before },
     logger: services.logger,
   });
@@ -102,7 +106,7 @@ const STALE_BUTTON = 'This button no longer works. Run `/wotd-history` again to 
 async function handleOlder(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parseOlderButtonId(context.customId);
   if (!state || state.before > services.lookup.today()) return context.respond(userError(STALE_BUTTON));
-  await updateWhenReady(context, historyMessage(state.before, state.limit, services), {
+  await updateWhenReady(context, historyMessage(state.before, state.limit, services, context.invoker.locale), {
     subject: { before: state.before },
     logger: services.logger,
   });

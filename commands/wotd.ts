@@ -5,6 +5,8 @@ import { readDateOption } from '../src/replies/date-text.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { invalidDateMessage, notRevealedMessage, STALE_NOTE } from '../src/replies/messages.ts';
 import type { IsoDate } from '../src/wotd/dates.ts';
+import { translatorFor } from '../src/replies/i18n/translate.ts';
+import { saveButton } from '../src/replies/learning-replies.ts';
 
 export const DATE_OPTION_DESCRIPTION = 'YYYY-MM-DD, DD-MM-YYYY, today or yesterday (default: today)';
 
@@ -18,9 +20,10 @@ const data = new SlashCommandBuilder()
     option.setName('date').setDescription(DATE_OPTION_DESCRIPTION).setMaxLength(32),
   );
 
-async function entryMessage(date: IsoDate, services: BotServices): Promise<OutgoingMessage> {
+async function entryMessage(date: IsoDate, services: BotServices, locale?: string): Promise<OutgoingMessage> {
   const found = await services.lookup.getEntry(date, INTERACTIVE);
   const message: OutgoingMessage = { embeds: [entryEmbed(found.value, { siteUrl: services.siteUrl })] };
+  if (services.learning) message.buttons = [saveButton(translatorFor(locale), found.value.date)];
   if (found.stale) message.content = STALE_NOTE;
   return message;
 }
@@ -38,7 +41,7 @@ export async function dateOptionOrRefuse(context: CommandContext, today: IsoDate
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const date = await dateOptionOrRefuse(context, services.lookup.today());
   if (!date) return;
-  await replyWhenReady(context, entryMessage(date, services), {
+  await replyWhenReady(context, entryMessage(date, services, context.invoker.locale), {
     subject: { date },
     logger: services.logger,
   });

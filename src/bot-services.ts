@@ -1,0 +1,36 @@
+import type { Config } from './config/settings.ts';
+import type { Logger } from './config/logger.ts';
+import { LearningService } from './learning/learning-service.ts';
+import { openLearningStore } from './learning/open-learning-store.ts';
+import { wordListOf } from './learning/word-list.ts';
+import type { BotServices } from './replies/interactions.ts';
+import type { DailyPosts } from './schedule/daily-posts.ts';
+import { storeLocation } from './store/open-store.ts';
+import type { WotdAdapter } from './wotd/adapter.ts';
+import type { DatabaseMirror } from './wotd/mirror/open-mirror.ts';
+
+/**
+ * What the commands are handed, the same on Discord and at the console: lookups, subscriptions, privacy, and the
+ * learning loop on the same store (its data exported and erased by /wotd-data with the rest). `close` closes what
+ * was opened here.
+ */
+export async function openBotServices(
+  config: Config,
+  lookup: WotdAdapter,
+  daily: DailyPosts,
+  logger: Logger,
+  mirror: DatabaseMirror | null,
+): Promise<BotServices & { close(): Promise<void> }> {
+  const store = await openLearningStore(storeLocation(config), logger);
+  const learning = new LearningService(store, wordListOf(lookup, mirror?.reader));
+  daily.privacy.include(store);
+  return {
+    lookup,
+    siteUrl: config.WOTD_SITE_URL,
+    logger,
+    subscriptions: daily.subscriptions,
+    privacy: daily.privacy,
+    learning,
+    close: () => learning.close(),
+  };
+}
