@@ -22,7 +22,9 @@ export async function openBotServices(
   mirror: DatabaseMirror | null,
 ): Promise<BotServices & { close(): Promise<void> }> {
   const store = await openLearningStore(storeLocation(config), logger);
-  const learning = new LearningService(store, wordListOf(lookup, mirror?.reader));
+  const learning = new LearningService(store, wordListOf(lookup, mirror?.reader), {
+    quizChannel: async (channelId) => (await daily.store.get(channelId))?.quiz === true,
+  });
   daily.privacy.include(store);
   return {
     lookup,

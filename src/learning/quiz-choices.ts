@@ -11,6 +11,8 @@ export interface QuizChoices {
   definitions: string[];
   /** Which of them is the real one. */
   correct: number;
+  /** The date of the entry each definition comes from, in the order shown. */
+  dates: string[];
   /** The entries the other definitions come from, for the reveal ("it was …"). */
   from: Entry[];
 }
@@ -69,6 +71,7 @@ export function quizChoices(entry: Entry, candidates: Iterable<Entry>, seed: str
     entry,
     definitions: order.map(({ choice }) => choice.definition),
     correct: order.findIndex(({ index }) => index === 0),
+    dates: order.map(({ choice }) => choice.date),
     from: order.filter(({ index }) => index !== 0).map(({ choice }) => choice),
   };
 }

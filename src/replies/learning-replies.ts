@@ -1,4 +1,5 @@
 import type { APIEmbed } from 'discord.js';
+import { BOARD_PAGE_SIZE } from '../learning/learning-service.ts';
 import type { QuizChoices } from '../learning/quiz-choices.ts';
 import type { SavedWord, Streak } from '../learning/learning-store.ts';
 import type { Entry } from '../wotd/entry.ts';
@@ -141,7 +142,7 @@ export function leaderboardMessage(
 ): OutgoingMessage {
   if (view.members === 0) return { ephemeral: true, content: t('learning.board.empty') };
   const lines = view.rows.map((row, index) =>
-    t('learning.board.row', { rank: view.page * 10 + index + 1, member: `<@${row.userId}>`, current: row.current, total: row.total }),
+    t('learning.board.row', { rank: view.page * BOARD_PAGE_SIZE + index + 1, member: `<@${row.userId}>`, current: row.current, total: row.total }),
   );
   const own = view.ownRank === null ? t('learning.board.notYou') : t('learning.board.you', { rank: view.ownRank, members: view.members });
   return {
