@@ -53,6 +53,7 @@ const data = new SlashCommandBuilder()
   .addBooleanOption((option) =>
     option.setName('publish').setDescription('In an announcement channel, publish each post to the servers that follow it'),
   )
+  .addBooleanOption((option) => option.setName('quiz').setDescription('Make each post a quiz: four meanings to pick from, revealed at the end of the day'))
   .addBooleanOption((option) =>
     option.setName('preview').setDescription('Show me the post with today\'s word first, privately; nothing is saved'),
   );
@@ -108,6 +109,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     style: styleOption(context),
     openThread,
     publish,
+    quiz: context.options.getBoolean('quiz') === true,
   };
   if (context.options.getBoolean('preview') === true) {
     const mention = role ? (console ? `@${role.name}` : `<@&${role.id}>`) : null;
@@ -132,7 +134,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
       ? ` Next post: ${discordTime(overview.nextPostAt)}.`
       : '';
   const style = request.style === 'compact' ? ', compact (word, IPA and a one-line definition)' : '';
-  const extras = `${openThread ? ', with a thread on each post' : ''}${publish ? ', published to following servers' : ''}`;
+  const extras = `${openThread ? ', with a thread on each post' : ''}${publish ? ', published to following servers' : ''}${request.quiz ? ', as a daily quiz' : ''}`;
   await context.respond(privateNote(`${verb} ${where}: the word of the day every day at ${schedule.time} (${schedule.timeZone})${style}${mention}${extras}.${changed}${next}`));
 }
 

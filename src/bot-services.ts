@@ -3,6 +3,9 @@ import type { Logger } from './config/logger.ts';
 import { LearningService } from './learning/learning-service.ts';
 import { openLearningStore } from './learning/open-learning-store.ts';
 import { wordListOf } from './learning/word-list.ts';
+import { startQuizCloseJob } from './learning/quiz-close-job.ts';
+import { quizPoster } from './learning/quiz-poster.ts';
+import { quizRendering } from './replies/learning-replies.ts';
 import type { BotServices } from './replies/interactions.ts';
 import type { DailyPosts } from './schedule/daily-posts.ts';
 import { storeLocation } from './store/open-store.ts';
@@ -26,6 +29,13 @@ export async function openBotServices(
     quizChannel: async (channelId) => (await daily.store.get(channelId))?.quiz === true,
   });
   daily.privacy.include(store);
+  // The daily quiz: its channels' posts become quizzes, and its own job closes them (with a poster that can edit).
+  const rendering = quizRendering(config.WOTD_SITE_URL);
+  let closing: { stop(): Promise<void> } | undefined;
+  daily.wrapPoster((inner) => {
+    if (inner.edit) closing = startQuizCloseJob({ store, poster: inner, lookup, rendering, logger });
+    return quizPoster(inner, { learning, lookup, rendering, logger, subscriptionOf: (channelId) => daily.store.get(channelId) });
+  });
   return {
     lookup,
     siteUrl: config.WOTD_SITE_URL,
@@ -33,6 +43,9 @@ export async function openBotServices(
     subscriptions: daily.subscriptions,
     privacy: daily.privacy,
     learning,
-    close: () => learning.close(),
+    async close() {
+      await closing?.stop();
+      await learning.close();
+    },
   };
 }

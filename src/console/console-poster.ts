@@ -19,6 +19,10 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       const id = posted.get(`${message.channelId}:${message.nonce}`);
       return id ? { messageId: id } : null;
     },
+    async edit(channelId, messageId, update) {
+      const rendered = renderMessage({ embeds: update.embeds }, { color: options.color, now: now() });
+      options.write(`Daily post ${messageId} in #${channelId}, edited:\n${rendered}\n\n`);
+    },
     async post(message) {
       const key = `${message.channelId}:${message.nonce}`;
       const earlier = posted.get(key);
@@ -33,12 +37,13 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       // At the console a channel's id and a role's id are their names.
       const content = message.content?.replace(/<@&([^>]+)>/g, '@$1');
       const rendered = renderMessage({ content, embeds: message.embeds }, { color: options.color, now: now() });
+      const buttons = message.buttons?.length ? `\n[${message.buttons.map((button) => button.label).join('] [')}]` : '';
       const where = dmUserOf(message.channelId) === null ? `#${message.channelId}` : 'your DMs';
       const extras = [
         message.thread ? `(a thread “${message.thread.name}” is opened under it)` : '',
         message.publish ? '(published to the servers that follow the channel)' : '',
       ].filter(Boolean);
-      options.write(`Daily word in ${where}:\n${[rendered, ...extras].join('\n')}\n\n`);
+      options.write(`Daily word in ${where}:\n${[rendered + buttons, ...extras].join('\n')}\n\n`);
       return { messageId: id };
     },
   };

@@ -116,6 +116,7 @@ const SETTING_NAMES: Record<SubscriptionChange['setting'], string> = {
   style: 'the style',
   thread: 'a thread on each post',
   publish: 'publishing to following servers',
+  quiz: 'the daily quiz',
 };
 
 function changeValue(change: SubscriptionChange, value: string | boolean | null, console: boolean): string {

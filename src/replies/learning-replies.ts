@@ -6,7 +6,8 @@ import type { Entry } from '../wotd/entry.ts';
 import { clip, DISCORD_LIMITS } from '../schedule/discord-limits.ts';
 import { discordTimestamp } from './date-text.ts';
 import { ACCENT, attribution, escapeText, formatDefinition, formatPosAndIpa } from './embeds.ts';
-import type { Translate } from './i18n/translate.ts';
+import { translatorFor, type Translate } from './i18n/translate.ts';
+import { dailyQuizButtonId, type QuizRendering } from '../learning/quiz-poster.ts';
 import type { ButtonSpec, OutgoingMessage } from './interactions.ts';
 
 /**
@@ -159,5 +160,35 @@ export function leaderboardMessage(
       { customId: `${BOARD_PREFIX}:page:${view.page - 1}`, label: t('learning.page.previous'), style: 'secondary', disabled: view.page <= 0 },
       { customId: `${BOARD_PREFIX}:page:${view.page + 1}`, label: t('learning.page.next'), style: 'secondary', disabled: view.page >= view.pages - 1 },
     ],
+  };
+}
+
+/** The daily quiz post, in the channel's language: its question with four buttons, and its reveal once closed. */
+export function quizRendering(siteUrl: string): QuizRendering {
+  return {
+    question(quiz, language) {
+      const t = translatorFor(language);
+      return {
+        embeds: [quizEmbed(t, quiz, siteUrl, t('learning.quiz.dailyFooter'))],
+        buttons: CHOICE_LETTERS.map((letter, index) => ({ customId: dailyQuizButtonId(quiz.entry.date, index), label: letter })),
+      };
+    },
+    reveal(entry, post) {
+      const t = translatorFor(post.language);
+      const answer = `**${CHOICE_LETTERS[post.correct] ?? '?'}.** ${clip(formatDefinition(entry.definition), 3_000)}`;
+      const lines = [formatPosAndIpa(entry), t('learning.quiz.revealed', { definition: answer }), t('learning.quiz.tally', { answered: post.answered, right: post.right })];
+      return {
+        embeds: [
+          {
+            title: clip(t('learning.quiz.title', { word: clip(entry.word, 200) }), DISCORD_LIMITS.embedTitle),
+            url: siteUrl,
+            description: clip(lines.filter(Boolean).join('\n\n'), DISCORD_LIMITS.embedDescription),
+            color: ACCENT,
+            footer: { text: clip(`${entry.date} · ${attribution(siteUrl)}`, DISCORD_LIMITS.footerText) },
+          },
+        ],
+        buttons: CHOICE_LETTERS.map((letter, index) => ({ customId: dailyQuizButtonId(post.day, index), label: letter, disabled: true })),
+      };
+    },
   };
 }

@@ -23,6 +23,8 @@ export interface SubscribeRequest {
   openThread?: boolean;
   /** Publish each post to following servers, in an announcement channel (default no). */
   publish?: boolean;
+  /** Make each post a quiz (default no; see src/learning/). */
+  quiz?: boolean;
 }
 
 export interface SubscriptionOverview {
@@ -154,6 +156,7 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     style: request.style ?? 'full',
     ...(request.openThread === true ? { openThread: true } : {}),
     ...(request.publish === true ? { publish: true } : {}),
+    ...(request.quiz === true ? { quiz: true } : {}),
   };
 }
 
@@ -162,7 +165,7 @@ export type SubscriptionChange =
   | { setting: 'time' | 'timeZone'; from: string; to: string }
   | { setting: 'role'; from: string | null; to: string | null }
   | { setting: 'style'; from: PostStyle; to: PostStyle }
-  | { setting: 'thread' | 'publish'; from: boolean; to: boolean };
+  | { setting: 'thread' | 'publish' | 'quiz'; from: boolean; to: boolean };
 
 /** What subscribing again changed of `previous`, in the order the command's options come. */
 export function subscriptionChanges(previous: Subscription, next: Subscription): SubscriptionChange[] {
@@ -175,6 +178,8 @@ export function subscriptionChanges(previous: Subscription, next: Subscription):
   if (thread.from !== thread.to) changes.push({ setting: 'thread', ...thread });
   const publish = { from: previous.publish === true, to: next.publish === true };
   if (publish.from !== publish.to) changes.push({ setting: 'publish', ...publish });
+  const quiz = { from: previous.quiz === true, to: next.quiz === true };
+  if (quiz.from !== quiz.to) changes.push({ setting: 'quiz', ...quiz });
   return changes;
 }
 
