@@ -47,7 +47,8 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'co
   .addBooleanOption((option) => named(option, 'option.preview.name', 'command.wotd-subscribe.preview.description'))
   .addStringOption((option) =>
     named(option, 'option.language.name', 'command.wotd-subscribe.language.description').setMaxLength(32).setAutocomplete(true),
-  );
+  )
+  .addBooleanOption((option) => named(option, 'option.quiz.name', 'command.wotd-subscribe.quiz.description'));
 
 /** The `language` option as a Discord locale: absent means none set; undefined after the member was told it is not one. */
 export async function languageOrRefuse(context: CommandContext, t: Translate): Promise<{ language: string | null } | undefined> {
@@ -110,6 +111,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     openThread,
     publish,
     ...(chosen.language ? { language: chosen.language } : {}),
+    quiz: context.options.getBoolean('quiz') === true,
   };
   const mention = role ? (console ? `@${role.name}` : `<@&${role.id}>`) : null;
   if (context.options.getBoolean('preview') === true) {
@@ -136,6 +138,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     mention ? t('subscribe.detail.mention', { role: mention }) : '',
     openThread ? t('subscribe.detail.thread') : '',
     publish ? t('subscribe.detail.publish') : '',
+    request.quiz ? t('subscribe.detail.quiz') : '',
     chosen.language ? t('subscribe.detail.language', { language: languageName(chosen.language, t) }) : '',
   ].join('');
   const saved = t('subscribe.saved', { verb, channel: where, time: schedule.time, zone: schedule.timeZone, details });

@@ -25,6 +25,8 @@ export interface SubscribeRequest {
   publish?: boolean;
   /** The posts' language, a Discord locale (default: none, so the server's preferred locale at posting time). */
   language?: string;
+  /** Make each post a quiz (default no; see src/learning/). */
+  quiz?: boolean;
 }
 
 export interface SubscriptionOverview {
@@ -159,6 +161,7 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(request.openThread === true ? { openThread: true } : {}),
     ...(request.publish === true ? { publish: true } : {}),
     ...(request.language ? { language: request.language } : {}),
+    ...(request.quiz === true ? { quiz: true } : {}),
   };
 }
 
@@ -167,7 +170,7 @@ export type SubscriptionChange =
   | { setting: 'time' | 'timeZone'; from: string; to: string }
   | { setting: 'role'; from: string | null; to: string | null }
   | { setting: 'style'; from: PostStyle; to: PostStyle }
-  | { setting: 'thread' | 'publish'; from: boolean; to: boolean }
+  | { setting: 'thread' | 'publish' | 'quiz'; from: boolean; to: boolean }
   | { setting: 'language'; from: string | null; to: string | null };
 
 /** What subscribing again changed of `previous`, in the order the command's options come. */
@@ -183,6 +186,8 @@ export function subscriptionChanges(previous: Subscription, next: Subscription):
   if (publish.from !== publish.to) changes.push({ setting: 'publish', ...publish });
   const language = { from: previous.language ?? null, to: next.language ?? null };
   if (language.from !== language.to) changes.push({ setting: 'language', ...language });
+  const quiz = { from: previous.quiz === true, to: next.quiz === true };
+  if (quiz.from !== quiz.to) changes.push({ setting: 'quiz', ...quiz });
   return changes;
 }
 

@@ -63,6 +63,12 @@ export const subscriptionSchema = z.object({
    * preferred locale at the time of posting, else English. A DM subscription keeps its member's.
    */
   language: z.string().min(2).max(16).optional(),
+  /**
+   * A quiz with each post (issue 36, src/learning/): four candidate meanings as buttons, revealed when the quiz
+   * closes, at `quizCloses` (HH:MM local; absent: the end of the channel's local day).
+   */
+  quiz: z.boolean().optional(),
+  quizCloses: z.string().regex(/^\d{2}:\d{2}$/).optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;
