@@ -1,6 +1,6 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { ACCENT, attribution, clip, escapeText } from '../src/replies/embeds.ts';
-import { translatorFor } from '../src/replies/i18n/translate.ts';
+import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
 import { saveButtons } from '../src/replies/learning-replies.ts';
 import { DISCORD_LIMITS } from '../src/schedule/discord-limits.ts';
 import type {
@@ -18,7 +18,6 @@ import { quoteInput, staleNote, userError } from '../src/replies/messages.ts';
 import { named } from '../src/replies/i18n/command-text.ts';
 import { shortDate } from '../src/replies/i18n/formats.ts';
 import { privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
-import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { WordMatches } from '../src/wotd/lookup.ts';
 

@@ -1,15 +1,14 @@
 import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { named } from '../src/replies/i18n/command-text.ts';
 import { translatorFor } from '../src/replies/i18n/translate.ts';
 import type { BotServices, ButtonContext, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { BOARD_PREFIX, leaderboardMessage } from '../src/replies/learning-replies.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { streakServer } from './wotd-streak.ts';
 
-const data = new SlashCommandBuilder()
-  .setName('wotd-leaderboard')
-  .setDescription("This server's daily quiz leaderboard: longest current streaks first")
+const data = named(new SlashCommandBuilder(), 'command.wotd-leaderboard.name', 'command.wotd-leaderboard.description')
   .setContexts(InteractionContextType.Guild)
-  .addIntegerOption((option) => option.setName('page').setDescription('Which page (default: 1)').setMinValue(1).setMaxValue(10_000));
+  .addIntegerOption((option) => named(option, 'option.page.name', 'command.option.page.description').setMinValue(1).setMaxValue(10_000));
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const t = translatorFor(context.invoker.locale);

@@ -1,4 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { named } from '../src/replies/i18n/command-text.ts';
 import { TooFewWordsError } from '../src/learning/quiz-choices.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
@@ -7,14 +8,12 @@ import { answerNote, choiceButtons, QUIZ_PREFIX, quizEmbed } from '../src/replie
 import { privateNote } from '../src/replies/messages.ts';
 import { parseIsoDate, type IsoDate } from '../src/wotd/dates.ts';
 import type { LearningService } from '../src/learning/learning-service.ts';
-import { DATE_OPTION_DESCRIPTION, dateOptionOrRefuse } from './wotd.ts';
+import { dateOptionOrRefuse } from './wotd.ts';
 
-const data = new SlashCommandBuilder()
-  .setName('wotd-quiz')
-  .setDescription('A private quiz on a past word of the day: pick its meaning from four')
+const data = named(new SlashCommandBuilder(), 'command.wotd-quiz.name', 'command.wotd-quiz.description')
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
   .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
-  .addStringOption((option) => option.setName('date').setDescription(DATE_OPTION_DESCRIPTION).setMaxLength(32));
+  .addStringOption((option) => named(option, 'option.date.name', 'command.wotd.date.description').setMaxLength(32));
 
 /**
  * Buttons: `quiz:try:<date>:<picked date>` on a private quiz (the date of the entry whose definition was picked; it

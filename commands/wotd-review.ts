@@ -1,4 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { named } from '../src/replies/i18n/command-text.ts';
 import { isGrade } from '../src/learning/review.ts';
 import { discordTimestamp } from '../src/replies/date-text.ts';
 import { INTERACTIVE, updateWhenReady } from '../src/replies/deliver.ts';
@@ -10,9 +11,7 @@ import type { LearningService } from '../src/learning/learning-service.ts';
 import type { Translate } from '../src/replies/i18n/translate.ts';
 import { parseIsoDate } from '../src/wotd/dates.ts';
 
-const data = new SlashCommandBuilder()
-  .setName('wotd-review')
-  .setDescription('Review your saved words when they are due (spaced repetition)')
+const data = named(new SlashCommandBuilder(), 'command.wotd-review.name', 'command.wotd-review.description')
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
   .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel);
 

@@ -1,12 +1,11 @@
 import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { named } from '../src/replies/i18n/command-text.ts';
 import { translatorFor } from '../src/replies/i18n/translate.ts';
 import type { BotServices, CommandContext, Invoker, SlashCommand } from '../src/replies/interactions.ts';
 import { streakNote } from '../src/replies/learning-replies.ts';
 import { privateNote } from '../src/replies/messages.ts';
 
-const data = new SlashCommandBuilder()
-  .setName('wotd-streak')
-  .setDescription("Your streak in this server's daily quiz: current, best and right answers in all")
+const data = named(new SlashCommandBuilder(), 'command.wotd-streak.name', 'command.wotd-streak.description')
   .setContexts(InteractionContextType.Guild);
 
 /** The server whose streaks the member may see: one the bot is in, where the command was used. */

@@ -1,4 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { named } from '../src/replies/i18n/command-text.ts';
 import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
 import type { BotServices, ButtonContext, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { savedWordsMessage, shownWord, WORDS_PREFIX } from '../src/replies/learning-replies.ts';
@@ -7,12 +8,10 @@ import { failureMessage, privateNote } from '../src/replies/messages.ts';
 import { parseIsoDate } from '../src/wotd/dates.ts';
 import { MAX_SAVED_WORDS } from '../src/learning/learning-store.ts';
 
-const data = new SlashCommandBuilder()
-  .setName('wotd-words')
-  .setDescription('Your saved words, newest first')
+const data = named(new SlashCommandBuilder(), 'command.wotd-words.name', 'command.wotd-words.description')
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
   .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
-  .addIntegerOption((option) => option.setName('page').setDescription('Which page (default: 1)').setMinValue(1).setMaxValue(10_000));
+  .addIntegerOption((option) => named(option, 'option.page.name', 'command.option.page.description').setMinValue(1).setMaxValue(10_000));
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const t = translatorFor(context.invoker.locale);

@@ -24,8 +24,8 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       return id ? { messageId: id } : null;
     },
     async edit(channelId, messageId, update) {
-      const rendered = renderMessage({ embeds: update.embeds }, { color: options.color, now: now() });
-      options.write(`Daily post ${messageId} in #${channelId}, edited:\n${rendered}\n\n`);
+      const rendered = renderMessage({ embeds: update.embeds }, { color: options.color, now: now(), locale });
+      options.write(`${t('console.post.edited', { id: messageId, channel: `#${channelId}` })}\n${rendered}\n\n`);
     },
     async post(message) {
       const key = `${message.channelId}:${message.nonce}`;
