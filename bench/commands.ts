@@ -22,7 +22,9 @@
  * the router's onInteractionDone, its own time from receiving the interaction to handing its first callback to discord.js.
  * Figures are medians over the rounds; the ratio is ours_p99 / baseline_p99 at each concurrency.
  *
- * Options (environment): COMMANDS_ROUNDS (7), COMMANDS_INTERACTIONS (2000), COMMANDS_CPU_PROFILE (a folder: each
+ * Options (environment): COMMANDS_ROUNDS (7), COMMANDS_INTERACTIONS (2000), COMMANDS_LOCALE (a Discord locale such as
+ * `de`: every interaction comes from a member with that client language, in a server with it as preferred locale,
+ * so ours answers from that catalog; unset, en-US as the harness sends by default), COMMANDS_CPU_PROFILE (a folder: each
  * bot's thread writes a V8 CPU profile of each of its runs there, warm-up included, e.g. ours-round1.cpuprofile;
  * `npx tsx bench/cpuprofile-top.ts FILE` lists where the time went), COMMANDS_HEAP_PROFILE (a folder: the same for
  * allocations, as .heapprofile files, which cpuprofile-top.ts also reads).
@@ -50,6 +52,8 @@ import { sampleEntries, SITE_URL, startWotdWorld, TODAY } from '../test/discord/
 hideChannelCacheWarning();
 
 const ROUNDS = positiveSetting('COMMANDS_ROUNDS', 7);
+const LOCALE = process.env.COMMANDS_LOCALE?.trim() || undefined;
+const localized = LOCALE ? { locale: LOCALE } : {};
 const INTERACTIONS = positiveSetting('COMMANDS_INTERACTIONS', 2_000);
 const LEVELS = [100, 10] as const;
 const WARM_UP = 300;
@@ -331,15 +335,15 @@ function loadGenerator(discord: DiscordServer, channelId: string, olderId: strin
     const pick = index % 10;
     const date = dates[index % dates.length] ?? TODAY;
     const word = words[index % words.length] ?? 'serendipity';
-    if (pick < 4) return discord.invokeCommand({ name: 'wotd', options: { date }, channelId });
-    if (pick < 6) return discord.invokeCommand({ name: 'wotd-history', options: { date }, channelId });
-    if (pick < 8) return discord.invokeCommand({ name: 'wotd-find', options: { word }, channelId });
+    if (pick < 4) return discord.invokeCommand({ name: 'wotd', options: { date }, channelId, ...localized });
+    if (pick < 6) return discord.invokeCommand({ name: 'wotd-history', options: { date }, channelId, ...localized });
+    if (pick < 8) return discord.invokeCommand({ name: 'wotd-find', options: { word }, channelId, ...localized });
     if (pick < 9) {
       const messageId = historyMessageIds[pressed++];
       if (!messageId) throw new Error('ran out of messages with an Older button');
-      return discord.pressButton({ customId: olderId, channelId, messageId });
+      return discord.pressButton({ customId: olderId, channelId, messageId, ...localized });
     }
-    return discord.startAutocomplete({ name: 'wotd-find', options: { word: word.slice(0, 2) }, focused: 'word', channelId });
+    return discord.startAutocomplete({ name: 'wotd-find', options: { word: word.slice(0, 2) }, focused: 'word', channelId, ...localized });
   };
 
   /** `count` interactions with at most `concurrency` in flight: the latency of each, and how many were late. */
@@ -377,7 +381,7 @@ const pressesIn = (count: number) => Math.ceil(count / 10);
 
 async function main(): Promise<void> {
   const discord = await startDiscordServer({ interactionDeadlineMs: DEADLINE_MS });
-  const guild = discord.addGuild({ name: 'Bench', channels: [{ name: 'general' }] });
+  const guild = discord.addGuild({ name: 'Bench', channels: [{ name: 'general' }], ...(LOCALE ? { preferredLocale: LOCALE } : {}) });
   const channelId = guild.channelId('general');
   const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
   const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
@@ -449,7 +453,7 @@ async function main(): Promise<void> {
     const { upstreamRequests } = await ours.ask({ cmd: 'close' }, 'closed');
     await baseline.ask({ cmd: 'close' }, 'closed');
 
-    const fields: string[] = [`rounds=${ROUNDS}`, `interactions=${INTERACTIONS}`];
+    const fields: string[] = [`rounds=${ROUNDS}`, `interactions=${INTERACTIONS}`, ...(LOCALE ? [`locale=${LOCALE}`] : [])];
     const summary: string[] = [];
     const lateOf = (bot: BotKind) => runs.filter((r) => r.bot === bot).reduce((n, r) => n + [...r.levels.values()].reduce((m, l) => m + l.load.late, 0), 0);
     const internalFields: string[] = [];

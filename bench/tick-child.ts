@@ -1,9 +1,11 @@
 /**
  * The child of bench:tick (bench/tick.ts): opens a seeded store as the bot does, runs the scheduler's first pass and
  * then idle ticks on a fixed clock, and prints one `result key=value …` line. Nothing may be posted: every post is
- * either recorded as sent already or still ahead.
+ * either recorded as sent already or still ahead. Last, as a baseline in the same process, one pass that reads what
+ * a tick read before the index (every subscription, and the records of those whose time has passed today).
  */
 import { createLogger } from '../src/config/logger.ts';
+import { deliverableSlots } from '../src/schedule/due.ts';
 import { ensureDueIndex } from '../src/schedule/due-index-build.ts';
 import { DailyScheduler } from '../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
@@ -52,11 +54,26 @@ for (let i = 1; i <= ticks; i += 1) {
   rssLow = Math.min(rssLow, rss);
   rssHigh = Math.max(rssHigh, rss);
 }
+const idleRss = rssMb();
+// The baseline, in the same process: one pass as the scheduler made it before the index (every subscription read,
+// and the delivery records of those whose post time has passed today).
+const scanCpuBefore = process.cpuUsage();
+const scanWallBefore = performance.now();
+const scanNow = new Date(NOON + (ticks + 1) * 60_000);
+for await (const page of store.pages()) {
+  const byDay = new Map<string, string[]>();
+  for (const subscription of page) {
+    for (const slot of deliverableSlots(subscription, scanNow)) byDay.set(slot.serviceDay, [...(byDay.get(slot.serviceDay) ?? []), subscription.channelId]);
+  }
+  for (const [day, ids] of byDay) await store.getDeliveries(ids, day);
+}
+const scanCpu = process.cpuUsage(scanCpuBefore);
+const scanWallMs = performance.now() - scanWallBefore;
 await store.close();
 if (posts > 0 || first.total > 0) throw new Error(`posts were due: first pass ${first.total}, posted ${posts}`);
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 process.stdout.write(
-  `result startup_ms=${startupMs} first_pass_ms=${Math.round(firstPassMs)} cpu_ms_per_idle_tick=${fixed(mean(idleTicks.map((t) => t.cpu)), 2)} tick_wall_ms=${fixed(mean(idleTicks.map((t) => t.wall)), 2)} idle_rss_mb=${fixed(rssMb())} rss_climb_mb=${fixed(rssHigh - rssLow)}\n`,
+  `result startup_ms=${startupMs} first_pass_ms=${Math.round(firstPassMs)} cpu_ms_per_idle_tick=${fixed(mean(idleTicks.map((t) => t.cpu)), 2)} tick_wall_ms=${fixed(mean(idleTicks.map((t) => t.wall)), 2)} idle_rss_mb=${fixed(idleRss)} rss_climb_mb=${fixed(rssHigh - rssLow)} full_scan_cpu_ms=${Math.round((scanCpu.user + scanCpu.system) / 1000)} full_scan_wall_ms=${Math.round(scanWallMs)}\n`,
 );
 process.exit(0);

@@ -10,7 +10,9 @@
  * (due at once, as after an upgrade or a copy: placing_pass_ms); the second is an ordinary restart, whose figures
  * the line gives: startup_ms (spawn, tsx's compilation included, to the first pass done), first_pass_ms,
  * cpu_ms_per_idle_tick and tick_wall_ms (means over the idle ticks, CPU from process.cpuUsage), idle_rss_mb after
- * them and rss_climb_mb (the most RSS rose during them).
+ * them and rss_climb_mb (the most RSS rose during them); and, as a baseline in the same process, full_scan_cpu_ms
+ * and full_scan_wall_ms: one pass reading what every tick read before the index (every subscription, and the
+ * delivery records of those whose post time has passed).
  * One `bench tick: …` line per run. Loopback only: SQLite in a temp folder, PostgreSQL at POSTGRES_BENCH_URL
  * (postgres://postgres@127.0.0.1:5432/postgres) in a schema of its own, Redis at REDIS_BENCH_URL
  * (redis://127.0.0.1:6379) under a key prefix of its own; each is removed afterwards.

@@ -17,7 +17,7 @@ import { entryLine } from '../src/replies/entries.ts';
 import { quoteInput, staleNote, userError } from '../src/replies/messages.ts';
 import { named } from '../src/replies/i18n/command-text.ts';
 import { shortDate } from '../src/replies/i18n/formats.ts';
-import { privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
+import { placeLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { WordMatches } from '../src/wotd/lookup.ts';
 
@@ -149,14 +149,14 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const t = privateT(context.invoker);
   if (query === '') return context.respond(userError(t('find.noWord')));
   if (query.length > MAX_WORD_LENGTH) return context.respond(userError(t('find.tooLong', { max: MAX_WORD_LENGTH })));
-  const where = publicLocale(context.invoker);
+  const where = await placeLocale(context.invoker, services);
   await replyWhenReady(context, findMessage(query, 1, services, where, context.invoker.locale), { logger: services.logger });
 }
 
 async function handlePage(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parsePageButtonId(context.customId);
   if (!state) return context.respond(userError(privateT(context.invoker)('find.staleButton')));
-  const where = publicLocale(context.invoker);
+  const where = await placeLocale(context.invoker, services);
   await updateWhenReady(context, findMessage(state.word, state.page, services, where, context.invoker.locale), { logger: services.logger });
 }
 

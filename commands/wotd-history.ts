@@ -8,7 +8,7 @@ import { entryField } from '../src/replies/entries.ts';
 import { staleNote, userError } from '../src/replies/messages.ts';
 import { named } from '../src/replies/i18n/command-text.ts';
 import { longDate, shortDate } from '../src/replies/i18n/formats.ts';
-import { privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
+import { placeLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import { parseIsoDate, type IsoDate } from '../src/wotd/dates.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { HistoryPage } from '../src/wotd/lookup.ts';
@@ -102,7 +102,8 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     return context.respond(userError(privateT(context.invoker)('history.badLimit', { max: MAX_LIMIT, given: String(limit) })));
   }
-  await replyWhenReady(context, historyMessage(before, limit, services, publicLocale(context.invoker), context.invoker.locale), {
+  const locale = await placeLocale(context.invoker, services);
+  await replyWhenReady(context, historyMessage(before, limit, services, locale, context.invoker.locale), {
     subject: { before },
     logger: services.logger,
   });
@@ -112,7 +113,8 @@ async function execute(context: CommandContext, services: BotServices): Promise<
 async function handleOlder(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parseOlderButtonId(context.customId);
   if (!state || state.before > services.lookup.today()) return context.respond(userError(privateT(context.invoker)('history.staleButton')));
-  await updateWhenReady(context, historyMessage(state.before, state.limit, services, publicLocale(context.invoker), context.invoker.locale), {
+  const locale = await placeLocale(context.invoker, services);
+  await updateWhenReady(context, historyMessage(state.before, state.limit, services, locale, context.invoker.locale), {
     subject: { before: state.before },
     logger: services.logger,
   });

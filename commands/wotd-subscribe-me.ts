@@ -6,13 +6,13 @@ import { choice, named } from '../src/replies/i18n/command-text.ts';
 import { privateT } from '../src/replies/i18n/reply-locale.ts';
 import { languageName } from '../src/replies/subscription-text.ts';
 import { POST_STYLES } from '../src/schedule/subscription.ts';
-import { parseSchedule } from '../src/replies/schedule-options.ts';
+import { parseSchedule, TIME_OPTION_MAX_LENGTH } from '../src/replies/schedule-options.ts';
 import { autocomplete, languageOrRefuse } from './wotd-subscribe.ts';
 
 const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe-me.name', 'command.wotd-subscribe-me.description')
   .setIntegrationTypes(ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall)
   .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel)
-  .addStringOption((option) => named(option, 'option.time.name', 'command.wotd-subscribe-me.time.description').setMinLength(3).setMaxLength(5))
+  .addStringOption((option) => named(option, 'option.time.name', 'command.wotd-subscribe-me.time.description').setMinLength(3).setMaxLength(TIME_OPTION_MAX_LENGTH))
   .addStringOption((option) =>
     named(option, 'option.timezone.name', 'command.wotd-subscribe-me.timezone.description').setMaxLength(64).setAutocomplete(true),
   )
@@ -55,7 +55,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     style === 'compact' ? t('subscribeMe.detail.compact') : '',
     chosen.language ? t('subscribe.detail.language', { language: languageName(chosen.language, t) }) : '',
   ].join('');
-  const saved = t('subscribeMe.saved', { verb, time: schedule.time, zone: schedule.timeZone, details });
+  const saved = t('subscribeMe.saved', { verb, time: schedule.time, zone: `${schedule.timeZone}${schedule.zoneNote}`, details });
   await context.respond(privateNote(`${saved}${changed}${next} ${t('subscribeMe.howDms')}`));
 }
 

@@ -2,7 +2,7 @@ import { ApplicationIntegrationType, ChannelType, InteractionContextType, Permis
 import { dailyPostEmbed, dailyPostRendering } from '../src/replies/daily-embeds.ts';
 import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
-import { privateNote, staleNote, userError } from '../src/replies/messages.ts';
+import { privateNote, quoteInput, staleNote, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
 import { POST_STYLES, type PostStyle } from '../src/schedule/subscription.ts';
 import {
@@ -19,7 +19,7 @@ import { andList } from '../src/replies/i18n/formats.ts';
 import { privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
 import type { Translate } from '../src/replies/i18n/translate.ts';
 import { readLanguageOption, suggestLanguages } from '../src/replies/language-option.ts';
-import { parseSchedule } from '../src/replies/schedule-options.ts';
+import { parseSchedule, TIME_OPTION_MAX_LENGTH } from '../src/replies/schedule-options.ts';
 import { languageName } from '../src/replies/subscription-text.ts';
 import { subscriptionRecord, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
@@ -34,7 +34,7 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'co
       .setRequired(true)
       .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
   )
-  .addStringOption((option) => named(option, 'option.time.name', 'command.wotd-subscribe.time.description').setMinLength(3).setMaxLength(5))
+  .addStringOption((option) => named(option, 'option.time.name', 'command.wotd-subscribe.time.description').setMinLength(3).setMaxLength(TIME_OPTION_MAX_LENGTH))
   .addStringOption((option) =>
     named(option, 'option.timezone.name', 'command.wotd-subscribe.timezone.description').setMaxLength(64).setAutocomplete(true),
   )
@@ -56,12 +56,8 @@ export async function languageOrRefuse(context: CommandContext, t: Translate): P
   if (typed === null || typed.trim() === '') return { language: null };
   const language = readLanguageOption(typed);
   if (language) return { language };
-  await context.respond(userError(t('language.unknown', { text: quoteLanguage(typed) })));
+  await context.respond(userError(t('language.unknown', { text: quoteInput(typed) })));
   return undefined;
-}
-
-function quoteLanguage(text: string): string {
-  return text.replace(/[`*_~|\\<>@]/g, '').slice(0, 32);
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
@@ -141,7 +137,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     request.quiz ? t('subscribe.detail.quiz') : '',
     chosen.language ? t('subscribe.detail.language', { language: languageName(chosen.language, t) }) : '',
   ].join('');
-  const saved = t('subscribe.saved', { verb, channel: where, time: schedule.time, zone: schedule.timeZone, details });
+  const saved = t('subscribe.saved', { verb, channel: where, time: schedule.time, zone: `${schedule.timeZone}${schedule.zoneNote}`, details });
   await context.respond(privateNote(`${saved}${changed}${next}`));
 }
 

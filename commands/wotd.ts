@@ -5,7 +5,7 @@ import { readDateOption } from '../src/replies/date-text.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { invalidDateMessage, notRevealedMessage, staleNote } from '../src/replies/messages.ts';
 import { named } from '../src/replies/i18n/command-text.ts';
-import { privateLocale, privateT, publicLocale } from '../src/replies/i18n/reply-locale.ts';
+import { placeLocale, privateLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import { translatorFor } from '../src/replies/i18n/translate.ts';
 import type { IsoDate } from '../src/wotd/dates.ts';
 import { saveButton } from '../src/replies/learning-replies.ts';
@@ -43,7 +43,8 @@ export async function dateOptionOrRefuse(context: CommandContext, today: IsoDate
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const date = await dateOptionOrRefuse(context, services.lookup.today());
   if (!date) return;
-  await replyWhenReady(context, entryMessage(date, services, publicLocale(context.invoker)), {
+  const locale = await placeLocale(context.invoker, services);
+  await replyWhenReady(context, entryMessage(date, services, locale), {
     subject: { date },
     logger: services.logger,
   });

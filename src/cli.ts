@@ -2,6 +2,7 @@ import { ConfigError } from './config/settings.ts';
 import { quoted, singleLine } from './config/message-text.ts';
 import { nearestName } from './config/nearest-name.ts';
 import { packageVersion } from './config/package-files.ts';
+import { invokedAs } from './cli/invoked-as.ts';
 
 /** One `wotd-bot` subcommand: takes its own arguments, returns the process exit code. */
 export type Subcommand = (args: string[]) => Promise<number>;
@@ -70,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
     const nearest = nearestName(name, Object.keys(subcommands));
     process.stderr.write(
       nearest
-        ? `wotd-bot: unknown command ${quoted(name)}; did you mean \`${nearest}\`? (wotd-bot --help lists them all)\n`
+        ? `wotd-bot: unknown command ${quoted(name)}; did you mean \`${nearest}\`? (${invokedAs()} --help lists them all)\n`
         : `wotd-bot: unknown command ${quoted(name)}\n\n${usage()}\n`,
     );
     return 2;

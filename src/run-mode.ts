@@ -23,6 +23,7 @@ import { postsPerSecondFor } from './discord/channel-poster.ts';
 import { openMetricsEndpoint, type MetricsEndpoint } from './metrics/endpoint.ts';
 import type { BotMetrics } from './metrics/registry.ts';
 import { limitHeapGrowth } from './cli/heap-growth.ts';
+import { stopOnLostLock } from './cli/lock-lost.ts';
 import { LoginAbortedError, loginBackoffBaseMs as loginBackoffBaseMsFrom, LoginSettingError } from './discord/login-backoff.ts';
 
 /** `wotd-bot start` (`npm start`) and `wotd-bot console` (`npm run console`); see src/cli/start-mode.ts for which runs. */
@@ -83,10 +84,11 @@ type BotStoreLock = StoreLock & { logTo?(logger: Logger): void };
 async function lockStore(config: Config): Promise<BotStoreLock | undefined> {
   const location = storeLocation(config);
   const storeFile = sqliteStoreFile(location);
-  if (storeFile) return lockSqliteStore(storeFile);
+  if (storeFile) return lockSqliteStore(storeFile, { onLost: stopOnLostLock });
   if (isPostgresStore(location)) {
     const { lockPostgresStore } = await import('./store/postgres-store-lock.ts');
-    return lockPostgresStore(location.url, { shared: location.lockRedisUrl !== undefined, ...(location.setting ? { setting: location.setting } : {}) });
+    const shared = location.lockRedisUrl !== undefined;
+    return lockPostgresStore(location.url, { shared, onLost: stopOnLostLock, ...(location.setting ? { setting: location.setting } : {}) });
   }
   return undefined;
 }
@@ -273,7 +275,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
   const logger = createLogger({ level, format: config.LOG_FORMAT, secrets: settingSecrets(config) });
   lock?.logTo?.(logger);
   // The console's modules are loaded only here, so a bot on Discord does not keep their code in memory.
-  const [{ consoleBanner }, { runConsoleLoop }, { PromptScreen }, { ConsoleSession }, { createConsolePoster }] = await Promise.all([
+  const [{ consoleBanner }, { runConsoleLoop }, { PromptScreen }, { ConsoleSession, consoleLocale }, { createConsolePoster }] = await Promise.all([
     import('./console/banner.ts'),
     import('./console/console.ts'),
     import('./console/prompt-screen.ts'),
@@ -309,8 +311,8 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
       // Variant A, as the public site: it also offers its monthly database snapshots on /databases.
       logger.info({ apiUrl: service.url, databases: `${service.url}/databases` }, 'embedded Word-of-the-Day service');
     }
-    // The embedded service publishes its own snapshots, as the public site does: the mirror copies those.
-    const siteUrl = mirrorSite(config, baseUrl);
+    // The embedded service publishes its own snapshots: the mirror copies those, whatever WOTD_SITE_URL says.
+    const siteUrl = service ? baseUrl : mirrorSite(config, baseUrl);
     mirror = await openDatabaseMirror({ setting: config.WOTD_MIRROR, siteUrl, store: storeLocation(config), logger });
     adapter = await openWotdAdapter(config, {
       baseUrl,
@@ -331,7 +333,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
     daily.start({
       poster: createConsolePoster({ write: screen.write, color }),
       lookup: adapter,
-      ...dailyPostRendering(config.WOTD_SITE_URL),
+      ...dailyPostRendering(config.WOTD_SITE_URL, consoleLocale),
     });
     const session = new ConsoleSession({
       commands,
@@ -345,6 +347,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
       session,
       input: process.stdin,
       output: process.stdout,
+      notices: process.stderr,
       banner: consoleBanner(source, endpoint?.server.url, mirrorSummary(config.WOTD_MIRROR, siteUrl)),
       terminal,
       screen,

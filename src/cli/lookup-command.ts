@@ -1,3 +1,4 @@
+import { invokedAs } from './invoked-as.ts';
 import { parseArgs } from 'node:util';
 import { isHttpUrl, loadConfig, loadDotEnv } from '../config/settings.ts';
 import { openWotdAdapter, type WotdAdapter } from '../wotd/adapter.ts';
@@ -82,10 +83,20 @@ export function runHistory(args: string[]): Promise<number> {
         `Words of the day before ${before}:`,
         '',
         page.value.entries.map(formatEntry).join('\n\n'),
-        ...(page.value.hasMore ? ['', `(older words exist: try wotd-bot history ${page.value.entries.at(-1)?.date ?? ''})`] : []),
+        ...(page.value.hasMore ? ['', `(older words exist: try ${olderCommand(page.value.entries.at(-1)?.date ?? '', limitText, values)})`] : []),
       ].join('\n'),
     };
   });
+}
+
+/** The same history command one page further back: same limit, same service and variant, the command as it was run. */
+function olderCommand(date: string, limit: string, values: Record<string, string | boolean | undefined>): string {
+  const flags = [
+    ...(limit !== '3' ? ['--limit', limit] : []),
+    ...(typeof values['api-url'] === 'string' ? ['--api-url', values['api-url'].trim()] : []),
+    ...(typeof values.variant === 'string' ? ['--variant', values.variant.trim()] : []),
+  ];
+  return [invokedAs(), 'history', date, ...flags].join(' ');
 }
 
 export function runFind(args: string[]): Promise<number> {

@@ -13,7 +13,9 @@ Copies every subscription and delivery record, and the indexes that list them, f
 direction between SQLite, Redis and PostgreSQL. URL is sqlite://FILE, redis://HOST[:PORT][/DB], rediss://… (TLS)
 or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (also postgresql://); Redis keys start with REDIS_KEY_PREFIX
 (default wotd-bot:). A record already in the target is replaced by the source's, so running it again changes
-nothing. The cache is not copied: it fills again by itself. Stop the bot first.
+nothing. The cache is not copied: it fills again by itself. It may run beside a live bot (it takes no lock on the
+source): a backup copy is consistent per record. To move the bot to another store, stop it first, so nothing
+changes after the copy.
 
 Exit codes: 0 copied, 1 a store could not be reached, read or written, 2 bad arguments or settings.`;
 

@@ -241,6 +241,11 @@ const envSchema = z.object({
       message: `expected a whole number of days, at least ${MIN_DELIVERY_RETENTION_DAYS} (posts are checked against the last days' records)`,
     })
     .default(DEFAULT_DELIVERY_RETENTION_DAYS),
+  CONSOLE_LANGUAGE: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, { message: 'expected a language such as de, pt-BR or zh-CN' })
+    .optional(),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',

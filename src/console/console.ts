@@ -7,6 +7,11 @@ export interface ConsoleLoopOptions {
   session: ConsoleSession;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
+  /**
+   * Where the first screen and notes about the console itself go (standard error), so standard output carries the
+   * replies only: `printf … | wotd-bot console > answers.txt` keeps the answers. Default: `output`.
+   */
+  notices?: NodeJS.WritableStream;
   /** Shown once, before the first prompt. */
   banner: string;
   /** A person at a terminal: prompt, line editing and Tab completion. Otherwise lines are read as they come (a pipe). */
@@ -52,7 +57,8 @@ export async function runConsoleLoop(options: ConsoleLoopOptions): Promise<void>
     stopped = true;
     readline.close();
   });
-  output.write(`${options.banner}\n\n`);
+  const notices = options.notices ?? output;
+  notices.write(`${options.banner}\n\n`);
   if (terminal) screen.prompt();
   let lines = 0;
   for await (const line of readline) {
@@ -64,7 +70,7 @@ export async function runConsoleLoop(options: ConsoleLoopOptions): Promise<void>
   readline.close();
   if (terminal) output.write('\n');
   if (!terminal && lines === 0 && !stopped && options.stop) {
-    output.write(`${NO_INPUT_NOTE}\n`);
+    notices.write(`${NO_INPUT_NOTE}\n`);
     await options.stop;
   }
 }

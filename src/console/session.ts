@@ -24,6 +24,8 @@ import { renderButtons, renderMessage } from './render.ts';
 import { terminalText } from '../replies/terminal-text.ts';
 import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
 import { consoleLocale } from './console-locale.ts';
+
+export { consoleLocale } from './console-locale.ts';
 import { catalogLocaleOf, DISCORD_LOCALES } from '../replies/i18n/locales.ts';
 
 export interface ConsoleSessionOptions {
@@ -285,9 +287,22 @@ export class ConsoleSession {
     }
   }
 
-  /** Tab completion: command names, option names, and values from a command's autocomplete. */
+  /**
+   * Tab completion: command names, option names, and values from a command's autocomplete. readline inserts what a
+   * completion adds to the text it was given, so every completion starts with that text; a lone completion of a
+   * whole word (a command, a subcommand, a value) ends with a space, ready for the next option.
+   */
   async complete(line: string): Promise<[string[], string]> {
-    const split = tokenize(line);
+    const [choices, completeOn] = await this.completions(line);
+    const fitting = choices.filter((choice) => choice.startsWith(completeOn));
+    const only = fitting.length === 1 ? (fitting[0] as string) : null;
+    return [only !== null && !only.endsWith(':') && !only.endsWith(' ') ? [`${only} `] : fitting, completeOn];
+  }
+
+  private async completions(line: string): Promise<[string[], string]> {
+    // A value being typed in quotes (word:"ad h) is read as if its quote were closed.
+    const open = tokenize(line);
+    const split = 'error' in open ? tokenize(`${line}"`) : open;
     if ('error' in split) return [[], line];
     const endsWithSpace = /\s$/.test(line);
     const tokens = split.tokens;

@@ -1,5 +1,6 @@
 import { DiscordAPIError, HTTPError, REST, Routes, type APIApplication, type APIApplicationCommand } from 'discord.js';
 import { loadConfig, loadDotEnv, withoutPassword } from '../config/settings.ts';
+import { nearestName } from '../config/nearest-name.ts';
 import { quoted } from '../config/message-text.ts';
 import type { SlashCommand } from '../replies/interactions.ts';
 import { restApiBase } from './client.ts';
@@ -39,7 +40,8 @@ export function parseDeployArgs(args: string[]): Parsed {
     } else if (arg.startsWith('--guild=')) {
       value = arg.slice('--guild='.length);
     } else {
-      return { error: `unknown argument ${quoted(arg)}` };
+      const nearest = arg.startsWith('-') ? nearestName(arg.split('=')[0] ?? arg, ['--guild', '--help']) : null;
+      return { error: `unknown argument ${quoted(arg)}${nearest ? `; did you mean \`${nearest}\`?` : ''}` };
     }
     if (!SNOWFLAKE.test(value)) {
       return { error: `${quoted(value)} is not a server id; copy it with Developer Mode on (a number of 17 to 20 digits)` };

@@ -38,14 +38,21 @@ export function dailyPostEmbed(entry: Entry, style: PostStyle, options: EmbedOpt
 
 /**
  * What the scheduler needs to write a daily post in a subscription's language: the embed (in its style) and the
- * thread name's words after the word.
+ * thread name's words after the word. `fallback` gives the language of a subscription that has none (the console's).
  */
-export function dailyPostRendering(siteUrl: string): {
+export function dailyPostRendering(
+  siteUrl: string,
+  fallback?: () => string | undefined,
+): {
   render: (entry: Entry, style: PostStyle, language?: string) => APIEmbed;
   threadSuffix: (day: IsoDate, language: string | undefined) => string;
 } {
+  const languageOf = (language: string | undefined) => language ?? fallback?.();
   return {
-    render: (entry, style, language) => dailyPostEmbed(entry, style, { siteUrl, locale: language }),
-    threadSuffix: (day, language) => translatorFor(language)('daily.threadSuffix', { date: shortDate(day, language) }),
+    render: (entry, style, language) => dailyPostEmbed(entry, style, { siteUrl, locale: languageOf(language) }),
+    threadSuffix: (day, language) => {
+      const locale = languageOf(language);
+      return translatorFor(locale)('daily.threadSuffix', { date: shortDate(day, locale) });
+    },
   };
 }

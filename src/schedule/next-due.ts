@@ -10,7 +10,8 @@ import { localDateOf } from './zoned-time.ts';
  *
  * The one invariant: an index instant is never later than the subscription's next owed post. An earlier one is
  * harmless: the tick that reads it finds nothing owed (the delivery records say so) and moves it on. So whenever the
- * delivery records are not at hand (a subscription written, an index built), the earliest candidate is taken.
+ * delivery records are not at hand (a subscription written, an index built), the entry is made due at once and the
+ * next tick places it with settledDueAt.
  */
 
 /** How far ahead a post instant is looked for; past it, the subscription is looked at again then (never lost). */
@@ -37,20 +38,16 @@ export function nextDueAt(subscription: Subscription, after: number): number | n
 }
 
 /**
- * The index instant of a subscription whose delivery records are not read: its earliest slot deliverable at `now`
- * (a post time already passed today may still be owed), else its next post instant. Null when disabled.
- */
-export function dueAtFrom(subscription: Subscription, now: number): number | null {
-  if (subscription.status.state === 'disabled') return null;
-  const [first] = deliverableSlots(subscription, new Date(now));
-  return first ? first.postAt.getTime() : nextDueAt(subscription, now);
-}
-
-/**
  * The index instant with the delivery records read: the post instant of a deliverable slot still owed (at or before
  * `now`), else the earlier of a pending retry and the next post instant. Null when disabled.
  */
-export function settledDueAt(subscription: Subscription, record: (serviceDay: IsoDate) => DeliveryReading | null, now: number): number | null {
+export function settledDueAt(
+  subscription: Subscription,
+  record: (serviceDay: IsoDate) => DeliveryReading | null,
+  now: number,
+  /** nextDueAt(subscription, now), when the caller has it already (many subscriptions share it). */
+  next: number | null = nextDueAt(subscription, now),
+): number | null {
   if (subscription.status.state === 'disabled') return null;
   const at = new Date(now);
   let retryAt = Number.POSITIVE_INFINITY;
@@ -59,8 +56,7 @@ export function settledDueAt(subscription: Subscription, record: (serviceDay: Is
     if (owesPost(subscription, reading, at)) return slot.postAt.getTime();
     if (reading?.state === 'retrying' && reading.nextAttemptAt) retryAt = Math.min(retryAt, retryInstant(reading.nextAttemptAt, now));
   }
-  const next = nextDueAt(subscription, now) ?? Number.POSITIVE_INFINITY;
-  return Math.min(next, retryAt);
+  return Math.min(next ?? Number.POSITIVE_INFINITY, retryAt);
 }
 
 /** A stored retry time; one that is not a time is taken as now (owesPost would have owed it already). */

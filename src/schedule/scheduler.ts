@@ -10,7 +10,7 @@ import { DueJobs } from './due-jobs.ts';
 import { describeJump, MinuteTicker, type ClockJump } from './minute-ticker.ts';
 import type { DueMove } from '../store/due-index.ts';
 import { ensureDueIndex } from './due-index-build.ts';
-import { nextDueAt, settledDueAt } from './next-due.ts';
+import { nextDueAt, scheduleKey, settledDueAt } from './next-due.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
@@ -219,6 +219,17 @@ export class DailyScheduler {
     const jobs = new DueJobs();
     let waitingForEntry = 0;
     const at = now.getTime();
+    // And each schedule's next post instant (see scheduleKey), for the entries that owe nothing now.
+    const nexts = new Map<string, number | null>();
+    const nextOf = (subscription: Subscription) => {
+      const key = scheduleKey(subscription);
+      let next = nexts.get(key);
+      if (next === undefined) {
+        next = nextDueAt(subscription, at);
+        nexts.set(key, next);
+      }
+      return next;
+    };
     for await (const page of store.due(now)) {
       const due: Array<{ subscription: Subscription; slots: Slot[]; dueAt: number }> = [];
       const moves: DueMove[] = [];
@@ -239,7 +250,7 @@ export class DailyScheduler {
           slots.set(key, deliverable);
         }
         if (deliverable.length > 0) due.push({ subscription, slots: deliverable, dueAt });
-        else moves.push({ channelId, from: dueAt, to: nextDueAt(subscription, at) });
+        else moves.push({ channelId, from: dueAt, to: nextOf(subscription) });
       }
       const records = await this.recordsOf(due);
       const recordOf = (channelId: string, slot: Slot) => records.get(slot.serviceDay)?.get(channelId) ?? null;
@@ -249,7 +260,7 @@ export class DailyScheduler {
         // midnight, today's (if also due) goes out at the next tick, never beside it in one fan-out.
         const slot = deliverable.find((candidate) => owesPost(subscription, recordOf(channelId, candidate), now));
         if (!slot) {
-          const settled = settledDueAt(subscription, (day) => records.get(day)?.get(channelId) ?? null, at);
+          const settled = settledDueAt(subscription, (day) => records.get(day)?.get(channelId) ?? null, at, nextOf(subscription));
           if (settled !== dueAt) moves.push({ channelId, from: dueAt, to: settled });
           continue;
         }

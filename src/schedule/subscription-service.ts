@@ -67,6 +67,8 @@ export interface SubscriptionService {
    * SubscriptionStore.mayOweDmNotice).
    */
   takeDmNotice(userId: string): Promise<Subscription | null>;
+  /** The language a channel's subscription was given, for the public replies there; undefined when it has none. */
+  languageOf?(channelId: string): Promise<string | undefined>;
 }
 
 export interface ServiceOptions {
@@ -99,6 +101,9 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
       return overviews.sort((a, b) => a.subscription.channelName.localeCompare(b.subscription.channelName));
     },
 
+    async languageOf(channelId) {
+      return (await store.get(channelId))?.language;
+    },
     async subscribeDm(request) {
       const at = now().toISOString();
       const { guildId, channelId } = dmTarget(request.userId);

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { Logger } from '../config/logger.ts';
+import { singleLine } from '../config/message-text.ts';
 import { withoutPassword } from '../config/settings.ts';
 import { shownStore } from './postgres-connection.ts';
 import { StoreInUseError, type StoreLock } from './sqlite-store-lock.ts';
@@ -24,8 +25,11 @@ const LOCK_CLASS = 0x776f7464;
  */
 const WAIT_MS = 5_000;
 const RETRY_MS = 250;
-/** After the lock's connection was lost: how often it is taken again. */
+/** After the lock's connection was lost: how often it is taken again (without onLost). */
 const RETAKE_MS = 5_000;
+/** How often the holder checks that its session still holds the lock (a connection cut without a word). */
+const CHECK_MS = 5_000;
+const CHECK_TIMEOUT_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 const APPLICATION = 'wotd-bot pid ';
 
@@ -42,6 +46,11 @@ export interface PostgresStoreLockOptions {
   waitMs?: number;
   /** Cluster mode: shared with the other members, refused while a bot outside cluster mode holds the store. */
   shared?: boolean;
+  /**
+   * Told (once) when the lock was lost and could not be taken back at once: the bot must stop writing and posting,
+   * since another bot may hold it now. Without it (tools, tests), the lock is taken again as soon as it can be.
+   */
+  onLost?: (reason: string) => void;
 }
 
 /** Takes the store's lock for this process, or throws StoreInUseError naming the holder. */
@@ -59,20 +68,53 @@ export async function lockPostgresStore(url: string, options: PostgresStoreLockO
     if (error instanceof StoreInUseError) throw error;
     throw new Error(`could not lock the PostgreSQL store at ${shown}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  return new HeldLock(url, client, options.shared ?? false, options.logger);
+  return new HeldLock(url, client, options.shared ?? false, options.logger, options.onLost);
 }
 
 class HeldLock implements PostgresStoreLock {
   private released: Promise<void> | null = null;
+  private readonly lostClients = new WeakSet<Client>();
   private retaking: NodeJS.Timeout | null = null;
+  private readonly checking: NodeJS.Timeout | null = null;
+  private gaveUp = false;
 
   constructor(
     private readonly url: string,
     private client: Client,
     private readonly shared: boolean,
     private logger?: Logger,
+    private readonly onLost?: (reason: string) => void,
   ) {
     this.watch(client);
+    if (onLost) {
+      this.checking = setInterval(() => void this.check(), CHECK_MS);
+      this.checking.unref();
+    }
+  }
+
+  /** Whether this session still holds the lock: a server that dropped it without closing the connection shows here. */
+  private async check(): Promise<void> {
+    const client = this.client;
+    if (this.released || this.gaveUp) return;
+    let holds: boolean;
+    try {
+      const result = await client.query<{ holds: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory' AND granted
+           AND classid = $1::int4::oid AND objid = hashtext(current_schema())::oid AND objsubid = 2) AS holds`,
+        [LOCK_CLASS],
+      );
+      holds = result.rows[0]?.holds === true;
+    } catch (error) {
+      if (client !== this.client || this.released) return;
+      // No answer in time: the session cannot be shown to hold it.
+      client.end().catch(() => undefined);
+      this.lost(client, error);
+      return;
+    }
+    if (!holds && client === this.client && !this.released) {
+      client.end().catch(() => undefined);
+      this.lost(client, new Error('the session no longer holds it'));
+    }
   }
 
   logTo(logger: Logger): void {
@@ -82,26 +124,57 @@ class HeldLock implements PostgresStoreLock {
   release(): Promise<void> {
     this.released ??= (async () => {
       if (this.retaking) clearTimeout(this.retaking);
+      if (this.checking) clearInterval(this.checking);
       // Ending the session drops its advisory locks.
       await this.client.end().catch(() => undefined);
     })();
     return this.released;
   }
 
-  /** A lost connection lost the lock with it: said once, and the lock is taken again as soon as it can be. */
+  /** A lost connection lost the lock with it: said once, and the lock is taken again (at once, with onLost). */
   private watch(client: Client): void {
-    let lost = false;
-    const onLost = (error?: unknown) => {
-      if (lost || this.released || client !== this.client) return;
-      lost = true;
-      this.logger?.error(
-        { err: error, store: withoutPassword(this.url) },
-        "lost the connection that holds the PostgreSQL store's lock: another bot could start on this store until it is taken again",
-      );
-      this.scheduleRetake();
-    };
+    const onLost = (error?: unknown) => this.lost(client, error);
     client.on('error', onLost);
     client.on('end', () => onLost());
+  }
+
+  private lost(client: Client, error?: unknown): void {
+    if (this.lostClients.has(client) || this.released || client !== this.client) return;
+    this.lostClients.add(client);
+    if (this.onLost) {
+      void this.retakeOrGiveUp(error);
+      return;
+    }
+    this.logger?.error(
+      { err: error, store: withoutPassword(this.url) },
+      "lost the connection that holds the PostgreSQL store's lock: another bot could start on this store until it is taken again",
+    );
+    this.scheduleRetake();
+  }
+
+  /** With onLost: one attempt to take it back at once; failing that, the bot is told to stop. */
+  private async retakeOrGiveUp(error: unknown): Promise<void> {
+    const why = error instanceof Error ? error.message : 'the connection ended';
+    let client: Client | null = null;
+    try {
+      client = await connect(this.url, withoutPassword(this.url));
+      if (this.released) throw new Error('released');
+      if (!(await tryLock(client, this.shared))) {
+        const holder = await holderPid(client);
+        throw new Error(`another wotd-bot process holds it now${holder === null ? '' : ` (pid ${holder})`}`);
+      }
+    } catch (retakeError) {
+      await client?.end().catch(() => undefined);
+      if (this.released || this.gaveUp) return;
+      this.gaveUp = true;
+      if (this.checking) clearInterval(this.checking);
+      const reason = retakeError instanceof Error ? retakeError.message : String(retakeError);
+      this.onLost?.(`lost the lock on the PostgreSQL store ${withoutPassword(this.url)} (${singleLine(why)}) and could not take it back: ${singleLine(reason)}`);
+      return;
+    }
+    this.client = client;
+    this.watch(client);
+    this.logger?.warn({ reason: why }, "the PostgreSQL store's lock was lost for a moment and taken back at once");
   }
 
   private scheduleRetake(): void {
@@ -133,7 +206,13 @@ class HeldLock implements PostgresStoreLock {
 }
 
 async function connect(url: string, shown: string): Promise<Client> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: `${APPLICATION}${process.pid}` });
+  const client = new Client({
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // The lock's statements are instant; one that gets no answer in time means the session cannot be shown to hold it.
+    query_timeout: CHECK_TIMEOUT_MS,
+    application_name: `${APPLICATION}${process.pid}`,
+  });
   // Until a listener is added for the lock itself, a connection error must not crash the process.
   client.on('error', () => undefined);
   try {

@@ -113,10 +113,10 @@ export class SqliteDueIndex implements DueIndex {
   async move(moves: readonly DueMove[]): Promise<void> {
     const deletions = moves.filter((move) => move.to === null);
     for (const chunk of chunks(moves.filter((move) => move.to !== null))) {
+      // A join on the primary key: each row of the batch finds its entry by channel id.
       await this.adapter.query(
-        `WITH m(c, f, t) AS (VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')})
-         UPDATE wotd_due SET due_at = (SELECT t FROM m WHERE c = channel_id)
-         WHERE channel_id IN (SELECT c FROM m) AND due_at = (SELECT f FROM m WHERE c = channel_id)`,
+        `UPDATE wotd_due SET due_at = m.column3 FROM (VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}) AS m
+         WHERE wotd_due.channel_id = m.column1 AND wotd_due.due_at = m.column2`,
         ...chunk.flatMap((move) => [move.channelId, move.from, move.to]),
       );
     }

@@ -22,17 +22,12 @@ export function watchMethods<Adapter extends object>(
 ): void {
   for (const name of names) {
     const method = adapter[name] as unknown as AsyncMethod;
-    const watched = (...args: never[]): Promise<unknown> => {
-      // A write made under a lock whose lease may have run out is not made (lease-fence.ts).
-      if (operation === 'write') {
-        try {
-          checkLease();
-        } catch (error) {
-          return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-        }
-      }
-      return watch.run(operation, () => method.apply(adapter, args));
-    };
+    // A write made under a lock whose lease may have run out is not made (lease-fence.ts): a failed write like any.
+    const watched = (...args: never[]): Promise<unknown> =>
+      watch.run(operation, () => {
+        if (operation === 'write') checkLease();
+        return method.apply(adapter, args);
+      });
     Object.defineProperty(adapter, name, { value: watched, writable: true, configurable: true });
   }
 }

@@ -62,10 +62,11 @@ describe.each(['A', 'B'] as Variant[])('wotd-bot query/history/find against `ser
   it('answers all three lookups, as text and as JSON', async () => {
     const date = '2024-03-05';
     const entry = byDate.get(date) as Entry;
-    const [text, json, history, find] = await Promise.all([
+    const [text, json, history, historyText, find] = await Promise.all([
       cli(['query', toWireDate(date, 'B'), '--api-url', service.url]),
       cli(['query', date, '--json', '--api-url', service.url, '--variant', variant]),
       cli(['history', date, '--limit', '2', '--json', '--api-url', service.url]),
+      cli(['history', date, '--limit', '2', '--api-url', service.url]),
       cli(['find', entry.word.toUpperCase(), '--json', '--api-url', service.url, '--variant', 'auto']),
     ]);
     expect(text).toMatchObject({ code: 0 });
@@ -81,6 +82,9 @@ describe.each(['A', 'B'] as Variant[])('wotd-bot query/history/find against `ser
       has_more: true,
       results: [byDate.get(addDays(date, -1)), byDate.get(addDays(date, -2))],
     });
+    // The hint for the page before is a command that runs as given: how the bot was run here, the same service and limit.
+    expect(historyText.code).toBe(0);
+    expect(historyText.stdout).toContain(`(older words exist: try node bin/wotd-bot.js history ${addDays(date, -2)} --limit 2 --api-url ${service.url})`);
 
     expect(find.code).toBe(0);
     const { complete, results: found } = JSON.parse(find.stdout) as { complete: boolean; results: Entry[] };
@@ -230,19 +234,22 @@ describe('wotd-bot lookups and the rate limit', () => {
 
 describe('wotd-bot with a mistyped command or option', () => {
   it('suggests the nearest one', async () => {
-    const [command, option, far, serve, start] = await Promise.all([
+    const [command, option, far, serve, start, guild] = await Promise.all([
       cli(['hisotry']),
       cli(['history', '--limt', '3']),
       cli(['qwertyuiop']),
       cli(['serve', '--prot', '8080']),
       cli(['start', '--shard', '2']),
+      cli(['deploy-commands', '--gild', '123456789012345678']),
     ]);
+    expect(guild.code).toBe(2);
+    expect(guild.stderr).toMatch(/^wotd-bot deploy-commands: unknown argument "--gild"; did you mean `--guild`\?\n/);
     expect(serve.code).toBe(2);
     expect(serve.stderr).toBe('wotd-bot serve: unknown option "--prot"; did you mean `--port`? (see wotd-bot serve --help)\n');
     expect(start.code).toBe(2);
     expect(start.stderr).toMatch(/^wotd-bot start: unknown option "--shard"; did you mean `--shards`\?\n/);
     expect(command.code).toBe(2);
-    expect(command.stderr).toBe('wotd-bot: unknown command "hisotry"; did you mean `history`? (wotd-bot --help lists them all)\n');
+    expect(command.stderr).toBe('wotd-bot: unknown command "hisotry"; did you mean `history`? (node bin/wotd-bot.js --help lists them all)\n');
     expect(option.code).toBe(2);
     expect(option.stderr).toMatch(/\n\nwotd-bot: unknown option "--limt"; did you mean `--limit`\?\n$/);
     // Nothing near: the list of commands instead.

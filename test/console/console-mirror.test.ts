@@ -56,7 +56,7 @@ it('mirrors the embedded service, says so on the first screen, and reports it on
   child.stdin.end('/wotd-find word:echo\nexit\n');
   const result = await exited;
   expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\) once it is loaded, refreshed daily; until then, and if it cannot be, from the service\./);
+  expect(result.stderr).toMatch(/Past days, history and searches are answered from a local copy of the service's database \(http:\/\/127\.0\.0\.1:\d+\/databases\) once it is loaded, refreshed daily; until then, and if it cannot be, from the service\./);
   expect(result.stdout).toContain('│ echo: word of the day 12 times');
   expect(run.stderr.split('\n').filter((line) => /"level":(40|50)/.test(line))).toEqual([]);
 });
@@ -66,7 +66,7 @@ it('WOTD_MIRROR=off: the first screen says so and nothing is downloaded', async 
   child.stdin.end('exit\n');
   const result = await exited;
   expect(result.code).toBe(0);
-  expect(result.stdout).toContain('The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.');
+  expect(result.stderr).toContain('The database mirror is off (WOTD_MIRROR=off): every lookup asks the service.');
 });
 
 it('an explicit WOTD_SITE_URL is where the snapshots are looked for: the API origin of deployment A has none', async () => {
@@ -82,7 +82,7 @@ it('an explicit WOTD_SITE_URL is where the snapshots are looked for: the API ori
     child.stdin.end('exit\n');
     const result = await exited;
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`a local copy of the service's database (${twin.siteUrl}/databases) once it is loaded`);
+    expect(result.stderr).toContain(`a local copy of the service's database (${twin.siteUrl}/databases) once it is loaded`);
     expect(twin.requests.filter((request) => request.path === '/databases').length).toBeGreaterThan(0);
   } finally {
     await twin.close();

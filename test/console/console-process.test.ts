@@ -9,7 +9,7 @@ import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { describeRedis, keysUnder, redisClient, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 import { readSnapshot } from '../support/upstream/snapshot-file.ts';
-import { expectCleanExit, expectInOrder, runConsole, startBot } from './console-process.ts';
+import { expectCleanExit, expectInOrder, FIRST_SCREEN, runConsole, startBot } from './console-process.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -65,11 +65,11 @@ describe('wotd-bot console: the console on purpose', () => {
       '/wotd date:2025-01-13',
     ]);
     expectCleanExit(result);
-    expect(result.stdout.startsWith('wotd-bot: console mode\n')).toBe(true);
+    // The first screen is on stderr: stdout carries the replies only.
+    expect(result.stderr.startsWith('wotd-bot: console mode\n')).toBe(true);
+    expect(result.stdout).not.toContain('console mode');
+    expectInOrder(result.stderr, ['offline, answering from the embedded Word-of-the-Day service', 'DISCORD_TOKEN', 'npm run deploy-commands']);
     expectInOrder(result.stdout, [
-      'offline, answering from the embedded Word-of-the-Day service',
-      'DISCORD_TOKEN',
-      'npm run deploy-commands',
       [
         '│ serendipity  <https://wotd.site>',
         '│',
@@ -151,21 +151,20 @@ describe('wotd-bot console: the console on purpose', () => {
 
     const waiting = startBotIn();
     await new Promise<void>((resolveBanner) => {
-      waiting.child.stdout.on('data', () => {
-        if (waiting.run.stdout.includes('npm start')) resolveBanner();
+      waiting.child.stderr.on('data', () => {
+        if (waiting.run.stderr.includes('npm start')) resolveBanner();
       });
     });
     waiting.child.kill('SIGTERM');
     const stopped = await waiting.exited;
-    expect(stopped.code).toBe(0);
-    expect(stopped.stderr).toBe('');
+    expectCleanExit(stopped);
   });
 
   it('its embedded service offers the monthly database snapshots a mirror downloads (issue 23)', async () => {
     const { child, run, exited } = startBotIn({ LOG_LEVEL: 'info' });
     const apiUrl = await new Promise<string>((found, fail) => {
       const look = (): void => {
-        const line = run.stderr.split('\n').find((text) => text.includes('embedded Word-of-the-Day service'));
+        const line = run.stderr.split('\n').find((text) => text.startsWith('{') && text.includes('embedded Word-of-the-Day service'));
         if (line) found((JSON.parse(line) as { apiUrl: string }).apiUrl);
       };
       child.stderr.on('data', look);
@@ -191,13 +190,13 @@ describe('wotd-bot console: the console on purpose', () => {
     child.stdin.end();
     const url = await vi.waitFor(
       () => {
-        const found = /Health and metrics: (http:\/\/127\.0\.0\.1:\d+)\/healthz/.exec(run.stdout)?.[1];
+        const found = /Health and metrics: (http:\/\/127\.0\.0\.1:\d+)\/healthz/.exec(run.stderr)?.[1];
         if (!found) throw new Error(`no health URL on the first screen yet:\n${run.stdout}${run.stderr}`);
         return found;
       },
       { timeout: 20_000, interval: 50 },
     );
-    await vi.waitFor(() => expect(run.stdout).toContain(NO_INPUT_NOTE), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(run.stderr).toContain(NO_INPUT_NOTE), { timeout: 10_000, interval: 50 });
     // Still there after the end of its input.
     const health = await fetch(`${url}/healthz`);
     expect(await health.json()).toMatchObject({ status: 'ok', gateway: { status: 'not_applicable' } });
@@ -210,7 +209,7 @@ describe('wotd-bot console: the console on purpose', () => {
     child.kill('SIGTERM');
     const stopped = await exited;
     expect(stopped.code).toBe(0);
-    expect(stopped.stderr).toBe('');
+    expect(stopped.stderr.replace(FIRST_SCREEN, '')).toBe(`${NO_INPUT_NOTE}\n`);
     // The port is free again: something else can listen on it.
     const port = Number(new URL(url).port);
     const probe = createServer();
@@ -224,11 +223,13 @@ describe('wotd-bot console: the console on purpose', () => {
     try {
       const { port } = holder.address() as AddressInfo;
       // On Discord the endpoint opens before the login, so no Discord server is needed to see it refused.
-      for (const env of [{}, { DISCORD_TOKEN: 'never-used' }] as Array<Record<string, string>>) {
-        const result = await runConsoleIn(['exit'], { METRICS_PORT: String(port), LOG_LEVEL: 'info', ...env });
+      for (const [command, env] of [['console', {}], ['start', { DISCORD_TOKEN: 'never-used' }]] as const) {
+        const { child, exited } = startBot(dir, { METRICS_PORT: String(port), LOG_LEVEL: 'info', ...env }, command);
+        child.stdin.end('exit\n');
+        const result = await exited;
         expect(result.code).toBe(2);
         expect(result.stderr).toBe(
-          `wotd-bot start: METRICS_PORT ${port} is already in use on 127.0.0.1; choose another (each process of a cluster needs its own)\n`,
+          `wotd-bot ${command}: METRICS_PORT ${port} is already in use on 127.0.0.1; choose another (each process of a cluster needs its own)\n`,
         );
         expect(result.stdout).toBe('');
       }
@@ -242,7 +243,7 @@ describe('wotd-bot console: the console on purpose', () => {
     const result = await runConsoleIn(['/wotd date:2025-01-14']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('│ 2025-01-14 · Word of the Day from wotd.site');
-    expect(result.stderr).toBe('');
+    expectCleanExit(result);
   });
 
   it('a bad setting prints one line and exits 2', async () => {
@@ -263,8 +264,8 @@ describeRedis('wotd-bot start with REDIS_URL', () => {
     });
     const client = await redisClient();
     const durable = (await client.configGet('appendonly')).appendonly === 'yes' || ((await client.configGet('save')).save ?? '').trim() !== '';
-    const logged = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string });
-    // The console logs warnings only: this one is the whole of stderr.
+    const logged = result.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+    // The console logs warnings only: this one is the whole of its log.
     expect(logged.map((line) => [line.level, line.msg.split(':')[0]])).toEqual(durable ? [] : [[40, 'Redis keeps nothing on disk (appendonly no, no save points)']]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Subscribed #words');

@@ -36,9 +36,13 @@ export async function runConsole(dir: string, lines: readonly string[], extraEnv
   return exited;
 }
 
-/** Asserts the console exited 0 with nothing on stderr. */
+/** The console's first screen, which it writes to stderr: three paragraphs, then a blank line. */
+export const FIRST_SCREEN = /^wotd-bot: console mode\n(?:.+\n)+\n(?:.+\n)+\n(?:.+\n)+\n/;
+
+/** Asserts the console exited 0 with nothing on stderr but its first screen. */
 export function expectCleanExit(run: Run): void {
-  expect(run.stderr).toBe('');
+  expect(run.stderr).toMatch(FIRST_SCREEN);
+  expect(run.stderr.replace(FIRST_SCREEN, '')).toBe('');
   expect(run.code).toBe(0);
 }
 

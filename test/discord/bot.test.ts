@@ -435,6 +435,9 @@ describe('the router', () => {
         canManageGuild: false,
         context: 'guild',
         botInGuild: true,
+        // As Discord sends them: the member's client language and the server's preferred locale.
+        locale: 'en-US',
+        guildLocale: 'en-US',
       },
       channel: { id: world.guild.channelId('news'), name: 'news', kind: 'announcement' },
       role: { id: world.guild.everyoneRoleId, name: '@everyone' },

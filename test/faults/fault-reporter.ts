@@ -16,6 +16,9 @@ const GROUP_TITLES: Record<FaultGroup, string> = {
   upstream: 'Upstream (Word-of-the-Day service) faults',
   discord: 'Discord faults',
   store: 'Store (SQLite file, PostgreSQL) faults',
+  time: 'Time faults (the wall clock jumps, a process is paused)',
+  locks: 'Lock-loss faults (a store lock, a lease or a claim lost while its holder runs)',
+  paths: 'Blocking-path faults (a setting names something that is not a regular file)',
 };
 
 const FAULTS_DIR = `${sep}test${sep}faults${sep}`;

@@ -5,7 +5,7 @@ import { it } from 'vitest';
  * travels to the main process in the test's meta (safe under the forks pool) and fault-reporter.ts prints the table
  * and the `faults:` line from it.
  */
-export type FaultGroup = 'upstream' | 'discord' | 'store';
+export type FaultGroup = 'upstream' | 'discord' | 'store' | 'time' | 'locks' | 'paths';
 
 export interface FaultCell {
   group: FaultGroup;

@@ -73,6 +73,7 @@ function badValues(): Record<string, Partial<Record<Kind, fc.Arbitrary<string>>>
     WOTD_RATE_LIMIT_SCOPE: { choice: notOneOf(['service', 'endpoint']) },
     LOG_LEVEL: { choice: notOneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) },
     LOG_FORMAT: { choice: notOneOf(['auto', 'pretty', 'json']) },
+    CONSOLE_LANGUAGE: { shape: fc.constantFrom('x', 'english!', '12', 'de DE') },
     REDIS_KEY_PREFIX: { shape: fc.constantFrom('a b', 'x/y', 'é:', '{tag}') },
     DISCORD_APPLICATION_ID: { shape: fc.oneof(fc.stringMatching(/^\d{1,16}$/), fc.stringMatching(/^\d{21,25}$/), fc.constant('my-app')) },
     // An address that is not this machine's: binding it fails (nothing is sent anywhere).

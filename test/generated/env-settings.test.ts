@@ -51,6 +51,7 @@ const SANE: Record<Setting, (value: unknown) => boolean> = {
   DELIVERY_RETENTION_DAYS: (value) => Number.isSafeInteger(value) && (value as number) >= 3,
   METRICS_PORT: (value) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 65_535,
   METRICS_HOST: (value) => typeof value === 'string' && /^[A-Za-z0-9.:-]+$/.test(value),
+  CONSOLE_LANGUAGE: (value) => typeof value === 'string' && /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(value),
   LOG_LEVEL: (value) => ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(value as string),
   LOG_FORMAT: (value) => ['auto', 'pretty', 'json'].includes(value as string),
 };

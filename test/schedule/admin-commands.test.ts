@@ -123,7 +123,7 @@ describe('admin command definitions', () => {
     expect(json.integration_types).toEqual([0]);
   });
 
-  it('offers text and announcement channels, a time, a zone with autocomplete and a role', () => {
+  it('offers text and announcement channels, a time, a zone with autocomplete, a role and a language with autocomplete', () => {
     const options = wotdSubscribeCommand.data.toJSON().options ?? [];
     expect(options.map((option) => [option.name, option.required ?? false])).toEqual([
       ['channel', true],
@@ -134,9 +134,11 @@ describe('admin command definitions', () => {
       ['thread', false],
       ['publish', false],
       ['preview', false],
+      ['language', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });
+    expect(options[8]).toMatchObject({ autocomplete: true });
   });
 });
 
@@ -205,6 +207,14 @@ describe('/wotd-subscribe', () => {
     expect((await run(wotdSubscriptionsCommand, services)).text).toContain(`<#${NEWS.id}> — 09:00 UTC, full style, thread on each post, published`);
   });
 
+  it('says which zone a zone typed under another name became (CET is Europe/Brussels)', async () => {
+    const { services } = await servicesWith();
+    const reply = (await run(wotdSubscribeCommand, services, { options: { channel: DAILY, time: '07:30', timezone: 'CET' } })).text;
+    expect(reply).toContain('every day at 07:30 (Europe/Brussels, which is what CET means)');
+    const plain = (await run(wotdSubscribeCommand, services, { options: { channel: NEWS, timezone: 'europe/paris' } })).text;
+    expect(plain).toContain('(Europe/Paris)');
+  });
+
   it('accepts only text and announcement channels', async () => {
     const { services } = await servicesWith();
     expect((await run(wotdSubscribeCommand, services, { options: { channel: VOICE } })).text).toContain('is not a text or announcement channel');
@@ -216,6 +226,13 @@ describe('/wotd-subscribe', () => {
       '"9pm" is not a time of day. Use 24-hour HH:MM',
     );
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, time: '24:00' } })).text).toContain('"24:00" is not a time of day');
+    // A 12-hour time, or a dot for the colon, gets the HH:MM hint with the time it means; the option has room for it.
+    expect(wotdSubscribeCommand.data.toJSON().options?.find((option) => option.name === 'time')).toMatchObject({ max_length: 10 });
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, time: '7.30pm' } })).text).toContain(
+      '"7.30pm" is not a time of day. Use 24-hour HH:MM: for 7.30pm, 19:30.',
+    );
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, time: '7:30 a.m.' } })).text).toContain('Use 24-hour HH:MM: for 7:30 a.m., 07:30.');
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, time: '18.05' } })).text).toContain('Use 24-hour HH:MM: for 18.05, 18:05.');
     expect((await run(wotdSubscribeCommand, services, { options: { channel: DAILY, timezone: 'EST5EDTX' } })).text).toContain(
       '"EST5EDTX" is not a time zone I know',
     );

@@ -144,6 +144,12 @@ for (const backend of storeBackends) {
       expect(postsIn('c0000')).toBe(0);
       expect(await scheduler.tick(at('2026-06-15T10:01:00Z'))).toMatchObject({ total: 0 });
       expect(lines.some((line) => line.msg === 'building the due-time index of the daily posts')).toBe(false);
+
+      // New time-zone rules in the runtime: every instant is made due at once and placed again; nothing is re-sent.
+      await index.setBuiltFor('rules=1 tz=1999a');
+      expect(await ensureDueIndex(store, logger)).toMatchObject({ subscriptions: 1_200, created: 0, madeDue: 1_200 });
+      expect(await scheduler.tick(at('2026-06-15T10:02:00Z'))).toMatchObject({ total: 0 });
+      expect(await index.builtFor()).not.toBe('rules=1 tz=1999a');
     });
   });
 }

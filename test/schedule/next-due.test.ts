@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deliverableSlots } from '../../src/schedule/due.ts';
-import { dueAfterDelivery, dueAtFrom, nextDueAt, scheduleKey, settledDueAt } from '../../src/schedule/next-due.ts';
+import { dueAfterDelivery, nextDueAt, scheduleKey, settledDueAt } from '../../src/schedule/next-due.ts';
 import { slotFor } from '../../src/schedule/due.ts';
 import { makeSubscription } from './helpers.ts';
 
@@ -55,10 +55,9 @@ describe('nextDueAt and the index instants, on the rules of due.ts', () => {
     }
   });
 
-  it('dueAtFrom counts a post time already passed today as owed; settledDueAt reads the records', () => {
+  it('settledDueAt counts a post time passed today as owed until the records say it went out, or when to retry', () => {
     const subscription = makeSubscription({ time: '09:00', timeZone: 'UTC' });
     const now = at('2026-06-15T12:00:00Z');
-    expect(iso(dueAtFrom(subscription, now))).toBe('2026-06-15T09:00:00.000Z');
     expect(iso(settledDueAt(subscription, () => null, now))).toBe('2026-06-15T09:00:00.000Z');
     const sent = { channelId: 'c1', day: '2026-06-15', state: 'sent', nonce: 'n', attempts: 1, updatedAt: '2026-06-15T09:00:01Z' } as const;
     expect(iso(settledDueAt(subscription, () => sent, now))).toBe('2026-06-16T09:00:00.000Z');

@@ -35,7 +35,7 @@ afterAll(async () => {
 /** Resolves once the console has shown its first screen (the store is open and locked by then). */
 async function started(run: Run, exited: Promise<Run>): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (!run.stdout.includes('wotd-bot: console mode')) {
+  while (!run.stderr.includes('wotd-bot: console mode')) {
     const done = await Promise.race([exited, new Promise<null>((wait) => setTimeout(() => wait(null), 50))]);
     if (done) throw new Error(`exited (${String(done.code)}) before starting:\n${done.stderr}`);
     if (Date.now() > deadline) throw new Error(`no first screen within 30 s:\n${run.stderr}`);
@@ -101,7 +101,7 @@ for (const locked of LOCKED) {
         expect(second.code).toBe(2);
         expect(second.stdout).toBe('');
         expect(second.stderr).toBe(
-          `wotd-bot start: the store ${locked.shown(location)} is in use by another wotd-bot process (pid ${first.child.pid}); run one bot per ${locked.kind} store, or several in cluster mode (REDIS_URL)\n`,
+          `wotd-bot console: the store ${locked.shown(location)} is in use by another wotd-bot process (pid ${first.child.pid}); run one bot per ${locked.kind} store, or several in cluster mode (REDIS_URL)\n`,
         );
 
         // A read-only tool beside the running bot, on the same store.
@@ -133,7 +133,7 @@ postgresBackend.describe('wotd-bot start on a PostgreSQL store it cannot use', (
     run.child.stdin.end('exit\n');
     const result = await run.exited;
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toBe('wotd-bot start: could not reach PostgreSQL at STORE_URL=postgres://***@127.0.0.1:1/wotd: connect ECONNREFUSED 127.0.0.1:1\n');
+    expect(result.stderr).toBe('wotd-bot console: could not reach PostgreSQL at STORE_URL=postgres://***@127.0.0.1:1/wotd: connect ECONNREFUSED 127.0.0.1:1\n');
   });
 
   it('refuses a damaged store in one line, exit 1, and leaves it as it was', async () => {
@@ -145,9 +145,9 @@ postgresBackend.describe('wotd-bot start on a PostgreSQL store it cannot use', (
     run.child.stdin.end('exit\n');
     const result = await run.exited;
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    // Said in one line (beside the console's JSON log line of the failure), cut at 300 characters if need be.
-    const said = `wotd-bot start: the PostgreSQL store at STORE_URL=${withoutPassword(location.url)} is damaged: table ${schema}.keyv has (key text, stored jsonb), not (key text, value text); it was left untouched.`;
-    expect(result.stderr.split('\n').filter((line) => line.startsWith('wotd-bot start:'))).toEqual([expect.stringContaining(said)]);
+    // Said in one line, cut at 300 characters if need be; its stack only in the log at debug level.
+    const said = `wotd-bot console: the PostgreSQL store at STORE_URL=${withoutPassword(location.url)} is damaged: table ${schema}.keyv has (key text, stored jsonb), not (key text, value text); it was left untouched.`;
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual([expect.stringContaining(said)]);
     expect((await postgresAdmin().query(`SELECT key, stored FROM ${schema}.keyv`)).rows).toEqual([{ key: 'subscriptions:sub:c1', stored: { kept: true } }]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Invoker } from '../interactions.ts';
+import type { BotServices, Invoker } from '../interactions.ts';
 import { translatorFor, type Translate } from './translate.ts';
 
 /**
@@ -26,4 +26,30 @@ export function privateT(invoker: Pick<Invoker, 'locale'>): Translate {
 /** The texts of a public reply where this member invoked the command. */
 export function publicT(invoker: Pick<Invoker, 'locale' | 'guildId' | 'guildLocale'>, language?: string | null): Translate {
   return translatorFor(publicLocale(invoker, language));
+}
+
+/** How long a public reply waits for its channel's subscription language before it goes with the server's. */
+export const PLACE_LANGUAGE_WAIT_MS = 250;
+
+/**
+ * The language of a public reply where the member invoked the command: the channel subscription's, when the channel
+ * has one with a language, else as publicLocale. A store that cannot be read, or not at once, leaves the reply in the
+ * server's language (a failure is logged) rather than failing or holding up a lookup over its wording.
+ */
+export async function placeLocale(invoker: Invoker, services: Pick<BotServices, 'subscriptions' | 'logger'>): Promise<string | undefined> {
+  const subscriptions = services.subscriptions;
+  if (!invoker.guildId || !subscriptions?.languageOf) return publicLocale(invoker);
+  const read = subscriptions.languageOf(invoker.channelId).catch((error: unknown) => {
+    services.logger?.warn({ err: error }, "could not read the channel's subscription language; answering in the server's");
+    return undefined;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), PLACE_LANGUAGE_WAIT_MS);
+  });
+  try {
+    return (await Promise.race([read, late])) ?? publicLocale(invoker);
+  } finally {
+    clearTimeout(timer);
+  }
 }
