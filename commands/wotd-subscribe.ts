@@ -53,10 +53,10 @@ const data = new SlashCommandBuilder()
   .addBooleanOption((option) =>
     option.setName('publish').setDescription('In an announcement channel, publish each post to the servers that follow it'),
   )
-  .addBooleanOption((option) => option.setName('quiz').setDescription('Make each post a quiz: four meanings to pick from, revealed at the end of the day'))
   .addBooleanOption((option) =>
     option.setName('preview').setDescription('Show me the post with today\'s word first, privately; nothing is saved'),
-  );
+  )
+  .addBooleanOption((option) => option.setName('quiz').setDescription('Make each post a quiz: four meanings to pick from, revealed at the end of the day'));
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const channel = context.options.getChannel('channel');

@@ -87,7 +87,7 @@ async function world() {
 
 describe('the daily quiz on Discord', () => {
   it('posts the quiz, takes one private answer per member, reveals once when it closes, and counts streaks', async () => {
-    const { discord, daily, clock, store, closing, invoke, channel } = await world();
+    const { discord, guild, daily, clock, store, closing, invoke, channel } = await world();
     const subscribed = await invoke('wotd-subscribe', ADMIN, { channel, time: '06:00', quiz: true }).waitForResponse();
     expect(subscribed.content).toContain('as a daily quiz');
     const scheduler = daily.start({ poster: { post: () => Promise.reject(new Error('not this one')), findEarlierPost: () => Promise.reject(new Error('not this one')) }, lookup: { getEntry: () => Promise.reject(new Error('unused')) }, render: () => ({}) });
@@ -137,6 +137,11 @@ describe('the daily quiz on Discord', () => {
     const data = JSON.parse(exported.files[0]?.text ?? '{}') as DataExport & { learning: { answers: unknown[]; streaks: unknown[] } };
     expect(data.learning.answers).toHaveLength(1);
     expect(data.learning.streaks).toHaveLength(1);
+    // forget erases it all: the answer, the streak, the place on the board.
+    const ask = await invoke('wotd-data', ALICE, {}, 'forget').waitForResponse();
+    await discord.pressButton({ customId: `data:forget:me:${ALICE}:-`, channelId: ask.channelId, user: ALICE, messageId: ask.id }).waitForResponse();
+    expect(await store.exportMember(ALICE)).toEqual({ savedWords: [], answers: [], streaks: [] });
+    expect(await store.rankOf(guild.id, ALICE)).toBeNull();
   });
 
   it('answers clearly once the channel’s subscription is gone, and refuses a button on another message', async () => {

@@ -134,6 +134,7 @@ describe('admin command definitions', () => {
       ['thread', false],
       ['publish', false],
       ['preview', false],
+      ['quiz', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });
