@@ -29,7 +29,6 @@ import { startDiscordBot } from '../src/discord/bot.ts';
 import { createDiscordClient } from '../src/discord/client.ts';
 import { runDeployCommands } from '../src/discord/deploy-commands.ts';
 import { LearningService } from '../src/learning/learning-service.ts';
-import type { LearningStore } from '../src/learning/learning-store.ts';
 import { openLearningStore } from '../src/learning/open-learning-store.ts';
 import { wordListOf } from '../src/learning/word-list.ts';
 import type { StoreLocation } from '../src/store/open-store.ts';
@@ -37,13 +36,13 @@ import { startDiscordServer, type InteractionHandle } from '../test/support/disc
 import { startCommandWorld } from '../test/commands/world.ts';
 
 hideChannelCacheWarning();
-const LEVELS = [100, 1_000];
+const LEVELS = (process.env.QUIZ_LEVELS ?? '100,1000').split(',').map(Number);
 const BOARD_MEMBERS = 100_000;
 const BOARD_READS = 300;
 const SAVED_WORDS = 10_000;
 const DAY = '2025-01-20';
 const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-const logger = createLogger({ level: 'silent', destination: quiet });
+const logger = createLogger({ level: process.env.QUIZ_LOG ? 'debug' : 'silent', ...(process.env.QUIZ_LOG ? {} : { destination: quiet }) });
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -73,9 +72,10 @@ async function answering(members: number): Promise<Record<string, string | numbe
       const handles: InteractionHandle[] = [];
       for (const user of ids) handles.push(discord.pressButton({ customId: `quiz:day:${DAY}:${Number(user) % 4}`, channelId: channel, user, messageId: post.id }));
       for (const user of ids) handles.push(discord.pressButton({ customId: `quiz:day:${DAY}:${(Number(user) + 1) % 4}`, channelId: channel, user, messageId: post.id }));
-      await Promise.all(handles.map((handle) => handle.waitForCallback(30_000)));
+      await Promise.all(handles.map((handle) => handle.waitForCallback(120_000)));
       return handles.map((handle) => (handle.callback?.at ?? Infinity) - handle.sentAt);
     };
+    process.stderr.write(`bench quiz: ${members} members, our bot\n`);
     const ours = await press();
     await bot.stop();
     const quiz = await store.getQuiz(channel, DAY);
@@ -83,12 +83,14 @@ async function answering(members: number): Promise<Record<string, string | numbe
     const right = ids.filter((id) => Number(id) % 4 === 1).length;
     const client: Client = createDiscordClient({ apiUrl: discord.apiUrl });
     client.on(Events.InteractionCreate, (interaction) => {
-      if (interaction.isButton()) void interaction.reply({ content: 'Right!', flags: MessageFlags.Ephemeral }).catch(() => undefined);
+      if (process.env.QUIZ_LOG) process.stderr.write(`baseline got ${interaction.type}\n`);
+      if (interaction.isButton()) void interaction.reply({ content: 'Right!', flags: MessageFlags.Ephemeral }).then(() => process.env.QUIZ_LOG && process.stderr.write('replied\n')).catch((error: unknown) => process.stderr.write(`baseline: ${String(error)}\n`));
     });
     const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
     await client.login(discord.token);
     await ready;
     // The baseline's presses go to a quiz day the store does not know; only the callbacks' timing is read.
+    process.stderr.write(`bench quiz: ${members} members, the baseline\n`);
     const baseline = await press();
     await client.destroy();
     return {
@@ -207,19 +209,48 @@ const backends: Backend[] = [
   },
 ];
 
-/** Streaks for BOARD_MEMBERS members through the store's own answer path would take long; quizzes of a few days do it. */
-async function fillBoard(store: LearningStore, guildId: string): Promise<void> {
-  const days = ['2025-01-18', '2025-01-19', '2025-01-20'];
-  for (const day of days) await store.registerQuiz({ channelId: 'c1', day, guildId, messageId: `m-${day}`, entryDate: day, correct: 0, closesAt: Date.now() + 3_600_000, language: null });
+/** A streak per member, written in bulk beside the store's own records (the answer path is measured above). */
+function streakOf(i: number, guildId: string) {
+  const userId = String(700_000_000_000_000_000n + BigInt(i));
+  const current = i % 40;
+  return { guildId, userId, run: current, current, best: current + (i % 7), total: current + (i % 90), lastDay: '2025-01-20' };
+}
+
+async function fillBoard(backend: Backend, location: StoreLocation, guildId: string): Promise<void> {
   const batch = 500;
-  for (let start = 0; start < BOARD_MEMBERS; start += batch) {
-    const answers: Promise<unknown>[] = [];
-    for (let i = start; i < Math.min(BOARD_MEMBERS, start + batch); i += 1) {
-      const userId = String(700_000_000_000_000_000n + BigInt(i));
-      const answered = days.slice(0, 1 + (i % 3));
-      for (const day of answered) answers.push(store.answerQuiz({ channelId: 'c1', day, guildId, userId, choice: i % 2 === 0 ? 0 : 1, correct: i % 2 === 0, answeredAt: 0 }));
+  if (backend.name === 'redis') {
+    const redis = new Redis(location.url);
+    for (let start = 0; start < BOARD_MEMBERS; start += batch) {
+      const pipeline = redis.pipeline();
+      for (let i = start; i < Math.min(BOARD_MEMBERS, start + batch); i += 1) {
+        const streak = streakOf(i, guildId);
+        pipeline.hset(`${location.keyPrefix}learning:streaks:${guildId}`, streak.userId, JSON.stringify(streak));
+        pipeline.zadd(`${location.keyPrefix}learning:board:${guildId}`, streak.current * 10_000_000 + streak.total, streak.userId);
+        pipeline.sadd(`${location.keyPrefix}learning:guilds:${streak.userId}`, guildId);
+      }
+      await pipeline.exec();
     }
-    await Promise.all(answers);
+    redis.disconnect();
+    return;
+  }
+  const driver =
+    backend.name === 'sqlite'
+      ? await (await import('../src/learning/sqlite-learning-driver.ts')).openSqliteLearningDriver(location.url)
+      : await (await import('../src/learning/postgres-learning-driver.ts')).openPostgresLearningDriver(location.url);
+  try {
+    for (let start = 0; start < BOARD_MEMBERS; start += batch) {
+      const rows: Array<string | number> = [];
+      const values: string[] = [];
+      for (let i = start; i < Math.min(BOARD_MEMBERS, start + batch); i += 1) {
+        const s = streakOf(i, guildId);
+        const n = rows.length;
+        values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7})`);
+        rows.push(s.guildId, s.userId, s.run, s.current, s.best, s.total, s.lastDay);
+      }
+      await driver.query(`INSERT INTO ${driver.table('wotd_learning_streaks')} (guild_id, user_id, run, current, best, total, last_day) VALUES ${values.join(', ')}`, rows);
+    }
+  } finally {
+    await driver.close();
   }
 }
 
@@ -229,7 +260,7 @@ async function board(backend: Backend): Promise<Record<string, string | number>>
   const store = await openLearningStore(location);
   try {
     const before = await backend.bytes(location);
-    await fillBoard(store, 'g1');
+    await fillBoard(backend, location, 'g1');
     const afterBoard = await backend.bytes(location);
     const timings: number[] = [];
     for (let read = 0; read < BOARD_READS; read += 1) {
