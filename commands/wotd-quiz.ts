@@ -72,20 +72,24 @@ async function handlePractice(context: ButtonContext, services: BotServices, qui
 
 async function handleDaily(context: ButtonContext, services: BotServices, learning: LearningService, day: IsoDate, choice: number, t: Translate): Promise<void> {
   const { guildId, channelId, userId } = context.invoker;
-  if (!guildId || !context.messageId) return context.respond(privateNote(t('learning.quiz.gone')));
-  const answered = await learning.answerDaily({ channelId, guildId, userId, messageId: context.messageId, day, choice });
-  switch (answered.kind) {
-    case 'gone':
-      return context.respond(privateNote(t('learning.quiz.gone')));
-    case 'closed':
-      return context.respond(privateNote(t('learning.quiz.closed')));
-    case 'already':
-      return context.respond(privateNote(t(answered.right ? 'learning.quiz.alreadyRight' : 'learning.quiz.alreadyWrong')));
-    case 'recorded': {
-      const note = services.lookup.getEntry(answered.entryDate, INTERACTIVE).then(({ value: entry }) => privateNote(answerNote(t, entry, answered.right, answered.streak)));
-      return replyWhenReady(privately(context), note, { subject: { date: answered.entryDate }, logger: services.logger });
+  const messageId = context.messageId;
+  if (!guildId || !messageId) return context.respond(privateNote(t('learning.quiz.gone')));
+  // One answer, however long the store takes: a private deferral goes out if it is not ready in 150 ms.
+  const reply = learning.answerDaily({ channelId, guildId, userId, messageId, day, choice }).then(async (answered): Promise<OutgoingMessage> => {
+    switch (answered.kind) {
+      case 'gone':
+        return privateNote(t('learning.quiz.gone'));
+      case 'closed':
+        return privateNote(t('learning.quiz.closed'));
+      case 'already':
+        return privateNote(t(answered.right ? 'learning.quiz.alreadyRight' : 'learning.quiz.alreadyWrong'));
+      case 'recorded': {
+        const { value: entry } = await services.lookup.getEntry(answered.entryDate, INTERACTIVE);
+        return privateNote(answerNote(t, entry, answered.right, answered.streak));
+      }
     }
-  }
+  });
+  await replyWhenReady(privately(context), reply, { subject: { date: day }, logger: services.logger });
 }
 
 async function handleButton(context: ButtonContext, services: BotServices): Promise<void> {

@@ -269,9 +269,11 @@ export class SqlLearningStore implements LearningStore {
   async rankOf(guildId: string, userId: string): Promise<number | null> {
     const own = await this.streak(guildId, userId);
     if (!own) return null;
+    // Three ranges of the board's index, counted each (one OR over them reads the whole server).
     const ahead = await this.run(
-      `SELECT COUNT(*) AS n FROM {streaks} WHERE guild_id = $1 AND (current > $2 OR (current = $2 AND total > $3)
-         OR (current = $2 AND total = $3 AND user_id < $4))`,
+      `SELECT (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current > $2)
+            + (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current = $2 AND total > $3)
+            + (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current = $2 AND total = $3 AND user_id < $4) AS n`,
       [guildId, own.current, own.total, userId],
     );
     return (ahead[0] ? integer(ahead[0], 'n') : 0) + 1;
