@@ -8,7 +8,7 @@
  *   wiring        src/cluster/ (Redis-backed implementations), src/metrics/ (observes the layers below)
  *   commands      commands/
  *   replies       src/replies/ (transport-neutral messages, embeds, interaction types)
- *   schedule      src/schedule/
+ *   schedule      src/schedule/, src/learning/ (one level: the daily posts and the learning loop beside them)
  *   domain        src/wotd/
  *   store         src/store/
  *   config        src/config/ (settings, logging, one-line message text: imports nothing of ours)
@@ -26,7 +26,7 @@ const LAYERS = [
   ['wiring', '^src/(cluster|metrics)/'],
   ['commands', '^commands/'],
   ['replies', '^src/replies/'],
-  ['schedule', '^src/schedule/'],
+  ['schedule', '^src/(schedule|learning)/'],
   ['domain', '^src/wotd/'],
   ['store', '^src/store/'],
   ['config', '^src/config/'],
@@ -94,6 +94,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/schedule/' },
       to: { path: ['node_modules/(discord\\.js|@discordjs)/'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'learning-knows-no-discord',
+      comment: 'The learning loop (quiz, streaks, saved words, review) knows no Discord, not even its types',
+      severity: 'error',
+      from: { path: '^src/learning/' },
+      to: { path: ['node_modules/(discord\\.js|@discordjs)/'] },
     },
     {
       name: 'config-imports-nothing-of-ours',

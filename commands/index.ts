@@ -8,6 +8,11 @@ import { wotdSubscriptionsCommand } from './wotd-subscriptions.ts';
 import { wotdSubscribeMeCommand } from './wotd-subscribe-me.ts';
 import { wotdUnsubscribeCommand } from './wotd-unsubscribe.ts';
 import { wotdUnsubscribeMeCommand } from './wotd-unsubscribe-me.ts';
+import { wotdLeaderboardCommand } from './wotd-leaderboard.ts';
+import { wotdQuizCommand } from './wotd-quiz.ts';
+import { wotdReviewCommand } from './wotd-review.ts';
+import { wotdStreakCommand } from './wotd-streak.ts';
+import { wotdWordsCommand } from './wotd-words.ts';
 
 /** Every slash command the bot offers, in the order `help` lists them. */
 export const commands: SlashCommand[] = [
@@ -20,4 +25,9 @@ export const commands: SlashCommand[] = [
   wotdSubscribeMeCommand,
   wotdUnsubscribeMeCommand,
   wotdDataCommand,
+  wotdWordsCommand,
+  wotdReviewCommand,
+  wotdQuizCommand,
+  wotdStreakCommand,
+  wotdLeaderboardCommand,
 ];

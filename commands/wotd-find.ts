@@ -1,5 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { ACCENT, attribution, clip, escapeText } from '../src/replies/embeds.ts';
+import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
+import { saveButtons } from '../src/replies/learning-replies.ts';
 import { DISCORD_LIMITS } from '../src/schedule/discord-limits.ts';
 import type {
   AutocompleteContext,
@@ -16,7 +18,6 @@ import { quoteInput, staleNote, userError } from '../src/replies/messages.ts';
 import { named } from '../src/replies/i18n/command-text.ts';
 import { shortDate } from '../src/replies/i18n/formats.ts';
 import { placeLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
-import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { WordMatches } from '../src/wotd/lookup.ts';
 
@@ -134,6 +135,11 @@ async function findMessage(query: string, page: number, services: BotServices, l
   const message: OutgoingMessage = { embeds: [findEmbed(found.value, page, services.siteUrl, locale)] };
   const buttons = pageButtons(query, page, pages, t);
   if (buttons) message.buttons = buttons;
+  // Save buttons for the first entries of the page, as many as the row has room for.
+  if (services.learning) {
+    const shown = entries.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+    message.buttons = [...(message.buttons ?? []), ...saveButtons(t, shown, 5 - (message.buttons?.length ?? 0))];
+  }
   if (found.stale) message.content = staleNote(t);
   return message;
 }

@@ -1,5 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder, type APIEmbed } from 'discord.js';
 import { ACCENT, attribution } from '../src/replies/embeds.ts';
+import { translatorFor } from '../src/replies/i18n/translate.ts';
+import { saveButtons } from '../src/replies/learning-replies.ts';
 import type { BotServices, ButtonContext, ButtonSpec, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { entryField } from '../src/replies/entries.ts';
@@ -7,7 +9,6 @@ import { staleNote, userError } from '../src/replies/messages.ts';
 import { named } from '../src/replies/i18n/command-text.ts';
 import { longDate, shortDate } from '../src/replies/i18n/formats.ts';
 import { placeLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
-import { translatorFor } from '../src/replies/i18n/translate.ts';
 import { parseIsoDate, type IsoDate } from '../src/wotd/dates.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
 import type { HistoryPage } from '../src/wotd/lookup.ts';
@@ -88,6 +89,8 @@ async function historyMessage(
     const older: ButtonSpec = { customId: olderButtonId(oldest.date, limit), label: t('button.older'), style: 'secondary' };
     message.buttons = [older];
   }
+  // Save buttons for the first entries shown, as many as the row has room for.
+  if (services.learning) message.buttons = [...(message.buttons ?? []), ...saveButtons(t, page.entries, 5 - (message.buttons?.length ?? 0))];
   if (found.stale) message.content = staleNote(t);
   return message;
 }

@@ -45,7 +45,8 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'co
   .addBooleanOption((option) => named(option, 'option.preview.name', 'command.wotd-subscribe.preview.description'))
   .addStringOption((option) =>
     named(option, 'option.language.name', 'command.wotd-subscribe.language.description').setMaxLength(32).setAutocomplete(true),
-  );
+  )
+  .addBooleanOption((option) => named(option, 'option.quiz.name', 'command.wotd-subscribe.quiz.description'));
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const t = privateT(context.invoker);
@@ -69,6 +70,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   if (role && role.id === gate.guildId) return context.respond(userError(t('subscribe.everyone', { everyone: '@\u200beveryone' })));
 
   const chosen = await languageOrRefuse(context, t);
+  const quiz = context.options.getBoolean('quiz');
   if (!chosen) return;
 
   const request: SubscribeRequest = {
@@ -79,6 +81,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     ...read.request,
     ...(role ? { roleId: role.id } : {}),
     ...(chosen.language ? { language: chosen.language } : {}),
+    ...(quiz !== null ? { quiz } : {}),
   };
   const settings = requestedSettings(request, existing);
   if (settings.publish && channel.kind !== 'announcement') return context.respond(privateNote(t('subscribe.publishNotAnnouncement', { channel: where })));

@@ -8,6 +8,7 @@ import { named } from '../src/replies/i18n/command-text.ts';
 import { placeLocale, privateLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import { translatorFor } from '../src/replies/i18n/translate.ts';
 import type { IsoDate } from '../src/wotd/dates.ts';
+import { saveButton } from '../src/replies/learning-replies.ts';
 
 export const DATE_OPTION_DESCRIPTION = translatorFor('en')('command.wotd.date.description');
 
@@ -21,6 +22,7 @@ const data = named(new SlashCommandBuilder(), 'command.wotd.name', 'command.wotd
 async function entryMessage(date: IsoDate, services: BotServices, locale: string | undefined): Promise<OutgoingMessage> {
   const found = await services.lookup.getEntry(date, INTERACTIVE);
   const message: OutgoingMessage = { embeds: [entryEmbed(found.value, { siteUrl: services.siteUrl, locale })] };
+  if (services.learning) message.buttons = [saveButton(translatorFor(locale), found.value.date)];
   if (found.stale) message.content = staleNote(translatorFor(locale));
   return message;
 }

@@ -6,7 +6,7 @@ import { atTerminal, startMode } from './cli/start-mode.ts';
 import { oneLine, parseStartArgs, shardSource, warnMisspelledSettings } from './cli/start-options.ts';
 import { nextSignal } from './cli/stop-signal.ts';
 import type { ConsoleSource } from './console/banner.ts';
-import type { BotServices } from './replies/interactions.ts';
+import { openBotServices } from './bot-services.ts';
 import { createLogger, type Logger } from './config/logger.ts';
 import type { RunningService } from './service/server.ts';
 import { isPostgresStore, isRedisStore, sqliteStoreFile, storeLocation } from './store/open-store.ts';
@@ -110,6 +110,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
   let adapter: WotdAdapter | undefined;
   let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
+  let opened: { close(): Promise<void> } | undefined;
   let cluster: Cluster | undefined;
   let storeClaims: { close(): Promise<void> } | undefined;
   let endpoint: MetricsEndpoint | null = null;
@@ -153,7 +154,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
     await reportStoreDurability(config, logger);
     metrics?.watchAdapter(adapter);
     metrics?.watchStore(daily.store);
-    const services = botServices(config, adapter, daily, logger);
+    const services = (opened = await openBotServices(config, adapter, daily, logger, mirror));
     logger.info({ apiUrl: withoutPassword(config.WOTD_API_URL ?? DEFAULT_API_URL) }, 'Word-of-the-Day service');
     const { startDiscordBot } = await import('./discord/bot.ts');
     // A signal during the login (a back-off included) gives it up at once; a clean stop, exit 0.
@@ -207,6 +208,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
   } finally {
     signal.dispose();
     await endpoint?.close();
+    await opened?.close();
     await daily?.close();
     await mirror?.close();
     await adapter?.close();
@@ -232,11 +234,6 @@ function startMirror(mirror: DatabaseMirror | null, adapter: WotdAdapter, metric
 function settingSecrets(config: Config): string[] {
   const mirrorUrl = config.WOTD_MIRROR.kind === 'url' ? config.WOTD_MIRROR.url : undefined;
   return [config.REDIS_URL, config.STORE_URL, config.WOTD_API_URL, config.DISCORD_API_URL, mirrorUrl].flatMap(urlSecrets);
-}
-
-/** What the commands are handed, the same on Discord and at the console. */
-function botServices(config: Config, lookup: WotdAdapter, daily: DailyPosts, logger: Logger): BotServices {
-  return { lookup, siteUrl: config.WOTD_SITE_URL, logger, subscriptions: daily.subscriptions, privacy: daily.privacy };
 }
 
 function dailyPostSettings(config: Config, logger: Logger, metrics?: BotMetrics) {
@@ -290,6 +287,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
   let adapter: WotdAdapter | undefined;
   let mirror: DatabaseMirror | null = null;
   let daily: DailyPosts | undefined;
+  let opened: { close(): Promise<void> } | undefined;
   let endpoint: MetricsEndpoint | null = null;
   let running = false;
   try {
@@ -339,7 +337,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
     });
     const session = new ConsoleSession({
       commands,
-      services: botServices(config, adapter, daily, logger),
+      services: (opened = await openBotServices(config, adapter, daily, logger, mirror)),
       write: screen.write,
       color,
       showThinking: terminal,
@@ -361,6 +359,7 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
   } finally {
     signal.dispose();
     await endpoint?.close();
+    await opened?.close();
     await daily?.close();
     await mirror?.close();
     await adapter?.close();

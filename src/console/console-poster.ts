@@ -23,6 +23,10 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       const id = posted.get(`${message.channelId}:${message.nonce}`);
       return id ? { messageId: id } : null;
     },
+    async edit(channelId, messageId, update) {
+      const rendered = renderMessage({ embeds: update.embeds }, { color: options.color, now: now(), locale });
+      options.write(`${t('console.post.edited', { id: messageId, channel: `#${channelId}` })}\n${rendered}\n\n`);
+    },
     async post(message) {
       const key = `${message.channelId}:${message.nonce}`;
       const earlier = posted.get(key);
@@ -37,12 +41,13 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       // At the console a channel's id and a role's id are their names.
       const content = message.content?.replace(/<@&([^>]+)>/g, '@$1');
       const rendered = renderMessage({ content, embeds: message.embeds }, { color: options.color, now: now(), locale });
+      const buttons = message.buttons?.length ? `\n[${message.buttons.map((button) => button.label).join('] [')}]` : '';
       const heading = dmUserOf(message.channelId) === null ? t('console.post.channel', { channel: `#${message.channelId}` }) : t('console.post.dm');
       const extras = [
         message.thread ? t('console.post.thread', { name: message.thread.name }) : '',
         message.publish ? t('console.post.published') : '',
       ].filter(Boolean);
-      options.write(`${heading}\n${[rendered, ...extras].join('\n')}\n\n`);
+      options.write(`${heading}\n${[rendered + buttons, ...extras].join('\n')}\n\n`);
       return { messageId: id };
     },
   };

@@ -6,6 +6,7 @@ import { watched, type SendingHooks, type TrackedResponses } from './sending-hoo
 
 class DiscordButtonContext extends RespondableContext implements ButtonContext {
   readonly customId: string;
+  readonly messageId: string;
 
   constructor(
     private readonly interaction: ButtonInteraction,
@@ -13,6 +14,7 @@ class DiscordButtonContext extends RespondableContext implements ButtonContext {
   ) {
     super(interaction, hooks);
     this.customId = interaction.customId;
+    this.messageId = interaction.message.id;
   }
 
   /** Public: a deferred update of the button's message (the usual case); ephemeral: a private "thinking" reply. */

@@ -17,6 +17,7 @@ import { clip } from '../schedule/discord-limits.ts';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
 import type { Logger } from '../config/logger.ts';
+import { dailyButtonRows } from './daily-post-edit.ts';
 
 export interface ChannelPosterOptions {
   /**
@@ -173,6 +174,7 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
         enforce_nonce: true,
       };
       if (message.content !== undefined) body.content = message.content;
+      if (message.buttons?.length) body.components = dailyButtonRows(message.buttons);
       let created: APIMessage;
       try {
         const channelId = await channelOf(message.channelId);

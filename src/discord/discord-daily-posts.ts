@@ -5,6 +5,7 @@ import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { botPermissionsInChannel } from './bot-permissions.ts';
 import { createChannelPoster } from './channel-poster.ts';
+import { dailyPostEditor } from './daily-post-edit.ts';
 import { dailyPostRendering } from '../replies/daily-embeds.ts';
 import { watchSubscriptionTargets } from './subscription-events.ts';
 
@@ -38,16 +39,17 @@ export function startDiscordDailyPosts(
   sweep();
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   sweeper.unref();
+  const poster = createChannelPoster(client.rest, {
+    logger: log,
+    botPermissionsIn: (channelId) => botPermissionsInChannel(client, channelId),
+    ...(options.cluster
+      ? { postsPerSecond: 0 }
+      : options.postsPerSecond
+        ? { postsPerSecond: options.postsPerSecond }
+        : {}),
+  });
   daily.start({
-    poster: createChannelPoster(client.rest, {
-      logger: log,
-      botPermissionsIn: (channelId) => botPermissionsInChannel(client, channelId),
-      ...(options.cluster
-        ? { postsPerSecond: 0 }
-        : options.postsPerSecond
-          ? { postsPerSecond: options.postsPerSecond }
-          : {}),
-    }),
+    poster: { ...poster, edit: dailyPostEditor(client.rest) },
     lookup: options.lookup,
     ...dailyPostRendering(options.siteUrl),
     // A subscription without a language of its own follows its server's preferred locale as it is at posting time.

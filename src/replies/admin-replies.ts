@@ -120,6 +120,7 @@ const CHANGE_KEYS: Record<SubscriptionChange['setting'], MessageKey> = {
   thread: 'subscription.change.thread',
   publish: 'subscription.change.publish',
   language: 'subscription.change.language',
+  quiz: 'subscription.change.quiz',
 };
 
 function changeValue(change: SubscriptionChange, value: string | boolean | null, console: boolean, t: Translate): string {

@@ -1,5 +1,6 @@
 import type { APIEmbed, RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import type { Logger } from '../config/logger.ts';
+import type { LearningService } from '../learning/learning-service.ts';
 import type { PrivacyService } from '../schedule/privacy.ts';
 import type { SubscriptionService } from '../schedule/subscription-service.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
@@ -121,6 +122,8 @@ export interface CommandContext extends Respondable {
 
 export interface ButtonContext extends Respondable {
   readonly customId: string;
+  /** The message the button sits on (its id), for handlers that must check it is the one they expect. */
+  readonly messageId?: string;
   /** Replace the message the button sits on. */
   update(message: OutgoingMessage): Promise<void>;
 }
@@ -148,6 +151,8 @@ export interface BotServices {
   subscriptions?: SubscriptionService;
   /** Export and erasure of what the bot stores (/wotd-data); absent where nothing is stored. */
   privacy?: PrivacyService;
+  /** Saved words, review, quizzes and streaks; absent where nothing is stored. */
+  learning?: LearningService;
 }
 
 export interface SlashCommand {

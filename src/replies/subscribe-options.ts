@@ -30,6 +30,7 @@ const RESETTABLE: ReadonlyArray<{ key: MessageKey; setting: SettingName }> = [
   { key: 'option.publish.name', setting: 'publish' },
   { key: 'option.days.name', setting: 'days' },
   { key: 'option.language.name', setting: 'language' },
+  { key: 'option.quiz.name', setting: 'quiz' },
 ];
 
 /** Case and accents aside: `rôle`, `Role` and `role` are one name. */

@@ -50,6 +50,7 @@ export function settingsSummary(settings: SubscriptionSettings, t: Translate, lo
     settings.openThread ? t('subscribe.extra.thread') : '',
     settings.publish ? t('subscribe.extra.publish') : '',
     settings.language ? t('subscribe.extra.language', { language: languageName(settings.language, t) }) : '',
+    settings.quiz ? t('subscribe.extra.quiz') : '',
   ].join('');
   return t('subscribe.summary', { days: daysPhrase(settings.days, t, locale), time: settings.time, zone: `${settings.timeZone}${zoneNote}`, extras });
 }
@@ -65,6 +66,7 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   publish: 'subscribe.setting.publish',
   days: 'subscribe.setting.days',
   language: 'subscribe.setting.language',
+  quiz: 'subscribe.setting.quiz',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -101,7 +103,7 @@ export function settingChanges(
     return setting === 'roleId' ? mentions.role(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'language'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'language', 'quiz'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

@@ -31,6 +31,11 @@ export interface DailyPosts {
     /** Cluster mode: every process runs the scheduler, and posts only what it claims. */
     claims?: DeliveryClaims;
   }): DailyScheduler;
+  /**
+   * Wraps the poster the scheduler will be started with (the daily quiz decorates its channels' posts); set before
+   * start.
+   */
+  wrapPoster(wrap: (poster: ChannelPoster) => ChannelPoster): void;
   /** Stops starting posts and waits for the current pass; the store stays open for commands still running. */
   stopPosting(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +66,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
   const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
   const privacy = new PrivacyService(store, options.now);
   let scheduler: DailyScheduler | null = null;
+  const wrappers: Array<(poster: ChannelPoster) => ChannelPoster> = [];
   const stopPosting = async (): Promise<void> => {
     await scheduler?.stop();
   };
@@ -68,12 +74,15 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
     store,
     subscriptions,
     privacy,
+    wrapPoster(wrap) {
+      wrappers.push(wrap);
+    },
     start({ poster, lookup, render, threadSuffix, languageOf, claims }) {
       if (scheduler) return scheduler;
       scheduler = new DailyScheduler({
         store,
         lookup,
-        poster,
+        poster: wrappers.reduce((wrapped, wrap) => wrap(wrapped), poster),
         render,
         ...(threadSuffix ? { threadSuffix } : {}),
         ...(languageOf ? { languageOf } : {}),

@@ -108,6 +108,7 @@ export function buildMessage(subscription: Subscription, embed: APIEmbed, day: I
   const message: DailyMessage = {
     channelId: subscription.channelId,
     channelName: subscription.channelName,
+    day,
     embeds: [embed],
     mentionRoleId: subscription.roleId,
     nonce: deliveryNonce(subscription.channelId, day),

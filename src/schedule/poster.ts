@@ -7,8 +7,19 @@ import type { IsoDate } from '../wotd/dates.ts';
  * The discord.js implementation lives in src/discord/channel-poster.ts; tests hand the scheduler a fake.
  */
 
+/** A button under a daily post (the quiz's answers); its id says what pressing it asks. */
+export interface DailyButton {
+  customId: string;
+  label: string;
+  disabled?: boolean;
+}
+
 export interface DailyMessage {
   channelId: string;
+  /** The service day the post is for. */
+  day?: IsoDate;
+  /** One row of buttons under the post (the daily quiz's). */
+  buttons?: DailyButton[];
   /** The channel's name as subscribed, for failure reasons people read ("missing Embed Links in #words"). */
   channelName?: string;
   content?: string;
@@ -27,6 +38,8 @@ export interface DailyMessage {
 
 export interface ChannelPoster {
   post(message: DailyMessage): Promise<{ messageId: string }>;
+  /** Replaces a post's embeds and buttons (the daily quiz's reveal); a poster that cannot leaves it out. */
+  edit?(channelId: string, messageId: string, update: { embeds: APIEmbed[]; buttons: DailyButton[] }): Promise<void>;
   /**
    * The bot's own post of this message (same day's embed) in its channel, made at or after `since`, or null.
    * Asked before posting again after an attempt whose outcome is unknown: Discord drops a repeated nonce only for a

@@ -43,6 +43,19 @@ export interface DataExport {
   about: string;
   member: MemberData;
   server?: ServerData;
+  /** What the other parts of the bot keep about the member (the learning loop's saved words, answers, streaks). */
+  learning?: unknown;
+}
+
+/**
+ * Another part of the bot that keeps personal data (the learning loop): exported and erased with the rest, and a
+ * removed server's part erased with its subscriptions.
+ */
+export interface PersonalDataPart {
+  exportMember(userId: string): Promise<unknown>;
+  /** Returns how many records went. */
+  forgetMember(userId: string): Promise<number>;
+  forgetServer(guildId: string): Promise<number>;
 }
 
 /**
@@ -67,10 +80,17 @@ async function daysWithRecords(store: SubscriptionStore, now: Date): Promise<Iso
 }
 
 export class PrivacyService {
+  private learning: PersonalDataPart | null = null;
+
   constructor(
     private readonly store: SubscriptionStore,
     private readonly now: () => Date = () => new Date(),
   ) {}
+
+  /** The learning loop's data, exported and erased with the rest from now on. */
+  include(part: PersonalDataPart): void {
+    this.learning = part;
+  }
 
   /** Everything stored about the member, and about the server when given (the caller checked they may see it). */
   async exportData(userId: string, guildId: string | null): Promise<DataExport> {
@@ -99,6 +119,7 @@ export class PrivacyService {
         })),
       },
     };
+    if (this.learning) data.learning = await this.learning.exportMember(userId);
     if (guildId !== null) {
       const subscriptions = await this.store.listGuild(guildId);
       data.server = {
@@ -118,7 +139,10 @@ export class PrivacyService {
    * Erases the member's data: their DM subscription and its delivery records (those of an earlier one too), and
    * their id from the server subscriptions they created (which belong to the servers and stay). Returns what changed.
    */
-  async forgetMember(userId: string): Promise<{ dmSubscription: boolean; dmDeliveries: number; serverSubscriptionsAnonymised: number }> {
+  async forgetMember(
+    userId: string,
+  ): Promise<{ dmSubscription: boolean; dmDeliveries: number; serverSubscriptionsAnonymised: number; learningRecords: number }> {
+    const learningRecords = this.learning ? await this.learning.forgetMember(userId) : 0;
     const days = await daysWithRecords(this.store, this.now());
     const { guildId, channelId } = dmTarget(userId);
     const dm = await this.store.eraseGuild(guildId);
@@ -135,11 +159,12 @@ export class PrivacyService {
       });
       if (changed) anonymised += 1;
     }
-    return { dmSubscription: dm.length > 0, dmDeliveries, serverSubscriptionsAnonymised: anonymised };
+    return { dmSubscription: dm.length > 0, dmDeliveries, serverSubscriptionsAnonymised: anonymised, learningRecords };
   }
 
   /** Erases a server's data: its subscriptions and their delivery records. Returns how many subscriptions went. */
   async forgetServer(guildId: string): Promise<number> {
+    await this.learning?.forgetServer(guildId);
     const removed = await this.store.eraseGuild(guildId);
     await this.store.deleteDeliveriesOn(removed.map((item) => item.channelId), await daysWithRecords(this.store, this.now()));
     return removed.length;
@@ -158,6 +183,7 @@ export class PrivacyService {
       if (at >= cutoff) continue;
       const removed = await this.store.eraseRemovedGuild(guildId, cutoff);
       if (removed === null) continue;
+      await this.learning?.forgetServer(guildId);
       days ??= await daysWithRecords(this.store, now);
       await this.store.deleteDeliveriesOn(removed.map((item) => item.channelId), days);
       erased += 1;

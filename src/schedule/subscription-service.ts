@@ -24,6 +24,8 @@ export interface SubscriptionSettings {
   days: Weekday[];
   /** The posts' language, a Discord locale; null: the server's preferred locale at posting time, else English. */
   language: string | null;
+  /** Each post a quiz (src/learning/). */
+  quiz: boolean;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -37,6 +39,7 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   publish: false,
   days: [...EVERY_DAY],
   language: null,
+  quiz: false,
 };
 
 /**
@@ -229,6 +232,7 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     publish: subscription.publish === true,
     days: subscription.days ?? [...EVERY_DAY],
     language: subscription.language ?? null,
+    quiz: subscription.quiz === true,
   };
 }
 
@@ -250,6 +254,7 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     publish: pick('publish'),
     days: pick('days'),
     language: pick('language'),
+    quiz: pick('quiz'),
   };
 }
 
@@ -282,6 +287,8 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(settings.openThread ? { openThread: true } : {}),
     ...(settings.publish ? { publish: true } : {}),
     ...(settings.language !== null ? { language: settings.language } : {}),
+    ...(settings.quiz ? { quiz: true } : {}),
+    ...(settings.quiz && existing?.quizCloses ? { quizCloses: existing.quizCloses } : {}),
     ...(days ? { days } : {}),
     ...(pause ? { pause } : {}),
     ...(skip ? { skipDay: skip } : {}),
@@ -306,7 +313,7 @@ export type SubscriptionChange =
   | { setting: 'time' | 'timeZone'; from: string; to: string }
   | { setting: 'role'; from: string | null; to: string | null }
   | { setting: 'style'; from: PostStyle; to: PostStyle }
-  | { setting: 'thread' | 'publish'; from: boolean; to: boolean }
+  | { setting: 'thread' | 'publish' | 'quiz'; from: boolean; to: boolean }
   | { setting: 'language'; from: string | null; to: string | null };
 
 /** What subscribing again changed of `previous`, in the order the command's options come. */
@@ -322,6 +329,8 @@ export function subscriptionChanges(previous: Subscription, next: Subscription):
   if (publish.from !== publish.to) changes.push({ setting: 'publish', ...publish });
   const language = { from: previous.language ?? null, to: next.language ?? null };
   if (language.from !== language.to) changes.push({ setting: 'language', ...language });
+  const quiz = { from: previous.quiz === true, to: next.quiz === true };
+  if (quiz.from !== quiz.to) changes.push({ setting: 'quiz', ...quiz });
   return changes;
 }
 

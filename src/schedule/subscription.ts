@@ -72,6 +72,12 @@ export const subscriptionSchema = z.object({
   skipDay: isoDateSchema.optional(),
   /** The member who last created or changed it (absent in records written before: createdBy). Told when it stops. */
   configuredBy: z.string().optional(),
+  /**
+   * A quiz with each post (issue 36, src/learning/): four candidate meanings as buttons, revealed when the quiz
+   * closes, at `quizCloses` (HH:MM local; absent: the end of the channel's local day).
+   */
+  quiz: z.boolean().optional(),
+  quizCloses: z.string().regex(/^\d{2}:\d{2}$/).optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;

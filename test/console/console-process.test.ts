@@ -79,10 +79,11 @@ describe('wotd-bot console: the console on purpose', () => {
         '│',
         '│ 2025-01-14 · Word of the Day from wotd.site',
       ].join('\n'),
+      'message #1: [1: Save]',
       '│ Words of the day before 14 January 2025',
       '│ mark_down · 2025-01-13',
-      'message #1: [1: Older]',
-      'Pressed Older on message #1 (/wotd-history date:2025-01-14 limit:2).\n(message #1 is updated)\n│ Words of the day before 12 January 2025',
+      'message #2: [1: Older]  [2: Save: mark_down]  [3: Save: abide3]',
+      'Pressed Older on message #2 (/wotd-history date:2025-01-14 limit:2).\n(message #2 is updated)\n│ Words of the day before 12 January 2025',
       '│ serendipity: word of the day once',
       '│ 2025-01-14 · noun · /ˌsɛɹ.ənˈdɪp.ɪ.ti/ — (historical) The "happy" faculty',
       '(only you can see this)\n“serendipty” has not been a word of the day, as far as the service knows. Did you mean serendipity?',
@@ -107,7 +108,7 @@ describe('wotd-bot console: the console on purpose', () => {
     expectCleanExit(result);
     expectInOrder(result.stdout, [
       '│ Words of the day before 14 January 2025',
-      'message #1: [1: Older]',
+      'message #1: [1: Older]  [2: Save: mark_down]  [3: Save: abide3]',
       'message #2: [1: Erase]  [2: Keep it]',
       'Message #2 has no button “Older”. Its buttons: [1: Erase]  [2: Keep it]. Message #1 has one: press #1 Older\n',
       'Pressed Older on message #1 (/wotd-history date:2025-01-14 limit:2).\n(message #1 is updated)\n│ Words of the day before 12 January 2025',

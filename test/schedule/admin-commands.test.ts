@@ -140,6 +140,7 @@ describe('admin command definitions', () => {
       ['reset', false],
       ['preview', false],
       ['language', false],
+      ['quiz', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });

@@ -33,8 +33,9 @@ export function handleFor(changes: Changes, state: InteractionState): Interactio
   const until = changes.until.bind(changes);
   const isResponse = (m: StoredMessage | undefined): boolean => {
     if (!m || (m.flags & MessageFlag.Loading) !== 0) return false;
-    // For a component, the clicked message only counts once the bot updated or edited it.
-    if (state.type === 3) return state.acknowledged !== undefined && m.revisions.length > 1;
+    // For a component, the clicked message only counts once the bot updated or edited it; a reply of its own
+    // (callback 4, or 5 once its deferral is edited) counts as for a command.
+    if (state.type === 3 && m.interactionId !== state.id) return state.acknowledged !== undefined && m.revisions.length > 1;
     return true;
   };
   return {

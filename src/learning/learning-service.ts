@@ -1,0 +1,137 @@
+import type { Entry } from '../wotd/entry.ts';
+import type { IsoDate } from '../wotd/dates.ts';
+import type { Priority } from '../wotd/lookup.ts';
+import type { LearningStore, SavedWord, SaveOutcome, Streak } from './learning-store.ts';
+import { quizChoices, type QuizChoices } from './quiz-choices.ts';
+import { reviewed, type ReviewGrade } from './review.ts';
+import type { WordList } from './word-list.ts';
+
+/** Saved words shown on one page of /wotd-words: each with its Remove button, after Newer and Older (two rows). */
+export const WORDS_PAGE_SIZE = 5;
+/** Rows on one page of /wotd-leaderboard. */
+export const BOARD_PAGE_SIZE = 10;
+
+/**
+ * The learning loop as the commands see it: saved words, their review, quizzes and streaks, over one store, knowing
+ * nothing of Discord. Time comes from `now`, so tests and benches can move it.
+ */
+export interface LearningOptions {
+  now?: () => number;
+  /** Spread review dates a little (ts-fsrs's fuzz); off in tests, for exact dates. */
+  fuzz?: boolean;
+  /** Whether a channel's subscription still asks for a quiz: a removed one's quiz answers no more. */
+  quizChannel?: (channelId: string) => Promise<boolean>;
+}
+
+export interface DailyAnswerRequest {
+  channelId: string;
+  guildId: string;
+  userId: string;
+  /** The message the button sits on: it must be the quiz's own post. */
+  messageId: string;
+  day: IsoDate;
+  choice: number;
+}
+
+export type DailyAnswer =
+  | { kind: 'gone' }
+  | { kind: 'closed' }
+  | { kind: 'already'; right: boolean }
+  | { kind: 'recorded'; right: boolean; entryDate: IsoDate; streak: Streak | null };
+
+export class LearningService {
+  readonly now: () => number;
+  private readonly fuzz: boolean;
+
+  constructor(
+    readonly store: LearningStore,
+    private readonly words: WordList,
+    private readonly options: LearningOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.fuzz = options.fuzz ?? true;
+  }
+
+  /**
+   * A member's answer to a channel's daily quiz. Everything that says which quiz it is comes from the interaction
+   * (its channel, server, member and message), checked against the quiz's record: only the day and the choice come
+   * from the button, and a day whose post is not this message is no quiz.
+   */
+  async answerDaily(request: DailyAnswerRequest): Promise<DailyAnswer> {
+    if (!Number.isSafeInteger(request.choice) || request.choice < 0 || request.choice > 3) return { kind: 'gone' };
+    const quiz = await this.store.getQuiz(request.channelId, request.day);
+    if (!quiz || quiz.messageId !== request.messageId || quiz.guildId !== request.guildId) return { kind: 'gone' };
+    if (quiz.closed) return { kind: 'closed' };
+    if (this.options.quizChannel && !(await this.options.quizChannel(request.channelId))) return { kind: 'gone' };
+    const right = request.choice === quiz.correct;
+    const outcome = await this.store.answerQuiz({
+      channelId: request.channelId,
+      day: request.day,
+      guildId: request.guildId,
+      userId: request.userId,
+      choice: request.choice,
+      correct: right,
+      answeredAt: this.now(),
+    });
+    switch (outcome.kind) {
+      case 'recorded':
+        return { kind: 'recorded', right, entryDate: quiz.entryDate, streak: outcome.streak };
+      case 'already':
+        return { kind: 'already', right: outcome.previous.correct };
+      case 'closed':
+        return { kind: 'closed' };
+      case 'no-quiz':
+        return { kind: 'gone' };
+    }
+  }
+
+  save(userId: string, entry: Entry): Promise<SaveOutcome> {
+    return this.store.saveWord(userId, { date: entry.date, word: entry.word, pos: entry.pos }, this.now());
+  }
+
+  /** One page of saved words, newest first; the page is clamped to the last one there is. */
+  async wordsPage(userId: string, page: number): Promise<{ words: SavedWord[]; total: number; page: number; pages: number }> {
+    const first = await this.store.listWords(userId, clampPage(page) * WORDS_PAGE_SIZE, WORDS_PAGE_SIZE);
+    const pages = Math.max(1, Math.ceil(first.total / WORDS_PAGE_SIZE));
+    const wanted = Math.min(clampPage(page), pages - 1);
+    if (wanted === clampPage(page)) return { ...first, page: wanted, pages };
+    const last = await this.store.listWords(userId, wanted * WORDS_PAGE_SIZE, WORDS_PAGE_SIZE);
+    return { ...last, page: wanted, pages: Math.max(1, Math.ceil(last.total / WORDS_PAGE_SIZE)) };
+  }
+
+  nextReview(userId: string): Promise<{ word: SavedWord | null; due: number }> {
+    return this.store.nextDue(userId, this.now());
+  }
+
+  /** Grades a review; null when the word is no longer saved. */
+  async grade(userId: string, date: IsoDate, grade: ReviewGrade): Promise<{ due: number } | null> {
+    const word = await this.store.getWord(userId, date);
+    if (!word) return null;
+    const next = reviewed(word.card, grade, new Date(this.now()), this.fuzz);
+    return (await this.store.recordReview(userId, date, next.card, next.due)) ? { due: next.due } : null;
+  }
+
+  /** The four choices for `entry`, the same for every `seed` (a channel and day). */
+  async quiz(entry: Entry, seed: string, priority: Priority): Promise<QuizChoices> {
+    return quizChoices(entry, await this.words.candidatesFor(entry, priority), seed);
+  }
+
+  /** One page of a server's leaderboard (clamped to the last), and the member's own rank. */
+  async leaderboardPage(guildId: string, userId: string, page: number) {
+    const wanted = clampPage(page);
+    let board = await this.store.leaderboard(guildId, wanted * BOARD_PAGE_SIZE, BOARD_PAGE_SIZE);
+    const pages = Math.max(1, Math.ceil(board.members / BOARD_PAGE_SIZE));
+    const shown = Math.min(wanted, pages - 1);
+    if (shown !== wanted) board = await this.store.leaderboard(guildId, shown * BOARD_PAGE_SIZE, BOARD_PAGE_SIZE);
+    return { ...board, page: shown, pages, ownRank: await this.store.rankOf(guildId, userId) };
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/** A page number from a button or option: a whole number from 0 to 10,000. */
+export function clampPage(page: number): number {
+  return Number.isSafeInteger(page) ? Math.min(Math.max(page, 0), 10_000) : 0;
+}

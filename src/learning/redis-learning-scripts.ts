@@ -1,0 +1,80 @@
+/**
+ * The Redis learning store's atomic steps, as Lua run by Redis in one piece: an answer with its counts and streak,
+ * and a quiz's closing with the streaks it ends. The streak rule is streak-rule.ts's, written again in Lua;
+ * test/learning/learning-store.test.ts holds every store to the same outcomes.
+ */
+
+/**
+ * KEYS: 1 quiz hash, 2 its answers hash, 3 the member's answered set, 4 the server's streak hash, 5 board zset,
+ * 6 active-streak zset (member → last right day number), 7 the server's quiz days zset, 8 the member's servers set.
+ * ARGV: 1 member, 2 answer JSON, 3 right ('1'/'0'), 4 day, 5 server, 6 quiz member entry, 7 the day's number.
+ * Returns {'no-quiz'} | {'closed'} | {'already', answer JSON} | {'recorded', streak JSON or ''}.
+ */
+export const ANSWER_SCRIPT = `
+local json = redis.call('HGET', KEYS[1], 'json')
+if not json then return {'no-quiz'} end
+local post = cjson.decode(json)
+if post.guildId ~= ARGV[5] then return {'no-quiz'} end
+local previous = redis.call('HGET', KEYS[2], ARGV[1])
+if previous then return {'already', previous} end
+if redis.call('HGET', KEYS[1], 'closed') == '1' then return {'closed'} end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[6])
+redis.call('HINCRBY', KEYS[1], 'answered', 1)
+local stored = redis.call('HGET', KEYS[4], ARGV[1])
+if ARGV[3] ~= '1' then return {'recorded', stored or ''} end
+redis.call('HINCRBY', KEYS[1], 'right', 1)
+local day = ARGV[4]
+local before = redis.call('ZREVRANGEBYLEX', KEYS[7], '(' .. day, '-', 'LIMIT', 0, 1)[1]
+local streak
+if not stored then
+  streak = {guildId = ARGV[5], userId = ARGV[1], run = 1, current = 1, best = 1, total = 1, lastDay = day}
+else
+  streak = cjson.decode(stored)
+  if streak.lastDay == day then return {'recorded', stored} end
+  if streak.lastDay > day then
+    streak.total = streak.total + 1
+  else
+    local run = 1
+    if before and streak.lastDay == before then run = streak.run + 1 end
+    streak.run = run
+    streak.current = run
+    if run > streak.best then streak.best = run end
+    streak.total = streak.total + 1
+    streak.lastDay = day
+  end
+end
+local encoded = cjson.encode(streak)
+redis.call('HSET', KEYS[4], ARGV[1], encoded)
+redis.call('ZADD', KEYS[5], math.min(streak.current, 9999999) * 10000000 + math.min(streak.total, 9999999), ARGV[1])
+if streak.lastDay == day and streak.current > 0 then redis.call('ZADD', KEYS[6], tonumber(ARGV[7]), ARGV[1]) end
+redis.call('SADD', KEYS[8], ARGV[5])
+return {'recorded', encoded}
+`;
+
+/**
+ * KEYS: 1 quiz hash, 2 open quizzes zset, 3 active-streak zset, 4 streak hash, 5 board zset.
+ * ARGV: 1 quiz entry, 2 the day's number. Ends the current streaks of members whose last right day is earlier, and
+ * takes them off the active set, so the next closing does not read them again. Returns 1, or 0 if already closed.
+ */
+export const CLOSE_SCRIPT = `
+if not redis.call('HGET', KEYS[1], 'json') then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  return 0
+end
+if redis.call('HGET', KEYS[1], 'closed') == '1' then return 0 end
+redis.call('HSET', KEYS[1], 'closed', '1')
+redis.call('ZREM', KEYS[2], ARGV[1])
+local ended = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[2])
+for _, member in ipairs(ended) do
+  local stored = redis.call('HGET', KEYS[4], member)
+  if stored then
+    local streak = cjson.decode(stored)
+    streak.current = 0
+    redis.call('HSET', KEYS[4], member, cjson.encode(streak))
+    redis.call('ZADD', KEYS[5], math.min(streak.total, 9999999), member)
+  end
+  redis.call('ZREM', KEYS[3], member)
+end
+return 1
+`;

@@ -1,0 +1,363 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import { z } from 'zod';
+import { openRedisConnection } from '../store/redis-connection.ts';
+import type { Logger } from '../config/logger.ts';
+import type { IsoDate } from '../wotd/dates.ts';
+import {
+  MAX_SAVED_WORDS,
+  type AnswerOutcome,
+  type LeaderboardPage,
+  type LearningStore,
+  type MemberLearningData,
+  type QuizAnswer,
+  type QuizPost,
+  type SavedWord,
+  type SavedWordInput,
+  type SaveOutcome,
+  type Streak,
+} from './learning-store.ts';
+import { ANSWER_SCRIPT, CLOSE_SCRIPT } from './redis-learning-scripts.ts';
+
+/**
+ * The learning store on Redis, in hashes and sorted sets under `<prefix>learning:`:
+ * a member's saved words (hash by date, plus zsets by saved time and by due time), each quiz (hash) and its
+ * answers (hash by member), a server's streaks (hash) and its leaderboard (zset scored by current streak then
+ * total), so the top ten and a rank are a range and a rank read, never a scan. The steps that must be atomic are
+ * Lua scripts (redis-learning-scripts.ts).
+ */
+
+const savedWordSchema = z.object({
+  date: z.string(),
+  word: z.string(),
+  pos: z.string(),
+  savedAt: z.number(),
+  due: z.number(),
+  card: z.string().nullable(),
+});
+const answerSchema = z.object({
+  channelId: z.string(),
+  day: z.string(),
+  guildId: z.string(),
+  userId: z.string(),
+  choice: z.number().int(),
+  correct: z.boolean(),
+  answeredAt: z.number(),
+});
+const streakSchema = z.object({
+  guildId: z.string(),
+  userId: z.string(),
+  run: z.number().int(),
+  current: z.number().int(),
+  best: z.number().int(),
+  total: z.number().int(),
+  lastDay: z.string(),
+});
+const postSchema = z.object({
+  channelId: z.string(),
+  day: z.string(),
+  guildId: z.string(),
+  messageId: z.string(),
+  entryDate: z.string(),
+  correct: z.number().int(),
+  closesAt: z.number(),
+  language: z.string().nullable(),
+});
+
+/** A day as a number (days since 1970-01-01), for scores. */
+function dayNumber(day: IsoDate): number {
+  return Math.floor(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
+}
+
+/** A MULTI's replies; a command that failed inside it fails the call (ioredis reports it only in the replies). */
+async function committed(multi: ChainableCommander): Promise<unknown[]> {
+  const replies = await multi.exec();
+  if (!replies) throw new Error('learning store: a Redis transaction was discarded');
+  return replies.map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
+  });
+}
+
+function parsed<T>(schema: z.ZodType<T>, text: string, what: string): T {
+  const result = schema.safeParse(JSON.parse(text));
+  if (!result.success) throw new Error(`learning store: a damaged ${what} record`);
+  return result.data;
+}
+
+export class RedisLearningStore implements LearningStore {
+  private constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  static async open(url: string, keyPrefix: string, logger?: Logger): Promise<RedisLearningStore> {
+    const redis = await openRedisConnection(url, {
+      purpose: 'learning',
+      ...(logger ? { logger } : {}),
+      whileDown: 'Redis is unreachable: quizzes, streaks and saved words are unavailable until it is back',
+      whenBack: 'Redis is reachable again: quizzes, streaks and saved words are back',
+    });
+    return new RedisLearningStore(redis, `${keyPrefix}learning:`);
+  }
+
+  private key(...parts: string[]): string {
+    return `${this.prefix}${parts.join(':')}`;
+  }
+
+  private quizKeys(channelId: string, day: IsoDate) {
+    return { post: this.key('quiz', channelId, day), answers: this.key('answers', channelId, day), entry: `${channelId}|${day}` };
+  }
+
+  async saveWord(userId: string, word: SavedWordInput, now: number): Promise<SaveOutcome> {
+    const record: SavedWord = { ...word, savedAt: now, due: now, card: null };
+    const outcome = (await this.redis.eval(
+      `if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'already' end
+       if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then return 'full' end
+       redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+       redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+       redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+       return 'saved'`,
+      3,
+      this.key('saved', userId),
+      this.key('saved-at', userId),
+      this.key('due', userId),
+      word.date,
+      JSON.stringify(record),
+      now,
+      MAX_SAVED_WORDS,
+    )) as SaveOutcome;
+    return outcome;
+  }
+
+  async removeWord(userId: string, date: IsoDate): Promise<boolean> {
+    const [removed] = await committed(
+      this.redis.multi().hdel(this.key('saved', userId), date).zrem(this.key('saved-at', userId), date).zrem(this.key('due', userId), date),
+    );
+    return Number(removed) > 0;
+  }
+
+  private async words(userId: string, dates: string[]): Promise<SavedWord[]> {
+    if (dates.length === 0) return [];
+    const values = await this.redis.hmget(this.key('saved', userId), ...dates);
+    return values.flatMap((value) => (value === null ? [] : [parsed(savedWordSchema, value, 'saved word')]));
+  }
+
+  async listWords(userId: string, offset: number, limit: number): Promise<{ words: SavedWord[]; total: number }> {
+    const [dates, total] = await Promise.all([
+      this.redis.zrevrange(this.key('saved-at', userId), offset, offset + limit - 1),
+      this.redis.hlen(this.key('saved', userId)),
+    ]);
+    return { words: await this.words(userId, dates), total };
+  }
+
+  async getWord(userId: string, date: IsoDate): Promise<SavedWord | null> {
+    const value = await this.redis.hget(this.key('saved', userId), date);
+    return value === null ? null : parsed(savedWordSchema, value, 'saved word');
+  }
+
+  async nextDue(userId: string, now: number): Promise<{ word: SavedWord | null; due: number }> {
+    const [dates, due] = await Promise.all([
+      this.redis.zrangebyscore(this.key('due', userId), '-inf', now, 'LIMIT', 0, 1),
+      this.redis.zcount(this.key('due', userId), '-inf', now),
+    ]);
+    const [word = null] = await this.words(userId, dates);
+    return { word, due };
+  }
+
+  async recordReview(userId: string, date: IsoDate, card: string, due: number): Promise<boolean> {
+    const updated = await this.redis.eval(
+      `local stored = redis.call('HGET', KEYS[1], ARGV[1])
+       if not stored then return 0 end
+       local word = cjson.decode(stored)
+       word.card = ARGV[2]
+       word.due = tonumber(ARGV[3])
+       redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(word))
+       redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+       return 1`,
+      2,
+      this.key('saved', userId),
+      this.key('due', userId),
+      date,
+      card,
+      due,
+    );
+    return updated === 1;
+  }
+
+  async registerQuiz(post: Omit<QuizPost, 'closed' | 'answered' | 'right'>): Promise<void> {
+    const { post: key, entry } = this.quizKeys(post.channelId, post.day);
+    await committed(this.redis
+      .multi()
+      .hset(key, 'json', JSON.stringify(post))
+      .hsetnx(key, 'answered', '0')
+      .hsetnx(key, 'right', '0')
+      .hsetnx(key, 'closed', '0')
+      .zadd(this.key('open'), post.closesAt, entry)
+      .zadd(this.key('quizzes'), dayNumber(post.day), entry)
+      .zadd(this.key('quiz-days', post.guildId), 0, post.day)
+      .sadd(this.key('guild-quizzes', post.guildId), entry));
+  }
+
+  async getQuiz(channelId: string, day: IsoDate): Promise<QuizPost | null> {
+    const fields = await this.redis.hgetall(this.quizKeys(channelId, day).post);
+    if (!fields.json) return null;
+    return { ...parsed(postSchema, fields.json, 'quiz'), closed: fields.closed === '1', answered: Number(fields.answered ?? 0), right: Number(fields.right ?? 0) };
+  }
+
+  async answerQuiz(answer: QuizAnswer): Promise<AnswerOutcome> {
+    const { post, answers, entry } = this.quizKeys(answer.channelId, answer.day);
+    const result = (await this.redis.eval(
+      ANSWER_SCRIPT,
+      8,
+      post,
+      answers,
+      this.key('answered', answer.userId),
+      this.key('streaks', answer.guildId),
+      this.key('board', answer.guildId),
+      this.key('active', answer.guildId),
+      this.key('quiz-days', answer.guildId),
+      this.key('guilds', answer.userId),
+      answer.userId,
+      JSON.stringify(answer),
+      answer.correct ? '1' : '0',
+      answer.day,
+      answer.guildId,
+      entry,
+      dayNumber(answer.day),
+    )) as [string, string?];
+    const [kind, payload] = result;
+    if (kind === 'already') return { kind, previous: parsed(answerSchema, payload ?? '', 'quiz answer') };
+    if (kind === 'recorded') return { kind, streak: payload ? parsed(streakSchema, payload, 'streak') : null };
+    if (kind === 'closed') return { kind };
+    return { kind: 'no-quiz' };
+  }
+
+  async dueToClose(now: number, limit: number): Promise<QuizPost[]> {
+    const entries = await this.redis.zrangebyscore(this.key('open'), '-inf', now, 'LIMIT', 0, limit);
+    const posts = await Promise.all(entries.map((entry) => this.getQuiz(entry.split('|')[0] ?? '', entry.split('|')[1] ?? '')));
+    return posts.filter((post): post is QuizPost => post !== null && !post.closed);
+  }
+
+  async closeQuiz(channelId: string, day: IsoDate): Promise<boolean> {
+    const quiz = await this.getQuiz(channelId, day);
+    const { post, entry } = this.quizKeys(channelId, day);
+    const guildId = quiz?.guildId ?? '';
+    const closed = await this.redis.eval(
+      CLOSE_SCRIPT,
+      5,
+      post,
+      this.key('open'),
+      this.key('active', guildId),
+      this.key('streaks', guildId),
+      this.key('board', guildId),
+      entry,
+      dayNumber(day),
+    );
+    return closed === 1;
+  }
+
+  async pruneQuizzes(day: IsoDate): Promise<number> {
+    const entries = await this.redis.zrangebyscore(this.key('quizzes'), '-inf', `(${dayNumber(day)}`);
+    let erased = 0;
+    for (const entry of entries) {
+      const [channelId = '', quizDay = ''] = entry.split('|');
+      const quiz = await this.getQuiz(channelId, quizDay);
+      if (quiz && !quiz.closed) continue;
+      const { post, answers } = this.quizKeys(channelId, quizDay);
+      const members = await this.redis.hkeys(answers);
+      const pipeline = this.redis.multi().del(post, answers).zrem(this.key('quizzes'), entry).zrem(this.key('open'), entry);
+      if (quiz) pipeline.srem(this.key('guild-quizzes', quiz.guildId), entry);
+      for (const member of members) pipeline.srem(this.key('answered', member), entry);
+      await committed(pipeline);
+      erased += 1 + members.length;
+    }
+    return erased;
+  }
+
+  async streak(guildId: string, userId: string): Promise<Streak | null> {
+    const value = await this.redis.hget(this.key('streaks', guildId), userId);
+    return value === null ? null : parsed(streakSchema, value, 'streak');
+  }
+
+  async leaderboard(guildId: string, offset: number, limit: number): Promise<LeaderboardPage> {
+    const [members, count] = await Promise.all([
+      this.redis.zrevrange(this.key('board', guildId), offset, offset + limit - 1),
+      this.redis.zcard(this.key('board', guildId)),
+    ]);
+    const values = members.length === 0 ? [] : await this.redis.hmget(this.key('streaks', guildId), ...members);
+    return { rows: values.flatMap((value) => (value === null ? [] : [parsed(streakSchema, value, 'streak')])), members: count };
+  }
+
+  async rankOf(guildId: string, userId: string): Promise<number | null> {
+    const rank = await this.redis.zrevrank(this.key('board', guildId), userId);
+    return rank === null ? null : rank + 1;
+  }
+
+  async exportMember(userId: string): Promise<MemberLearningData> {
+    const [saved, answered, guilds] = await Promise.all([
+      this.redis.hvals(this.key('saved', userId)),
+      this.redis.smembers(this.key('answered', userId)),
+      this.redis.smembers(this.key('guilds', userId)),
+    ]);
+    const answers = await Promise.all(
+      answered.map((entry) => {
+        const [channelId = '', day = ''] = entry.split('|');
+        return this.redis.hget(this.quizKeys(channelId, day).answers, userId);
+      }),
+    );
+    const streaks = await Promise.all(guilds.map((guildId) => this.streak(guildId, userId)));
+    return {
+      savedWords: saved.map((value) => parsed(savedWordSchema, value, 'saved word')).sort((a, b) => b.savedAt - a.savedAt),
+      answers: answers.flatMap((value) => (value === null ? [] : [parsed(answerSchema, value, 'quiz answer')])).sort((a, b) => a.answeredAt - b.answeredAt),
+      streaks: streaks.filter((streak): streak is Streak => streak !== null),
+    };
+  }
+
+  async forgetMember(userId: string): Promise<number> {
+    const [saved, answered, guilds] = await Promise.all([
+      this.redis.hlen(this.key('saved', userId)),
+      this.redis.smembers(this.key('answered', userId)),
+      this.redis.smembers(this.key('guilds', userId)),
+    ]);
+    const pipeline = this.redis.multi().del(this.key('saved', userId), this.key('saved-at', userId), this.key('due', userId));
+    for (const entry of answered) {
+      const [channelId = '', day = ''] = entry.split('|');
+      pipeline.hdel(this.quizKeys(channelId, day).answers, userId);
+    }
+    for (const guildId of guilds) {
+      pipeline.hdel(this.key('streaks', guildId), userId).zrem(this.key('board', guildId), userId).zrem(this.key('active', guildId), userId);
+    }
+    pipeline.del(this.key('answered', userId), this.key('guilds', userId));
+    await committed(pipeline);
+    return saved + answered.length + guilds.length;
+  }
+
+  async forgetServer(guildId: string): Promise<number> {
+    const [entries, members] = await Promise.all([this.redis.smembers(this.key('guild-quizzes', guildId)), this.redis.hkeys(this.key('streaks', guildId))]);
+    let erased = members.length;
+    for (const entry of entries) {
+      const [channelId = '', day = ''] = entry.split('|');
+      const { post, answers } = this.quizKeys(channelId, day);
+      const answerers = await this.redis.hkeys(answers);
+      const pipeline = this.redis.multi().del(post, answers).zrem(this.key('open'), entry).zrem(this.key('quizzes'), entry);
+      for (const member of answerers) pipeline.srem(this.key('answered', member), entry);
+      await committed(pipeline);
+      erased += 1 + answerers.length;
+    }
+    const pipeline = this.redis.multi();
+    for (const member of members) pipeline.srem(this.key('guilds', member), guildId);
+    pipeline.del(
+      this.key('streaks', guildId),
+      this.key('board', guildId),
+      this.key('active', guildId),
+      this.key('quiz-days', guildId),
+      this.key('guild-quizzes', guildId),
+    );
+    await committed(pipeline);
+    return erased;
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,317 @@
+import type { IsoDate } from '../wotd/dates.ts';
+import {
+  MAX_SAVED_WORDS,
+  type AnswerOutcome,
+  type LeaderboardPage,
+  type LearningStore,
+  type MemberLearningData,
+  type QuizAnswer,
+  type QuizPost,
+  type SavedWord,
+  type SavedWordInput,
+  type SaveOutcome,
+  type Streak,
+} from './learning-store.ts';
+import { integer, optionalText, text, type SqlDriver, type SqlQuery, type SqlRow } from './sql-driver.ts';
+import { streakAfterRightAnswer } from './streak-rule.ts';
+
+/**
+ * The learning store in SQL tables beside Keyv's, in the same SQLite file or PostgreSQL schema. Every read a
+ * command makes goes through an index: a member's words by (member, saved time) and (member, due time), a server's
+ * leaderboard by (server, current streak, total, member), so the top ten and a rank do not read the whole server.
+ */
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS {saved} (user_id TEXT NOT NULL, date TEXT NOT NULL, word TEXT NOT NULL, pos TEXT NOT NULL,
+     saved_at BIGINT NOT NULL, due BIGINT NOT NULL, card TEXT, PRIMARY KEY (user_id, date))`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_saved_newest ON {saved} (user_id, saved_at)`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_saved_due ON {saved} (user_id, due)`,
+  `CREATE TABLE IF NOT EXISTS {posts} (channel_id TEXT NOT NULL, day TEXT NOT NULL, guild_id TEXT NOT NULL, message_id TEXT NOT NULL,
+     entry_date TEXT NOT NULL, correct INTEGER NOT NULL, closes_at BIGINT NOT NULL, closed INTEGER NOT NULL DEFAULT 0,
+     answered INTEGER NOT NULL DEFAULT 0, right_answers INTEGER NOT NULL DEFAULT 0, language TEXT, PRIMARY KEY (channel_id, day))`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_posts_open ON {posts} (closed, closes_at)`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_posts_guild ON {posts} (guild_id, day)`,
+  `CREATE TABLE IF NOT EXISTS {answers} (channel_id TEXT NOT NULL, day TEXT NOT NULL, user_id TEXT NOT NULL, guild_id TEXT NOT NULL,
+     choice INTEGER NOT NULL, correct INTEGER NOT NULL, answered_at BIGINT NOT NULL, PRIMARY KEY (channel_id, day, user_id))`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_answers_user ON {answers} (user_id)`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_answers_guild ON {answers} (guild_id)`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_answers_day ON {answers} (day)`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_posts_day ON {posts} (day)`,
+  `CREATE TABLE IF NOT EXISTS {streaks} (guild_id TEXT NOT NULL, user_id TEXT NOT NULL, run INTEGER NOT NULL, current INTEGER NOT NULL,
+     best INTEGER NOT NULL, total INTEGER NOT NULL, last_day TEXT NOT NULL, PRIMARY KEY (guild_id, user_id))`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_streaks_board ON {streaks} (guild_id, current DESC, total DESC, user_id)`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_streaks_active ON {streaks} (guild_id, last_day) WHERE current > 0`,
+  `CREATE INDEX IF NOT EXISTS wotd_learning_streaks_user ON {streaks} (user_id)`,
+];
+
+const TABLES = { saved: 'wotd_learning_saved', posts: 'wotd_learning_quizzes', answers: 'wotd_learning_answers', streaks: 'wotd_learning_streaks' };
+
+function savedWord(row: SqlRow): SavedWord {
+  return {
+    date: text(row, 'date'),
+    word: text(row, 'word'),
+    pos: text(row, 'pos'),
+    savedAt: integer(row, 'saved_at'),
+    due: integer(row, 'due'),
+    card: optionalText(row, 'card'),
+  };
+}
+
+function quizPost(row: SqlRow): QuizPost {
+  return {
+    channelId: text(row, 'channel_id'),
+    day: text(row, 'day'),
+    guildId: text(row, 'guild_id'),
+    messageId: text(row, 'message_id'),
+    entryDate: text(row, 'entry_date'),
+    correct: integer(row, 'correct'),
+    closesAt: integer(row, 'closes_at'),
+    closed: integer(row, 'closed') !== 0,
+    answered: integer(row, 'answered'),
+    right: integer(row, 'right_answers'),
+    language: optionalText(row, 'language'),
+  };
+}
+
+function quizAnswer(row: SqlRow): QuizAnswer {
+  return {
+    channelId: text(row, 'channel_id'),
+    day: text(row, 'day'),
+    guildId: text(row, 'guild_id'),
+    userId: text(row, 'user_id'),
+    choice: integer(row, 'choice'),
+    correct: integer(row, 'correct') !== 0,
+    answeredAt: integer(row, 'answered_at'),
+  };
+}
+
+function streak(row: SqlRow): Streak {
+  return {
+    guildId: text(row, 'guild_id'),
+    userId: text(row, 'user_id'),
+    run: integer(row, 'run'),
+    current: integer(row, 'current'),
+    best: integer(row, 'best'),
+    total: integer(row, 'total'),
+    lastDay: text(row, 'last_day'),
+  };
+}
+
+export class SqlLearningStore implements LearningStore {
+  private readonly t: typeof TABLES;
+
+  private constructor(private readonly db: SqlDriver) {
+    this.t = { saved: db.table(TABLES.saved), posts: db.table(TABLES.posts), answers: db.table(TABLES.answers), streaks: db.table(TABLES.streaks) };
+  }
+
+  static async open(db: SqlDriver): Promise<SqlLearningStore> {
+    const store = new SqlLearningStore(db);
+    try {
+      for (const statement of SCHEMA) await db.query(store.sql(statement));
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return store;
+  }
+
+  /** `{saved}` and the like → the quoted table names. */
+  private sql(statement: string): string {
+    return statement.replace(/\{(saved|posts|answers|streaks)\}/g, (_, name: keyof typeof TABLES) => this.t[name]);
+  }
+
+  private run(statement: string, parameters: ReadonlyArray<string | number | null> = [], query: SqlQuery = this.db.query): Promise<SqlRow[]> {
+    return query(this.sql(statement), parameters);
+  }
+
+  async saveWord(userId: string, word: SavedWordInput, now: number): Promise<SaveOutcome> {
+    // One statement (on PostgreSQL after the member's lock, as its snapshot would let two saves count the same
+    // rows): the cap holds however many saves run at once.
+    const rows = await this.db.transaction(async (query) => {
+      if (this.db.dialect === 'postgres') await query("SELECT pg_advisory_xact_lock(hashtextextended('wotd-saved:' || $1, 0))", [userId]);
+      return this.run(
+      `INSERT INTO {saved} (user_id, date, word, pos, saved_at, due, card)
+         SELECT $1, $2, $3, $4, $5, $5, NULL WHERE (SELECT COUNT(*) FROM {saved} WHERE user_id = $1) < $6
+       ON CONFLICT (user_id, date) DO NOTHING RETURNING date`,
+      [userId, word.date, word.word, word.pos, now, MAX_SAVED_WORDS],
+      query,
+    );
+    });
+    if (rows.length > 0) return 'saved';
+    return (await this.getWord(userId, word.date)) ? 'already' : 'full';
+  }
+
+  async removeWord(userId: string, date: IsoDate): Promise<boolean> {
+    return (await this.run('DELETE FROM {saved} WHERE user_id = $1 AND date = $2 RETURNING date', [userId, date])).length > 0;
+  }
+
+  async listWords(userId: string, offset: number, limit: number): Promise<{ words: SavedWord[]; total: number }> {
+    const rows = await this.run('SELECT * FROM {saved} WHERE user_id = $1 ORDER BY saved_at DESC, date DESC LIMIT $2 OFFSET $3', [userId, limit, offset]);
+    const count = await this.run('SELECT COUNT(*) AS n FROM {saved} WHERE user_id = $1', [userId]);
+    return { words: rows.map(savedWord), total: count[0] ? integer(count[0], 'n') : 0 };
+  }
+
+  async getWord(userId: string, date: IsoDate): Promise<SavedWord | null> {
+    const rows = await this.run('SELECT * FROM {saved} WHERE user_id = $1 AND date = $2', [userId, date]);
+    return rows[0] ? savedWord(rows[0]) : null;
+  }
+
+  async nextDue(userId: string, now: number): Promise<{ word: SavedWord | null; due: number }> {
+    const rows = await this.run('SELECT * FROM {saved} WHERE user_id = $1 AND due <= $2 ORDER BY due, date LIMIT 1', [userId, now]);
+    const count = await this.run('SELECT COUNT(*) AS n FROM {saved} WHERE user_id = $1 AND due <= $2', [userId, now]);
+    return { word: rows[0] ? savedWord(rows[0]) : null, due: count[0] ? integer(count[0], 'n') : 0 };
+  }
+
+  async recordReview(userId: string, date: IsoDate, card: string, due: number): Promise<boolean> {
+    return (await this.run('UPDATE {saved} SET card = $3, due = $4 WHERE user_id = $1 AND date = $2 RETURNING date', [userId, date, card, due])).length > 0;
+  }
+
+  async registerQuiz(post: Omit<QuizPost, 'closed' | 'answered' | 'right'>): Promise<void> {
+    await this.run(
+      `INSERT INTO {posts} (channel_id, day, guild_id, message_id, entry_date, correct, closes_at, language)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (channel_id, day) DO UPDATE SET message_id = excluded.message_id, entry_date = excluded.entry_date,
+         correct = excluded.correct, closes_at = excluded.closes_at, language = excluded.language`,
+      [post.channelId, post.day, post.guildId, post.messageId, post.entryDate, post.correct, post.closesAt, post.language],
+    );
+  }
+
+  async getQuiz(channelId: string, day: IsoDate): Promise<QuizPost | null> {
+    const rows = await this.run('SELECT * FROM {posts} WHERE channel_id = $1 AND day = $2', [channelId, day]);
+    return rows[0] ? quizPost(rows[0]) : null;
+  }
+
+  answerQuiz(answer: QuizAnswer): Promise<AnswerOutcome> {
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    return this.db.transaction(async (query): Promise<AnswerOutcome> => {
+      const posts = await this.run(`SELECT * FROM {posts} WHERE channel_id = $1 AND day = $2${lock}`, [answer.channelId, answer.day], query);
+      const post = posts[0] ? quizPost(posts[0]) : null;
+      if (!post || post.guildId !== answer.guildId) return { kind: 'no-quiz' };
+      const inserted = await this.run(
+        `INSERT INTO {answers} (channel_id, day, user_id, guild_id, choice, correct, answered_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (channel_id, day, user_id) DO NOTHING RETURNING user_id`,
+        [answer.channelId, answer.day, answer.userId, answer.guildId, answer.choice, answer.correct ? 1 : 0, answer.answeredAt],
+        query,
+      );
+      if (inserted.length === 0) {
+        const previous = await this.run('SELECT * FROM {answers} WHERE channel_id = $1 AND day = $2 AND user_id = $3', [answer.channelId, answer.day, answer.userId], query);
+        if (!previous[0]) throw new Error('learning store: an answer was neither written nor found');
+        return { kind: 'already', previous: quizAnswer(previous[0]) };
+      }
+      // Closed quizzes take no answer; the insert above ran first so a member who answered in time is told so.
+      if (post.closed) throw new ClosedQuiz();
+      await this.run('UPDATE {posts} SET answered = answered + 1, right_answers = right_answers + $3 WHERE channel_id = $1 AND day = $2', [
+        answer.channelId,
+        answer.day,
+        answer.correct ? 1 : 0,
+      ], query);
+      if (!answer.correct) return { kind: 'recorded', streak: await this.readStreak(answer.guildId, answer.userId, query) };
+      return { kind: 'recorded', streak: await this.countRightAnswer(answer, query, lock) };
+    }).catch((error: unknown): AnswerOutcome => {
+      if (error instanceof ClosedQuiz) return { kind: 'closed' };
+      throw error;
+    });
+  }
+
+  private async readStreak(guildId: string, userId: string, query: SqlQuery, lock = ''): Promise<Streak | null> {
+    const rows = await this.run(`SELECT * FROM {streaks} WHERE guild_id = $1 AND user_id = $2${lock}`, [guildId, userId], query);
+    return rows[0] ? streak(rows[0]) : null;
+  }
+
+  private async countRightAnswer(answer: QuizAnswer, query: SqlQuery, lock: string): Promise<Streak | null> {
+    const existing = await this.readStreak(answer.guildId, answer.userId, query, lock);
+    const previous = await this.run('SELECT MAX(day) AS day FROM {posts} WHERE guild_id = $1 AND day < $2', [answer.guildId, answer.day], query);
+    const next = streakAfterRightAnswer(existing, answer.guildId, answer.userId, answer.day, previous[0] ? optionalText(previous[0], 'day') : null);
+    if (!next) return existing;
+    await this.run(
+      `INSERT INTO {streaks} (guild_id, user_id, run, current, best, total, last_day) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (guild_id, user_id) DO UPDATE SET run = excluded.run, current = excluded.current, best = excluded.best,
+         total = excluded.total, last_day = excluded.last_day`,
+      [next.guildId, next.userId, next.run, next.current, next.best, next.total, next.lastDay],
+      query,
+    );
+    return next;
+  }
+
+  async dueToClose(now: number, limit: number): Promise<QuizPost[]> {
+    const rows = await this.run('SELECT * FROM {posts} WHERE closed = 0 AND closes_at <= $1 ORDER BY closes_at LIMIT $2', [now, limit]);
+    return rows.map(quizPost);
+  }
+
+  closeQuiz(channelId: string, day: IsoDate): Promise<boolean> {
+    return this.db.transaction(async (query) => {
+      const closed = await this.run('UPDATE {posts} SET closed = 1 WHERE channel_id = $1 AND day = $2 AND closed = 0 RETURNING guild_id', [channelId, day], query);
+      const row = closed[0];
+      if (!row) return false;
+      await this.run('UPDATE {streaks} SET current = 0 WHERE guild_id = $1 AND last_day < $2 AND current > 0', [text(row, 'guild_id'), day], query);
+      return true;
+    });
+  }
+
+  pruneQuizzes(day: IsoDate): Promise<number> {
+    return this.db.transaction(async (query) => {
+      const answers = await this.run('DELETE FROM {answers} WHERE day < $1 RETURNING day', [day], query);
+      const posts = await this.run('DELETE FROM {posts} WHERE day < $1 AND closed = 1 RETURNING day', [day], query);
+      return answers.length + posts.length;
+    });
+  }
+
+  async streak(guildId: string, userId: string): Promise<Streak | null> {
+    return this.readStreak(guildId, userId, this.db.query);
+  }
+
+  async leaderboard(guildId: string, offset: number, limit: number): Promise<LeaderboardPage> {
+    const rows = await this.run('SELECT * FROM {streaks} WHERE guild_id = $1 ORDER BY current DESC, total DESC, user_id LIMIT $2 OFFSET $3', [guildId, limit, offset]);
+    const count = await this.run('SELECT COUNT(*) AS n FROM {streaks} WHERE guild_id = $1', [guildId]);
+    return { rows: rows.map(streak), members: count[0] ? integer(count[0], 'n') : 0 };
+  }
+
+  async rankOf(guildId: string, userId: string): Promise<number | null> {
+    const own = await this.streak(guildId, userId);
+    if (!own) return null;
+    // Three ranges of the board's index, counted each (one OR over them reads the whole server).
+    const ahead = await this.run(
+      `SELECT (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current > $2)
+            + (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current = $2 AND total > $3)
+            + (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current = $2 AND total = $3 AND user_id < $4) AS n`,
+      [guildId, own.current, own.total, userId],
+    );
+    return (ahead[0] ? integer(ahead[0], 'n') : 0) + 1;
+  }
+
+  async exportMember(userId: string): Promise<MemberLearningData> {
+    const [saved, answers, streaks] = await Promise.all([
+      this.run('SELECT * FROM {saved} WHERE user_id = $1 ORDER BY saved_at DESC', [userId]),
+      this.run('SELECT * FROM {answers} WHERE user_id = $1 ORDER BY answered_at', [userId]),
+      this.run('SELECT * FROM {streaks} WHERE user_id = $1 ORDER BY guild_id', [userId]),
+    ]);
+    return { savedWords: saved.map(savedWord), answers: answers.map(quizAnswer), streaks: streaks.map(streak) };
+  }
+
+  forgetMember(userId: string): Promise<number> {
+    return this.db.transaction(async (query) => {
+      let erased = 0;
+      for (const table of ['saved', 'answers', 'streaks'] as const) {
+        erased += (await this.run(`DELETE FROM {${table}} WHERE user_id = $1 RETURNING user_id`, [userId], query)).length;
+      }
+      return erased;
+    });
+  }
+
+  forgetServer(guildId: string): Promise<number> {
+    return this.db.transaction(async (query) => {
+      let erased = 0;
+      for (const table of ['posts', 'answers', 'streaks'] as const) {
+        erased += (await this.run(`DELETE FROM {${table}} WHERE guild_id = $1 RETURNING guild_id`, [guildId], query)).length;
+      }
+      return erased;
+    });
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
+
+/** Thrown inside the transaction so the answer it wrote is rolled back. */
+class ClosedQuiz extends Error {}

@@ -1,0 +1,144 @@
+import { afterEach, expect, it } from 'vitest';
+import { MAX_SAVED_WORDS, type LearningStore, type QuizAnswer, type QuizPost } from '../../src/learning/learning-store.ts';
+import { openLearningStore } from '../../src/learning/open-learning-store.ts';
+import type { StoreLocation } from '../../src/store/open-store.ts';
+import { storeBackends } from '../support/store-backends.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function open(location: StoreLocation): Promise<LearningStore> {
+  const store = await openLearningStore(location);
+  cleanups.push(() => store.close());
+  return store;
+}
+
+function quiz(day: string, overrides: Partial<QuizPost> = {}): Omit<QuizPost, 'closed' | 'answered' | 'right'> {
+  return { channelId: 'c1', day, guildId: 'g1', messageId: `m-${day}`, entryDate: day, correct: 2, closesAt: Date.parse(`${day}T23:59:59Z`), language: null, ...overrides };
+}
+
+function answer(day: string, userId: string, correct: boolean, overrides: Partial<QuizAnswer> = {}): QuizAnswer {
+  return { channelId: 'c1', day, guildId: 'g1', userId, choice: correct ? 2 : 0, correct, answeredAt: Date.parse(`${day}T12:00:00Z`), ...overrides };
+}
+
+for (const backend of storeBackends) {
+  backend.describe(`learning store on ${backend.name}`, () => {
+    it('saves words once, lists them newest first with a count, removes them, and keeps them across a reopen', async () => {
+      const location = await backend.fresh();
+      const first = await open(location);
+      expect(await first.saveWord('u1', { date: '2026-01-01', word: 'apple', pos: 'noun' }, 1_000)).toBe('saved');
+      expect(await first.saveWord('u1', { date: '2026-01-02', word: 'bake', pos: 'verb' }, 2_000)).toBe('saved');
+      expect(await first.saveWord('u1', { date: '2026-01-01', word: 'apple', pos: 'noun' }, 3_000)).toBe('already');
+      expect(await first.saveWord('u2', { date: '2026-01-01', word: 'apple', pos: 'noun' }, 3_000)).toBe('saved');
+      const second = await open(location);
+      const listed = await second.listWords('u1', 0, 10);
+      expect(listed.total).toBe(2);
+      expect(listed.words.map((word) => word.word)).toEqual(['bake', 'apple']);
+      expect((await second.listWords('u1', 1, 10)).words.map((word) => word.date)).toEqual(['2026-01-01']);
+      expect(await second.removeWord('u1', '2026-01-02')).toBe(true);
+      expect(await second.removeWord('u1', '2026-01-02')).toBe(false);
+      expect((await second.listWords('u1', 0, 10)).total).toBe(1);
+    });
+
+    it('caps a member at MAX_SAVED_WORDS, even when saves race', async () => {
+      const store = await open(await backend.fresh());
+      for (let start = 0; start < MAX_SAVED_WORDS - 5; start += 100) {
+        await Promise.all(
+          Array.from({ length: Math.min(100, MAX_SAVED_WORDS - 5 - start) }, (_, i) =>
+            store.saveWord('u1', { date: `d${String(start + i).padStart(5, '0')}`, word: 'w', pos: 'noun' }, start + i),
+          ),
+        );
+      }
+      const racing = await Promise.all(Array.from({ length: 20 }, (_, i) => store.saveWord('u1', { date: `x${i}`, word: 'w', pos: 'noun' }, 5_000 + i)));
+      expect(racing.filter((outcome) => outcome === 'saved')).toHaveLength(5);
+      expect(racing.filter((outcome) => outcome === 'full')).toHaveLength(15);
+      expect((await store.listWords('u1', 0, 1)).total).toBe(MAX_SAVED_WORDS);
+    });
+
+    it('gives the word due first and stores its review', async () => {
+      const store = await open(await backend.fresh());
+      await store.saveWord('u1', { date: '2026-01-01', word: 'apple', pos: 'noun' }, 1_000);
+      await store.saveWord('u1', { date: '2026-01-02', word: 'bake', pos: 'verb' }, 2_000);
+      expect(await store.nextDue('u1', 500)).toEqual({ word: null, due: 0 });
+      const due = await store.nextDue('u1', 5_000);
+      expect(due.due).toBe(2);
+      expect(due.word?.word).toBe('apple');
+      expect(await store.recordReview('u1', '2026-01-01', '{"card":1}', 100_000)).toBe(true);
+      const next = await store.nextDue('u1', 5_000);
+      expect(next).toMatchObject({ due: 1, word: { word: 'bake' } });
+      expect(await store.getWord('u1', '2026-01-01')).toMatchObject({ card: '{"card":1}', due: 100_000 });
+      expect(await store.recordReview('u1', '2026-09-09', '{}', 1)).toBe(false);
+    });
+
+    it('takes one answer per member per quiz, however many arrive at once, and counts it once', async () => {
+      const store = await open(await backend.fresh());
+      await store.registerQuiz(quiz('2026-03-01'));
+      const presses = await Promise.all(Array.from({ length: 10 }, (_, i) => store.answerQuiz(answer('2026-03-01', 'u1', i % 2 === 0, { choice: i % 4 }))));
+      expect(presses.filter((outcome) => outcome.kind === 'recorded')).toHaveLength(1);
+      const first = presses.find((outcome) => outcome.kind === 'recorded');
+      for (const outcome of presses) if (outcome !== first) expect(outcome.kind).toBe('already');
+      const post = await store.getQuiz('c1', '2026-03-01');
+      expect(post?.answered).toBe(1);
+      await store.answerQuiz(answer('2026-03-01', 'u2', true));
+      await store.answerQuiz(answer('2026-03-01', 'u3', false));
+      expect(await store.getQuiz('c1', '2026-03-01')).toMatchObject({ answered: 3 });
+      expect(await store.answerQuiz(answer('2026-03-02', 'u1', true))).toEqual({ kind: 'no-quiz' });
+      expect(await store.answerQuiz(answer('2026-03-01', 'u9', true, { guildId: 'other' }))).toEqual({ kind: 'no-quiz' });
+    });
+
+    it('counts streaks over quiz days only, ends them when a quiz closes unanswered, and ranks the server', async () => {
+      const store = await open(await backend.fresh());
+      // Quiz days 1, 2, 5 (3 and 4 had no post), 6.
+      for (const day of ['2026-03-01', '2026-03-02', '2026-03-05', '2026-03-06']) await store.registerQuiz(quiz(day));
+      await store.answerQuiz(answer('2026-03-01', 'bob', true));
+      await store.answerQuiz(answer('2026-03-02', 'carol', false));
+      await store.answerQuiz(answer('2026-03-05', 'bob', true));
+      for (const day of ['2026-03-01', '2026-03-02', '2026-03-05']) {
+        await store.answerQuiz(answer(day, 'alice', true));
+        await store.closeQuiz('c1', day);
+      }
+      expect(await store.streak('g1', 'alice')).toMatchObject({ current: 3, best: 3, total: 3 });
+      // Bob missed day 2: his run restarted on day 5.
+      expect(await store.streak('g1', 'bob')).toMatchObject({ current: 1, best: 1, total: 2 });
+      expect(await store.streak('g1', 'carol')).toBeNull();
+      const board = await store.leaderboard('g1', 0, 10);
+      expect(board.rows.map((row) => row.userId)).toEqual(['alice', 'bob']);
+      expect(board.members).toBe(2);
+      expect(await store.rankOf('g1', 'bob')).toBe(2);
+      // Day 6 closes: Bob did not answer it, Alice did.
+      await store.answerQuiz(answer('2026-03-06', 'alice', true));
+      expect(await store.closeQuiz('c1', '2026-03-06')).toBe(true);
+      expect(await store.closeQuiz('c1', '2026-03-06')).toBe(false);
+      expect(await store.streak('g1', 'bob')).toMatchObject({ current: 0, best: 1, total: 2 });
+      expect(await store.streak('g1', 'alice')).toMatchObject({ current: 4, total: 4 });
+      expect(await store.answerQuiz(answer('2026-03-06', 'bob', true))).toEqual({ kind: 'closed' });
+      expect(await store.getQuiz('c1', '2026-03-06')).toMatchObject({ closed: true, answered: 1, right: 1 });
+    });
+
+    it('lists quizzes due to close, prunes old ones, exports and forgets a member and a server', async () => {
+      const store = await open(await backend.fresh());
+      await store.registerQuiz(quiz('2026-03-01'));
+      await store.registerQuiz(quiz('2026-03-01', { channelId: 'c2', guildId: 'g2', closesAt: Date.parse('2026-03-02T05:00:00Z') }));
+      expect((await store.dueToClose(Date.parse('2026-03-02T01:00:00Z'), 10)).map((post) => post.channelId)).toEqual(['c1']);
+      await store.answerQuiz(answer('2026-03-01', 'u1', true));
+      await store.answerQuiz(answer('2026-03-01', 'u1', true, { channelId: 'c2', guildId: 'g2' }));
+      await store.saveWord('u1', { date: '2026-03-01', word: 'apple', pos: 'noun' }, 1);
+      const exported = await store.exportMember('u1');
+      expect(exported.savedWords).toHaveLength(1);
+      expect(exported.answers).toHaveLength(2);
+      expect(exported.streaks.map((streak) => streak.guildId).sort()).toEqual(['g1', 'g2']);
+      expect(await store.forgetServer('g2')).toBeGreaterThanOrEqual(3);
+      expect((await store.exportMember('u1')).streaks.map((streak) => streak.guildId)).toEqual(['g1']);
+      expect(await store.getQuiz('c2', '2026-03-01')).toBeNull();
+      expect(await store.forgetMember('u1')).toBeGreaterThanOrEqual(3);
+      expect(await store.exportMember('u1')).toEqual({ savedWords: [], answers: [], streaks: [] });
+      expect((await store.leaderboard('g1', 0, 10)).rows).toEqual([]);
+      await store.closeQuiz('c1', '2026-03-01');
+      await store.answerQuiz(answer('2026-03-01', 'u5', false)).catch(() => undefined);
+      expect(await store.pruneQuizzes('2026-03-02')).toBeGreaterThanOrEqual(1);
+      expect(await store.getQuiz('c1', '2026-03-01')).toBeNull();
+    });
+  });
+}
