@@ -1,5 +1,7 @@
 import type { LocalizationMap } from 'discord.js';
+import { commandText, localized } from '../replies/i18n/command-text.ts';
 import { catalogLocaleOf, DISCORD_LOCALES, SOURCE_LOCALE } from '../replies/i18n/locales.ts';
+import type { MessageKey } from '../replies/i18n/translate.ts';
 
 /** What Discord names in every language: a command, a subcommand, an option or a choice, as its definition has it. */
 export interface Named {
@@ -21,6 +23,11 @@ export class ConsoleNames {
   shown(entry: Named): string {
     if (this.discord === null) return entry.name;
     return entry.name_localizations?.[this.discord as keyof LocalizationMap] || entry.name;
+  }
+
+  /** The name a catalog key gives (`command.wotd-history.name`), as the console shows it: the one `named()` defines. */
+  ofKey(key: MessageKey): string {
+    return this.shown({ name: commandText(key), name_localizations: localized(key) });
   }
 
   /** The entry `typed` names, any case: an English name first, then one in the console's language. */

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { commands } from '../../commands/index.ts';
+import { consoleBanner } from '../../src/console/banner.ts';
 import { consoleNames } from '../../src/console/console-names.ts';
 import { commandOptions, parseConsoleLine, subcommandsOf } from '../../src/console/parse.ts';
 import { ConsoleSession } from '../../src/console/session.ts';
@@ -75,6 +76,15 @@ describe('a German console (CONSOLE_LANGUAGE=de)', () => {
     expect(help).toContain('  /wotd-daten exportieren\n');
     expect(help).not.toContain('/wotd-history');
     expect(await printedFor(session, output, '/wotd-suche')).toBe('/wotd-suche braucht wort:…. Versuch: /wotd-suche wort:…\n\n');
+  });
+
+  it("the first screen's examples use the German names, and each runs", () => {
+    const banner = consoleBanner({ kind: 'remote', url: 'http://127.0.0.1:1' }, undefined, null, translatorFor('de'), consoleNames('de'));
+    const examples = banner.split('\n').filter((row) => row.startsWith('  /'));
+    expect(examples).toEqual(['  /wotd datum:2025-01-14', '  /wotd-verlauf anzahl:5', '  /wotd-suche wort:andante']);
+    for (const example of examples) expect(parseConsoleLine(example, commands, translatorFor('de'), consoleNames('de')).kind, example).toBe('command');
+    const english = consoleBanner({ kind: 'remote', url: 'http://127.0.0.1:1' }, undefined, null, translatorFor('en'), consoleNames('en'));
+    expect(english).toContain('  /wotd-history limit:5\n');
   });
 
   it('takes a choice by its German name, its English name or its value', () => {
