@@ -104,16 +104,14 @@ export function usageOf(command: SlashCommand, subcommand: string | null = null,
   return [head, ...(subcommand === null ? [] : [subcommandName(command, subcommand, names)]), ...parts].join(' ');
 }
 
-/** A command's options, for help and completion: the name the console shows, and the choices of one that has them. */
+/** A command's options for `help`, by the names the console shows. */
 export function optionHelp(
   command: SlashCommand,
   subcommand: string | null = null,
   names: ConsoleNames = ENGLISH_NAMES,
-): Array<{ name: string; english: string; description: string; description_localizations?: LocalizationMap | null; choices: string[] }> {
+): Array<{ name: string; description: string; description_localizations?: LocalizationMap | null }> {
   return optionsOf(command, subcommand).map((option) => ({
     name: names.shown(option),
-    english: option.name,
-    choices: option.type === ApplicationCommandOptionType.String ? (option.choices ?? []).map((choice) => names.shown(choice)) : [],
     description: option.description,
     description_localizations: option.description_localizations ?? null,
   }));
