@@ -9,6 +9,7 @@ import type { ChannelRef, RoleRef, SlashCommand } from '../replies/interactions.
 import { nearestName } from '../config/nearest-name.ts';
 import { terminalText } from '../replies/terminal-text.ts';
 import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
+import { ENGLISH_NAMES, type ConsoleNames } from './console-names.ts';
 
 const ENGLISH = translatorFor('en');
 
@@ -80,27 +81,48 @@ function optionsOf(command: SlashCommand, subcommand: string | null = null): API
   );
 }
 
-/** "date:…" or "[date:…]" for each option, as `help` shows them; `/wotd-data export|forget` for subcommands. */
-export function usageOf(command: SlashCommand, subcommand: string | null = null): string {
-  const subcommands = subcommandsOf(command);
-  if (subcommand === null && subcommands.length > 0) return `/${command.data.name} ${subcommands.map((sub) => sub.name).join('|')}`;
-  const parts = optionsOf(command, subcommand).map((option) => (option.required ? `${option.name}:…` : `[${option.name}:…]`));
-  return [`/${command.data.name}`, ...(subcommand === null ? [] : [subcommand]), ...parts].join(' ');
+/** The command's name as the console shows it, `/wotd-history` (`/wotd-verlauf` at a German console). */
+export function commandName(command: SlashCommand, names: ConsoleNames = ENGLISH_NAMES): string {
+  return `/${names.shown(command.data.toJSON())}`;
 }
 
+/** The subcommand (its English name, as the command reads it) as the console shows it. */
+function subcommandName(command: SlashCommand, subcommand: string, names: ConsoleNames): string {
+  const sub = subcommandsOf(command).find((candidate) => candidate.name === subcommand);
+  return sub ? names.shown(sub) : subcommand;
+}
+
+/**
+ * "date:…" or "[date:…]" for each option, as `help` shows them; `/wotd-data export|forget` for subcommands. Names
+ * are the console's language's, as its texts write them.
+ */
+export function usageOf(command: SlashCommand, subcommand: string | null = null, names: ConsoleNames = ENGLISH_NAMES): string {
+  const subcommands = subcommandsOf(command);
+  const head = commandName(command, names);
+  if (subcommand === null && subcommands.length > 0) return `${head} ${subcommands.map((sub) => names.shown(sub)).join('|')}`;
+  const parts = optionsOf(command, subcommand).map((option) => (option.required ? `${names.shown(option)}:…` : `[${names.shown(option)}:…]`));
+  return [head, ...(subcommand === null ? [] : [subcommandName(command, subcommand, names)]), ...parts].join(' ');
+}
+
+/** A command's options for `help`, by the names the console shows. */
 export function optionHelp(
   command: SlashCommand,
   subcommand: string | null = null,
+  names: ConsoleNames = ENGLISH_NAMES,
 ): Array<{ name: string; description: string; description_localizations?: LocalizationMap | null }> {
   return optionsOf(command, subcommand).map((option) => ({
-    name: option.name,
+    name: names.shown(option),
     description: option.description,
     description_localizations: option.description_localizations ?? null,
   }));
 }
 
-function readValue(commandName: string, option: APIApplicationCommandBasicOption, raw: string, t: Translate): ConsoleOptionValue | { error: string } {
-  const label = `/${commandName} ${option.name}`;
+/** The options the console reads after a command (and its subcommand), as the definition has them. */
+export function commandOptions(command: SlashCommand, subcommand: string | null = null): APIApplicationCommandBasicOption[] {
+  return optionsOf(command, subcommand);
+}
+
+function readValue(label: string, option: APIApplicationCommandBasicOption, raw: string, t: Translate, names: ConsoleNames): ConsoleOptionValue | { error: string } {
   switch (option.type) {
     case ApplicationCommandOptionType.String: {
       if (option.min_length !== undefined && raw.length < option.min_length) {
@@ -109,8 +131,11 @@ function readValue(commandName: string, option: APIApplicationCommandBasicOption
       if (option.max_length !== undefined && raw.length > option.max_length) {
         return { error: t('console.value.tooLong', { option: label, max: option.max_length, length: raw.length }) };
       }
-      if (option.choices && !option.choices.some((choice) => choice.value === raw)) {
-        return { error: t('console.value.choices', { option: label, choices: option.choices.map((choice) => choice.value).join(', ') }) };
+      if (option.choices) {
+        // A choice by its value, or by the name Discord shows for it, in English or the console's language.
+        const chosen = option.choices.find((choice) => choice.value === raw) ?? names.find(option.choices, raw);
+        if (chosen) return chosen.value;
+        return { error: t('console.value.choices', { option: label, choices: option.choices.map((choice) => names.shown(choice)).join(', ') }) };
       }
       return raw;
     }
@@ -166,26 +191,30 @@ function didYouMean(mistyped: string, names: readonly string[], t: Translate, pr
 }
 
 /** Reads a slash command as typed in Discord: `/wotd-find word:"two words" …`. */
-export function parseInvocation(tokens: string[], commands: SlashCommand[], t: Translate = ENGLISH): ConsoleInput {
+export function parseInvocation(tokens: string[], commands: SlashCommand[], t: Translate = ENGLISH, names: ConsoleNames = ENGLISH_NAMES): ConsoleInput {
   const [head = '', ...rest] = tokens;
-  const name = head.slice(1).toLowerCase();
-  const command = commands.find((candidate) => candidate.data.name === name);
+  const name = head.slice(1);
+  const definitions = commands.map((candidate) => candidate.data.toJSON());
+  const found = names.find(definitions, name);
+  const command = found && commands[definitions.indexOf(found)];
   if (!command) {
-    const known = commands.map((candidate) => `/${candidate.data.name}`).join(', ');
-    const hint = didYouMean(name, commands.map((candidate) => candidate.data.name), t, '/');
+    const known = definitions.map((definition) => `/${names.shown(definition)}`).join(', ');
+    const hint = didYouMean(name.toLowerCase(), names.all(definitions), t, '/');
     return { kind: 'error', message: t('console.parse.noCommand', { command: typed(head), hint, known }) };
   }
+  const shownCommand = commandName(command, names);
   const subcommands = subcommandsOf(command);
   let subcommand: string | null = null;
   if (subcommands.length > 0) {
-    const names = subcommands.map((sub) => sub.name);
-    const chosen = (rest[0] ?? '').toLowerCase();
-    if (!names.includes(chosen)) {
-      const given = rest[0] === undefined ? '' : ` ${t('console.parse.notOneOfThem', { given: typed(rest[0]) })}${didYouMean(chosen, names, t)}`;
-      const example = `/${command.data.name} ${names[0] ?? ''}`;
-      return { kind: 'error', message: t('console.parse.needsSubcommand', { command: `/${command.data.name}`, names: names.join(', '), given, example }) };
+    const shownNames = subcommands.map((sub) => names.shown(sub));
+    const chosen = names.find(subcommands, rest[0] ?? '');
+    if (!chosen) {
+      const hint = didYouMean((rest[0] ?? '').toLowerCase(), names.all(subcommands), t);
+      const given = rest[0] === undefined ? '' : ` ${t('console.parse.notOneOfThem', { given: typed(rest[0]) })}${hint}`;
+      const example = `${shownCommand} ${shownNames[0] ?? ''}`;
+      return { kind: 'error', message: t('console.parse.needsSubcommand', { command: shownCommand, names: shownNames.join(', '), given, example }) };
     }
-    subcommand = chosen;
+    subcommand = chosen.name;
     rest.shift();
   }
   const options = optionsOf(command, subcommand);
@@ -193,19 +222,20 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[], t: T
   for (const token of rest) {
     const colon = token.indexOf(':');
     if (colon <= 0) {
-      const example = options[0] ? ` ${t('console.parse.suchAs', { option: `${options[0].name}:…` })}` : '';
-      return { kind: 'error', message: t('console.parse.notAnOption', { token: typed(token), example, usage: usageOf(command, subcommand) }) };
+      const example = options[0] ? ` ${t('console.parse.suchAs', { option: `${names.shown(options[0])}:…` })}` : '';
+      return { kind: 'error', message: t('console.parse.notAnOption', { token: typed(token), example, usage: usageOf(command, subcommand, names) }) };
     }
     const optionName = token.slice(0, colon).toLowerCase();
-    const option = options.find((candidate) => candidate.name === optionName);
+    const option = names.find(options, optionName);
     if (!option) {
-      const names = options.map((candidate) => candidate.name);
-      const known = options.length > 0 ? t('console.parse.itsOptions', { names: names.join(', ') }) : t('console.parse.noOptions');
-      const hint = didYouMean(optionName, names, t);
-      return { kind: 'error', message: t('console.parse.noSuchOption', { command: `/${command.data.name}`, option: typed(optionName), hint, known }) };
+      const shownNames = options.map((candidate) => names.shown(candidate));
+      const known = options.length > 0 ? t('console.parse.itsOptions', { names: shownNames.join(', ') }) : t('console.parse.noOptions');
+      const hint = didYouMean(optionName, names.all(options), t);
+      return { kind: 'error', message: t('console.parse.noSuchOption', { command: shownCommand, option: typed(optionName), hint, known }) };
     }
-    if (values.has(option.name)) return { kind: 'error', message: t('console.parse.givenTwice', { option: `/${command.data.name} ${option.name}` }) };
-    const value = readValue(command.data.name, option, token.slice(colon + 1), t);
+    const label = `${shownCommand} ${names.shown(option)}`;
+    if (values.has(option.name)) return { kind: 'error', message: t('console.parse.givenTwice', { option: label }) };
+    const value = readValue(label, option, token.slice(colon + 1), t, names);
     if (typeof value === 'object' && 'error' in value) return { kind: 'error', message: value.error };
     values.set(option.name, value);
   }
@@ -214,9 +244,9 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[], t: T
     return {
       kind: 'error',
       message: t('console.parse.missing', {
-        command: `/${command.data.name}`,
-        required: missing.map((option) => `${option.name}:…`).join(' '),
-        usage: usageOf(command, subcommand),
+        command: shownCommand,
+        required: missing.map((option) => `${names.shown(option)}:…`).join(' '),
+        usage: usageOf(command, subcommand, names),
       }),
     };
   }
@@ -224,14 +254,14 @@ export function parseInvocation(tokens: string[], commands: SlashCommand[], t: T
 }
 
 /** Reads one console line: a slash command, `press <button>`, `help` or `exit`. */
-export function parseConsoleLine(line: string, commands: SlashCommand[], t: Translate = ENGLISH): ConsoleInput {
+export function parseConsoleLine(line: string, commands: SlashCommand[], t: Translate = ENGLISH, names: ConsoleNames = ENGLISH_NAMES): ConsoleInput {
   const trimmed = line.trim();
   if (trimmed === '') return { kind: 'empty' };
   const split = tokenize(trimmed, t);
   if ('error' in split) return { kind: 'error', message: split.error };
   const [head = '', ...rest] = split.tokens;
   const word = head.toLowerCase();
-  if (head.startsWith('/')) return parseInvocation(split.tokens, commands, t);
+  if (head.startsWith('/')) return parseInvocation(split.tokens, commands, t, names);
   if (word === 'help' || word === '?') return { kind: 'help' };
   if (word === 'exit' || word === 'quit') return { kind: 'exit' };
   if (word === 'press') {
@@ -249,7 +279,7 @@ export function parseConsoleLine(line: string, commands: SlashCommand[], t: Tran
     }
     return { kind: 'press', target, message };
   }
-  if (commands.some((command) => command.data.name === word)) {
+  if (names.find(commands.map((command) => command.data.toJSON()), word)) {
     return { kind: 'error', message: t('console.parse.needsSlash', { command: `/${word}` }) };
   }
   return { kind: 'error', message: t('console.parse.notUnderstood', { text: typed(head) }) };

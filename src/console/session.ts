@@ -19,14 +19,14 @@ import { buttonPrefix } from '../replies/interactions.ts';
 import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../replies/admin-replies.ts';
 import { traceWrites } from '../store/store-watch.ts';
 import { storeFailureReply } from '../replies/store-failure.ts';
-import { optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
+import { commandOptions, optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
+import { consoleNames, type ConsoleNames } from './console-names.ts';
 import { renderButtons, renderMessage } from './render.ts';
 import { terminalText } from '../replies/terminal-text.ts';
 import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
 import { consoleLocale } from './console-locale.ts';
 
 export { consoleLocale } from './console-locale.ts';
-import { catalogLocaleOf, DISCORD_LOCALES } from '../replies/i18n/locales.ts';
 
 export interface ConsoleSessionOptions {
   commands: SlashCommand[];
@@ -95,23 +95,26 @@ export class ConsoleSession {
   private readonly invoker: Invoker;
   private readonly locale: string | undefined;
   private readonly t: Translate;
+  /** The names it accepts and shows: the English ones and its language's (`/wotd-verlauf datum:`). */
+  private readonly names: ConsoleNames;
 
   constructor(private readonly options: ConsoleSessionOptions) {
     this.now = options.now ?? (() => new Date());
     this.locale = 'locale' in options ? options.locale : consoleLocale();
     this.t = translatorFor(this.locale);
+    this.names = consoleNames(this.locale);
     this.invoker = { ...CONSOLE_INVOKER, ...(this.locale ? { locale: this.locale, guildLocale: this.locale } : {}) };
   }
 
   /** A command's or option's description in the console's language, from its Discord localizations. */
   private described(text: string, localizations: LocalizationMap | null | undefined): string {
-    const discord = this.locale ? DISCORD_LOCALES[catalogLocaleOf(this.locale)][0] : undefined;
+    const discord = this.names.discord;
     return (discord && localizations?.[discord as keyof LocalizationMap]) || text;
   }
 
   /** Handles one typed line; resolves to false when the member asked to leave. */
   async handleLine(line: string): Promise<boolean> {
-    const input = parseConsoleLine(line, this.options.commands, this.t);
+    const input = parseConsoleLine(line, this.options.commands, this.t, this.names);
     switch (input.kind) {
       case 'empty':
         return true;
@@ -141,8 +144,8 @@ export class ConsoleSession {
       const json = command.data.toJSON();
       for (const entry of entries) {
         const description = entry ? this.described(entry.description, entry.description_localizations) : this.described(json.description, json.description_localizations);
-        lines.push(`  ${usageOf(command, entry?.name ?? null)}`, `      ${description}`);
-        for (const option of optionHelp(command, entry?.name ?? null)) {
+        lines.push(`  ${usageOf(command, entry?.name ?? null, this.names)}`, `      ${description}`);
+        for (const option of optionHelp(command, entry?.name ?? null, this.names)) {
           lines.push(`      ${option.name}: ${this.described(option.description, option.description_localizations)}`);
         }
       }
@@ -306,29 +309,41 @@ export class ConsoleSession {
     if ('error' in split) return [[], line];
     const endsWithSpace = /\s$/.test(line);
     const tokens = split.tokens;
+    const names = this.names;
+    const definitions = this.options.commands.map((command) => command.data.toJSON());
     if (tokens.length <= 1 && !endsWithSpace) {
       const head = tokens[0] ?? '';
-      const names = [...this.options.commands.map((command) => `/${command.data.name}`), 'help', 'exit', 'press'];
-      return [names.filter((name) => name.startsWith(head)), head];
+      const words = ['help', 'exit', 'press'].filter((word) => word.startsWith(head));
+      return [[...names.completing(definitions, head, '/'), ...words], head];
     }
-    const command = this.options.commands.find((candidate) => `/${candidate.data.name}` === tokens[0]);
+    const named = tokens[0]?.startsWith('/') ? names.find(definitions, tokens[0].slice(1)) : undefined;
+    const command = named && this.options.commands[definitions.indexOf(named)];
     if (!command) return [[], line];
     const current = endsWithSpace ? '' : (tokens.at(-1) ?? '');
     const colon = current.indexOf(':');
-    const subcommands = subcommandsOf(command).map((sub) => sub.name);
-    const subcommand = subcommands.includes(tokens[1] ?? '') ? (tokens[1] ?? null) : null;
-    if (subcommands.length > 0 && subcommand === null) return [subcommands.filter((name) => name.startsWith(current)), current];
+    const subcommands = subcommandsOf(command);
+    const subcommand = names.find(subcommands, tokens[1] ?? '')?.name ?? null;
+    if (subcommands.length > 0 && subcommand === null) return [names.completing(subcommands, current), current];
     if (subcommands.length > 0 && tokens.length === 2 && !endsWithSpace) return [[current], current];
-    const options = optionHelp(command, subcommand).map((option) => option.name);
-    if (colon < 0) return [options.map((name) => `${name}:`).filter((name) => name.startsWith(current)), current];
+    const options = commandOptions(command, subcommand);
+    if (colon < 0) return [names.completing(options, current, '', ':'), current];
     const optionName = current.slice(0, colon);
     const typed = current.slice(colon + 1);
+    const option = names.find(options, optionName);
+    // A choice by the name Discord shows for it; readline completes against the text as typed, quotes and all.
+    const typedRaw = line.slice(line.lastIndexOf(`${optionName}:`));
+    const quote = (value: string) => `${optionName}:${/\s/.test(value) ? `"${value}"` : value}`;
+    if (option && 'choices' in option && option.choices) {
+      const own = option.choices.map((choice) => quote(names.shown(choice))).filter((text) => text.startsWith(typedRaw));
+      return [own.length > 0 ? own : option.choices.map((choice) => quote(choice.name)), typedRaw];
+    }
     if (!command.autocomplete) return [[], current];
     const choices: AutocompleteChoice[] = [];
     const context: AutocompleteContext = {
       invoker: this.invoker,
       commandName: command.data.name,
-      focused: { name: optionName, value: typed },
+      // The command reads its options by their English names, whatever name was typed.
+      focused: { name: option?.name ?? optionName, value: typed },
       async respond(given) {
         choices.push(...given);
       },
@@ -338,9 +353,6 @@ export class ConsoleSession {
     } catch {
       return [[], current];
     }
-    const quoted = choices.map((choice) => `${optionName}:${/\s/.test(choice.value) ? `"${choice.value}"` : choice.value}`);
-    // The raw token may have lost its quotes in tokenizing; complete against the text as typed.
-    const typedRaw = line.slice(line.lastIndexOf(`${optionName}:`));
-    return [quoted, typedRaw];
+    return [choices.map((choice) => quote(choice.value)), typedRaw];
   }
 }
