@@ -1,16 +1,43 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { problems } from '../../scripts/lint-markdown.mjs';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
 
-/** The documents' checks in `npm test` beside the link check: the Markdown lint, leftovers, what the docs must name. */
+/** The documents' checks in `npm test` beside the vitest suite: remark-lint with the link check, leftovers, what the docs must name. */
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const lint = problems as (text: string) => Array<[number, string]>;
+const run = promisify(execFile);
+const folder = mkdtempSync(join(tmpdir(), 'wotd-docs-lint-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-describe('scripts/lint-markdown.mjs (npm run docs:lint)', () => {
-  it('finds a table without a header row, a row of the wrong width, and headings GitHub renders or links wrongly', () => {
-    const text = [
+/** Runs `npm run docs:lint`'s remark, with the project's .remarkrc.json, on the given files: its exit code and its report. */
+async function remark(...files: string[]): Promise<{ code: number; report: string }> {
+  const args = [join(ROOT, 'node_modules/remark-cli/cli.js'), '--quiet', '--frail', '--no-stdout', '--no-color', '--rc-path', join(ROOT, '.remarkrc.json'), ...files];
+  try {
+    const { stderr } = await run(process.execPath, args, { cwd: ROOT });
+    return { code: 0, report: stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stderr?: string };
+    return { code: failed.code ?? -1, report: failed.stderr ?? String(error) };
+  }
+}
+
+/** The report's warnings as `line: rule`, in order. */
+function warnings(report: string): string[] {
+  return [...report.matchAll(/^(\d+):\d+\S*\s+warning\s.*?\s(\S+)\s+remark-lint$/gm)].map((match) => `${match[1]}: ${match[2]}`);
+}
+
+function write(name: string, lines: string[]): string {
+  const path = join(folder, name);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+describe('remark-lint (npm run docs:lint)', () => {
+  it('fails on a table without a header row, rows of the wrong width, and headings GitHub renders or links wrongly, naming file and line', async () => {
+    const file = write('broken.md', [
       '# Title',
       '',
       '## Commands',
@@ -20,7 +47,8 @@ describe('scripts/lint-markdown.mjs (npm run docs:lint)', () => {
       '',
       '| Name | Meaning |',
       '| --- | --- |',
-      '| `a|b` in code, and an escaped \\| | one | two |',
+      '| `a\\|b` in code, and an escaped \\| | one | two |',
+      '| short |',
       '',
       '| Header | Only |',
       'no delimiter',
@@ -33,26 +61,45 @@ describe('scripts/lint-markdown.mjs (npm run docs:lint)', () => {
       '| --- | inside code is not checked |',
       '# nor this',
       '```',
-    ].join('\n');
-    expect(lint(text).map(([line, message]) => `${line}: ${message.split(':')[0]}`)).toEqual([
-      '5: a table without a header row (its first row is | --- |)',
-      '10: a table row of 3 cells under a header of 2',
-      '12: a table row without a delimiter row (| --- |) under the header',
-      '15: heading level 4 after level 2',
-      '16: heading without a space after ##',
-      '17: heading "Commands" again (line 3)',
-      '18: a second title (#)',
     ]);
+    const { code, report } = await remark(file);
+    expect(code).toBe(1);
+    expect(report).toContain('broken.md');
+    expect(warnings(report)).toEqual([
+      '5: no-table-like-paragraph',
+      '10: no-hidden-table-cell',
+      '11: no-short-table-row',
+      '13: no-table-like-paragraph',
+      '16: heading-increment',
+      '17: no-heading-without-space',
+      '18: no-duplicate-headings',
+      '19: no-multiple-toplevel-headings',
+    ]);
+    expect(report).toMatch(/^5:1\s+warning\s+Unexpected table without a header row/m);
   });
 
-  it('passes a well-formed file', () => {
-    expect(lint('# T\n\n## A\n\n| A | B |\n| :-- | --: |\n| `x|y` | z \\| w |\n\n### B\n')).toEqual([]);
+  it('fails on a file that starts below #, and on a | in code that splits a cell (GitHub splits it too)', async () => {
+    const file = write('starts-low.md', ['## Not a title', '', '| A | B |', '| --- | --- |', '| `x|y` | z |']);
+    const { code, report } = await remark(file);
+    expect(code).toBe(1);
+    expect(warnings(report)).toEqual(['1: first-heading-level', '5: no-hidden-table-cell']);
   });
 
-  it('finds nothing in README.md and docs/ (the README\'s first Commands table had no header row)', () => {
-    const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
-    const found = files.flatMap((file) => lint(readFileSync(join(ROOT, file), 'utf8')).map(([line, message]) => `${file}:${line}: ${message}`));
-    expect(found).toEqual([]);
+  it('keeps the link check: a missing file and a missing heading fail', async () => {
+    const file = write('links.md', ['# T', '', 'See [x](missing.md) and [y](#nowhere).']);
+    const { code, report } = await remark(file);
+    expect(code).toBe(1);
+    expect(report).toMatch(/^3:5\S*\s+warning\s+Cannot find file `missing.md`/m);
+    expect(report).toMatch(/^3:25\S*\s+warning\s+Cannot find heading for `#nowhere`/m);
+  });
+
+  it('passes a well-formed file', async () => {
+    const file = write('fine.md', ['# T', '', '## A', '', '| A | B |', '| :-- | --: |', '| `x\\|y` | z \\| w |', '', '### B']);
+    expect(await remark(file)).toEqual({ code: 0, report: '' });
+  });
+
+  it('finds nothing in README.md and docs/ (the README\'s first Commands table had no header row)', async () => {
+    expect(await remark('README.md', 'docs')).toEqual({ code: 0, report: '' });
   });
 });
 
