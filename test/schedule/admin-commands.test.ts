@@ -144,7 +144,7 @@ describe('admin command definitions', () => {
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });
-    expect(options[8]).toMatchObject({ autocomplete: true });
+    expect(options.find((option) => option.name === 'language')).toMatchObject({ autocomplete: true });
   });
 });
 
