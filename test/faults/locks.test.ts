@@ -12,10 +12,10 @@ import { startWotdService, type RunningService } from '../../src/service/server.
 import { openStore } from '../../src/store/open-store.ts';
 import { RedisLock } from '../../src/store/redis-lock.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
-import { testEntries } from '../commands/world.ts';
-import { startBot, type Run } from '../console/console-process.ts';
+import { startBot } from '../console/console-process.ts';
 import { postgresAdmin } from '../support/postgres.ts';
 import { postgresBackend, schemaOf, sqliteBackend } from '../support/store-backends.ts';
+import { entriesWithToday, exitWithin, ownPostgres, postedTo, postsIn, started, stopLines, subscribeConsole } from './bot-process.ts';
 import { faultCell } from './tally.ts';
 
 /**
@@ -29,32 +29,13 @@ let dir = '';
 let service: RunningService | undefined;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'wotd-lost-lock-'));
-  await writeWordDb(join(dir, 'words.sqlite'), testEntries());
+  await writeWordDb(join(dir, 'words.sqlite'), entriesWithToday());
   service = await startWotdService({ dbPath: join(dir, 'words.sqlite'), variant: 'A', port: 0, rateLimitPerMinute: 0 });
 });
 afterAll(async () => {
   await service?.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-async function started(run: Run, exited: Promise<Run>): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!run.stdout.includes('wotd-bot: console mode')) {
-    const done = await Promise.race([exited, new Promise<null>((wait) => setTimeout(() => wait(null), 50))]);
-    if (done) throw new Error(`exited (${String(done.code)}) before starting:\n${done.stderr}`);
-    if (Date.now() > deadline) throw new Error(`no first screen within 30 s:\n${run.stderr}`);
-  }
-}
-
-/** The bot's exit within `ms`, or null while it still runs (then it is killed). */
-async function exitWithin(bot: ReturnType<typeof startBot>, ms: number): Promise<Run | null> {
-  const done = await Promise.race([bot.exited, new Promise<null>((wait) => setTimeout(() => wait(null), ms))]);
-  if (!done) {
-    bot.child.kill('SIGKILL');
-    await bot.exited;
-  }
-  return done;
-}
 
 const env = () => ({ WOTD_API_URL: service?.url ?? '', WOTD_API_VARIANT: 'A', WOTD_MIRROR: 'off' });
 
@@ -81,6 +62,45 @@ postgresBackend.describe('a bot on PostgreSQL whose lock session is ended', () =
       other.release(true);
     }
   }, 60_000);
+});
+
+postgresBackend.describe('a bot on a PostgreSQL server that restarts', () => {
+  faultCell('locks', 'PostgreSQL server restarted (its own instance)', 'the running bot, then a second', async (figures) => {
+    const server = await ownPostgres();
+    const bots: Array<ReturnType<typeof startBot>> = [];
+    try {
+      await subscribeConsole(server.url, ['before']);
+      const first = startBot(dir, { ...env(), STORE_URL: server.url });
+      bots.push(first);
+      await started(first.run, first.exited);
+      await postedTo(first, 'before');
+      // The restart, in its two halves so that the bot's one attempt to take the lock back meets a server that is
+      // down (pg_ctl restart -m fast is over in a fraction of a second, and a retake that wins is not a loss).
+      await server.stop();
+      const ended = await exitWithin(first, 15_000);
+      await server.start();
+      expect(ended, 'the bot went on running without its lock').not.toBeNull();
+      expect(ended?.code).toBe(1);
+      expect(stopLines(ended)).toEqual([expect.stringMatching(/^wotd-bot start: lost the lock on the PostgreSQL store .* and could not take it back: could not reach PostgreSQL at .*; stopping now so that two bots never write or post on one store$/)]);
+      // Owed since the restart: the second bot posts it, and not the day the first already posted.
+      await subscribeConsole(server.url, ['after']);
+      const second = startBot(dir, { ...env(), STORE_URL: server.url });
+      bots.push(second);
+      await started(second.run, second.exited);
+      await postedTo(second, 'after');
+      second.child.kill('SIGTERM');
+      const done = await exitWithin(second, 10_000);
+      expect(done?.code, done?.stderr).toBe(0);
+      const posts = [...postsIn(first.run.stdout), ...postsIn(done?.stdout ?? '')];
+      figures.duplicated = posts.length - new Set(posts).size;
+      figures.lost = ['before', 'after'].filter((channel) => !posts.includes(channel)).length;
+      return 'stopped in one line, exit 1; the next bot took the lock and posted the rest, once';
+    } finally {
+      for (const bot of bots) if (bot.child.exitCode === null) bot.child.kill('SIGKILL');
+      await Promise.all(bots.map((bot) => bot.exited));
+      await server.close();
+    }
+  }, 90_000);
 });
 
 sqliteBackend.describe('a bot on SQLite whose lock file is deleted', () => {

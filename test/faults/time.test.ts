@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, vi } from 'vitest';
+import { startWotdService, type RunningService } from '../../src/service/server.ts';
+import { writeWordDb } from '../../src/service/word-db.ts';
 import { RedisDeliveryClaims } from '../../src/cluster/redis-delivery-claims.ts';
 import { entryEmbed } from '../../src/replies/embeds.ts';
 import { describeJump } from '../../src/schedule/minute-ticker.ts';
@@ -11,7 +14,11 @@ import type { StoreLocation } from '../../src/store/open-store.ts';
 import { openRedisConnection } from '../../src/store/redis-connection.ts';
 import { utcDateOf } from '../../src/wotd/dates.ts';
 import { captureLogger, FixedLookup, makeSubscription, RecordingPoster } from '../schedule/helpers.ts';
+import { startBot } from '../console/console-process.ts';
+import { postgresAdmin } from '../support/postgres.ts';
 import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import { postgresBackend } from '../support/store-backends.ts';
+import { entriesWithToday, exitWithin, postedTo, postsIn, started, stopLines, subscribeConsole } from './bot-process.ts';
 import { faultCell, type CellFigures } from './tally.ts';
 
 /**
@@ -20,8 +27,10 @@ import { faultCell, type CellFigures } from './tally.ts';
  * (vitest's fake timers): setSystemTime moves the wall clock alone, as NTP or an admin does, while the monotonic
  * clock and the timers go on; the stores and Redis are real. Three subscriptions (08:00, 12:00 and 23:00 UTC) are
  * due before, during and after the jump. Properties: every post the due-time rules owe, once (a jump owes no day
- * it skipped), no console.warn per missed minute, and one log line per jump. A process paused past its leases is in
- * test/cluster/cluster-delivery.test.ts and test/store/redis-lock.test.ts (the locks family).
+ * it skipped), no console.warn per missed minute, and one log line per jump. Last, a real bot process stopped
+ * (SIGSTOP) past its lock's longest timer while its lock is lost and another bot takes over, then resumed. Leases
+ * held past their end by a paused holder, in-process: test/cluster/cluster-delivery.test.ts and
+ * test/store/redis-lock.test.ts.
  */
 
 const MINUTE = 60_000;
@@ -166,4 +175,59 @@ describe('the wall clock jumps under a bot on SQLite', () => {
 describeRedis('the wall clock jumps under a cluster member', () => {
   const redis = useRedisPrefix();
   jumpCells(() => ({ kind: 'cluster', location: redis.location }), 'daily posts (cluster)');
+});
+
+postgresBackend.describe('a bot process paused (SIGSTOP) while its lock is lost', () => {
+  /** Past the PostgreSQL lock's longest timer (its check every 5 s, with a 5 s timeout): see postgres-store-lock.ts. */
+  const PAUSE_MS = 6_000;
+  let dir = '';
+  let service: RunningService | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wotd-paused-'));
+    await writeWordDb(join(dir, 'words.sqlite'), entriesWithToday());
+    service = await startWotdService({ dbPath: join(dir, 'words.sqlite'), variant: 'A', port: 0, rateLimitPerMinute: 0 });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  faultCell('time', 'a process paused (SIGSTOP) past its lock timers, then resumed', 'daily posts (PostgreSQL, real processes)', async (figures) => {
+    const location = await postgresBackend.fresh();
+    const env = { WOTD_API_URL: service?.url ?? '', WOTD_API_VARIANT: 'A', WOTD_MIRROR: 'off', STORE_URL: location.url };
+    await subscribeConsole(location.url, ['before']);
+    const paused = startBot(dir, env);
+    const bots = [paused];
+    try {
+      await started(paused.run, paused.exited);
+      await postedTo(paused, 'before');
+      const stoppedAt = Date.now();
+      paused.child.kill('SIGSTOP');
+      // While it is stopped its sessions end (a failover, a network cut), the lock's with them, a day falls due, and
+      // another bot takes the lock and posts it.
+      const ended = await postgresAdmin().query<{ done: boolean }>('SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = $1', [`wotd-bot pid ${paused.child.pid}`]);
+      expect(ended.rows.length > 0 && ended.rows.every((row) => row.done), 'its sessions ended').toBe(true);
+      await subscribeConsole(location.url, ['during']);
+      const other = startBot(dir, env);
+      bots.push(other);
+      await started(other.run, other.exited);
+      await postedTo(other, 'during');
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, stoppedAt + PAUSE_MS - Date.now())));
+      paused.child.kill('SIGCONT');
+      const resumed = await exitWithin(paused, 15_000);
+      expect(resumed, 'the resumed bot went on running without its lock').not.toBeNull();
+      expect(resumed?.code).toBe(1);
+      expect(stopLines(resumed)).toEqual([expect.stringMatching(/^wotd-bot start: lost the lock on the PostgreSQL store .* and could not take it back: another wotd-bot process holds it now \(pid \d+\); stopping now/)]);
+      other.child.kill('SIGTERM');
+      const done = await exitWithin(other, 10_000);
+      expect(done?.code, done?.stderr).toBe(0);
+      const posts = [...postsIn(resumed?.stdout ?? ''), ...postsIn(done?.stdout ?? '')];
+      figures.duplicated = posts.length - new Set(posts).size;
+      figures.lost = ['before', 'during'].filter((channel) => !posts.includes(channel)).length;
+      return `paused ${Math.round((Date.now() - stoppedAt) / 1000)} s: resumed, stopped in one line (exit 1); each day posted once`;
+    } finally {
+      for (const bot of bots) if (bot.child.exitCode === null) bot.child.kill('SIGKILL');
+      await Promise.all(bots.map((bot) => bot.exited));
+    }
+  }, 90_000);
 });
