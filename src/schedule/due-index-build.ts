@@ -26,14 +26,18 @@ export interface BuildReport {
   madeDue: number;
 }
 
-/** Builds (or rebuilds) the index unless it is already built for these rules; null when there was nothing to do. */
-export async function ensureDueIndex(store: SubscriptionStore, logger: Logger): Promise<BuildReport | null> {
+/**
+ * Builds (or rebuilds) the index unless it is already built for these rules; null when there was nothing to do.
+ * `force` rebuilds it whatever it was built for, saying why: the wall clock went back, so instants placed by the
+ * later clock may now be later than a post the rules owe.
+ */
+export async function ensureDueIndex(store: SubscriptionStore, logger: Logger, force?: string): Promise<BuildReport | null> {
   const index = store.dueIndex();
   const mark = dueIndexMark();
   const was = await index.builtFor();
-  if (was === mark) return null;
+  if (was === mark && force === undefined) return null;
   const total = (await store.indexedChannelIds()).length;
-  const reason = was === null ? 'first start on this store since the index exists' : `built for ${was}, the runtime has ${mark}`;
+  const reason = force ?? (was === null ? 'first start on this store since the index exists' : `built for ${was}, the runtime has ${mark}`);
   logger.info({ subscriptions: total, reason }, 'building the due-time index of the daily posts');
   const report: BuildReport = { subscriptions: 0, created: 0, madeDue: 0 };
   const logEvery = Math.max(50_000, Math.ceil(total / 10));

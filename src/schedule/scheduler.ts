@@ -93,6 +93,8 @@ export class DailyScheduler {
   private prunedOn: IsoDate | null = null;
   /** The due-time index is known to be built (see due-index-build.ts). */
   private indexReady: boolean;
+  /** Why the index must be placed anew before the next tick reads it (the wall clock went back), if it must. */
+  private rebuildIndex: string | undefined;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -147,6 +149,7 @@ export class DailyScheduler {
 
   /** One line per jump; the next tick posts what the due-time rules owe at the new time, once. */
   private clockJumped(jump: ClockJump): void {
+    if (jump.jumpedMs < 0) this.rebuildIndex = `the clock went back (${describeJump(jump.jumpedMs)}): instants placed later may be late now`;
     this.options.logger.warn(
       { jumpedMs: jump.jumpedMs, from: jump.from.toISOString(), to: jump.to.toISOString() },
       `the wall clock jumped ${describeJump(jump.jumpedMs)}; posting what is owed at the new time, once`,
@@ -170,8 +173,11 @@ export class DailyScheduler {
 
   private async runTick(now: Date, clock: () => Date): Promise<TickReport> {
     const { store } = this.options;
-    if (!this.indexReady) {
-      await ensureDueIndex(store, this.options.logger);
+    if (!this.indexReady || this.rebuildIndex !== undefined) {
+      const why = this.rebuildIndex;
+      await ensureDueIndex(store, this.options.logger, why);
+      // A rebuild that failed is tried again at the next tick; a jump during this one asks for another.
+      if (this.rebuildIndex === why) this.rebuildIndex = undefined;
       this.indexReady = true;
     }
     const { jobs, waitingForEntry } = await this.owedJobs(now);
