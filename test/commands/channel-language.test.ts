@@ -65,7 +65,7 @@ describe('a subscription language', () => {
   it("is the channel's language for public answers, while the admin is answered in their own", async () => {
     const saved: OutgoingMessage[] = [];
     await wotdSubscribeCommand.execute(context({ channel: CHANNEL, language: 'Français' }, saved), services);
-    expect(saved[0]?.content).toMatch(/^Abonniert: <#200000000000000002> bekommt jeden Tag um 09:00 \(UTC\) das Wort des Tages, auf Französisch\./);
+    expect(saved[0]?.content).toMatch(/^Abonniert: <#200000000000000002> – das Wort des Tages jeden Tag um 09:00 \(UTC\), auf Französisch\./);
     const answered: OutgoingMessage[] = [];
     await wotdCommand.execute(context({ date: '2025-01-14' }, answered), services);
     expect(answered[0]?.embeds?.[0]?.footer?.text).toBe('14/01/2025 · Mot du jour de wotd.example');

@@ -49,6 +49,7 @@ describe('DailyScheduler', () => {
         channelId: 'c1',
         channelName: 'words',
         content: '<@&r9>',
+        day: '2026-06-15',
         embeds: [render(entryFor('2026-06-15'))],
         mentionRoleId: 'r9',
         nonce: deliveryNonce('c1', '2026-06-15'),

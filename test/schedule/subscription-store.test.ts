@@ -242,8 +242,8 @@ describe('subscription service', () => {
   });
 
   it('validates times and zones, and suggests zones', () => {
-    expect(parseSchedule(null, null)).toEqual({ ok: true, time: '09:00', timeZone: 'UTC' });
-    expect(parseSchedule('7:05', 'america/new_york')).toEqual({ ok: true, time: '07:05', timeZone: 'America/New_York' });
+    expect(parseSchedule(null, null)).toEqual({ ok: true, time: '09:00', timeZone: 'UTC', zoneNote: '' });
+    expect(parseSchedule('7:05', 'america/new_york')).toEqual({ ok: true, time: '07:05', timeZone: 'America/New_York', zoneNote: '' });
     expect(parseSchedule('25:00', 'UTC')).toMatchObject({ ok: false, message: expect.stringContaining('"25:00" is not a time of day') });
     expect(parseSchedule('09:00', 'Moon/Base')).toMatchObject({ ok: false, message: expect.stringContaining('"Moon/Base" is not a time zone') });
     expect(suggestTimeZones('lond', 25)).toContain('Europe/London');
