@@ -6,6 +6,7 @@ import { privateNote, STALE_NOTE, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
 import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
+import { catalogLocaleOf } from '../src/replies/i18n/locales.ts';
 import { pauseState, settingsSummary, type Mentions } from '../src/replies/subscribe-replies.ts';
 import { readSubscribeOptions, subscribeAnswer, SUBSCRIBE_OPTION_TEXT } from '../src/replies/subscribe-options.ts';
 import {
@@ -19,6 +20,9 @@ import {
 import { requestedSettings, settingsOf, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
+
+/** What the bot needs in the notice channel to write a notice there. */
+const NOTICE_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMessages'];
 
 const data = new SlashCommandBuilder()
   .setName('wotd-subscribe')
@@ -59,6 +63,9 @@ const data = new SlashCommandBuilder()
   .addStringOption((option) => option.setName('until').setDescription(SUBSCRIBE_OPTION_TEXT.until).setMinLength(10).setMaxLength(10))
   .addBooleanOption((option) => option.setName('skip').setDescription(SUBSCRIBE_OPTION_TEXT.skip))
   .addStringOption((option) => option.setName('reset').setDescription(SUBSCRIBE_OPTION_TEXT.reset).setMaxLength(80))
+  .addChannelOption((option) =>
+    option.setName('notices').setDescription(SUBSCRIBE_OPTION_TEXT.notices).addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+  )
   .addBooleanOption((option) =>
     option.setName('preview').setDescription('Show me the post as these settings would make it, privately; nothing is saved'),
   );
@@ -115,7 +122,21 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     );
   }
 
-  const mentions = { role: (roleId: string) => (console ? `@${roleId === role?.id ? role.name : roleId}` : `<@&${roleId}>`) };
+  const noticeChannel = context.options.getChannel('notices');
+  if (noticeChannel) {
+    const there = noticeChannel.kind === 'other' ? new Set<ChannelPermission>() : await context.botPermissionsIn(noticeChannel.id);
+    const lacking = NOTICE_PERMISSIONS.filter((permission) => !there.has(permission));
+    if (lacking.length > 0) {
+      const list = new Intl.ListFormat(catalogLocaleOf(locale), { type: 'conjunction' }).format(lacking.map((permission) => `**${PERMISSION_NAMES[permission]}**`));
+      const named = channelMention(noticeChannel.id, noticeChannel.name, console);
+      return context.respond(userError(t('subscribe.error.noticeChannel', { channel: named, permissions: list })));
+    }
+  }
+
+  const mentions: Mentions = {
+    role: (roleId) => (console ? `@${roleId === role?.id ? role.name : roleId}` : `<@&${roleId}>`),
+    channel: (channelId) => (console || isConsoleChannel(channelId) ? `#${channelId}` : `<#${channelId}>`),
+  };
   if (context.options.getBoolean('preview') === true) {
     const draft = await gate.subscriptions.draft(request);
     return replyWhenReady(context, previewMessage(draft, where, mentions, t, locale, services, gate.subscriptions.now()), {

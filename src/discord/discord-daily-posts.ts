@@ -4,6 +4,7 @@ import type { Logger } from '../config/logger.ts';
 import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { botPermissionsInChannel } from './bot-permissions.ts';
+import { createAdminNotifier } from './admin-notifier.ts';
 import { createChannelPoster } from './channel-poster.ts';
 import { dailyPostEmbed } from '../replies/daily-embeds.ts';
 import { watchSubscriptionTargets } from './subscription-events.ts';
@@ -51,6 +52,7 @@ export function startDiscordDailyPosts(
     lookup: options.lookup,
     render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: options.siteUrl }),
     ...(options.cluster ? { claims: options.cluster.claims } : {}),
+    notices: createAdminNotifier(client.rest, { logger: log }),
   });
   return () => {
     clearInterval(sweeper);

@@ -28,6 +28,7 @@ export const SUBSCRIBE_OPTION_TEXT = {
   until: english('subscribe.option.until'),
   skip: english('subscribe.option.skip'),
   reset: english('subscribe.option.reset'),
+  notices: english('subscribe.option.notices'),
 };
 
 /** The names `reset` takes: the command's own option names. */
@@ -39,6 +40,7 @@ const RESETTABLE: Readonly<Record<string, SettingName>> = {
   thread: 'openThread',
   publish: 'publish',
   days: 'days',
+  notices: 'noticeChannelId',
 };
 
 type Fields = Omit<SubscribeRequest, 'guildId' | 'channelId' | 'channelName' | 'userId' | 'roleId'>;
@@ -70,6 +72,9 @@ export function readSubscribeOptions(
   if (thread !== null) request.openThread = thread;
   const publish = options.getBoolean('publish');
   if (publish !== null) request.publish = publish;
+
+  const notices = options.getChannel('notices');
+  if (notices) request.noticeChannelId = notices.id;
 
   const daysText = options.getString('days');
   if (daysText !== null) {

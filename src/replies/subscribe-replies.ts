@@ -38,6 +38,8 @@ export function dayText(day: IsoDate, locale: string | undefined): string {
 export interface Mentions {
   /** A role as the reader sees it: `<@&id>` on Discord (pinging nobody in a private reply), `@name` at the console. */
   role(roleId: string): string;
+  /** A channel as the reader sees it: `<#id>` on Discord, `#name` at the console. */
+  channel(channelId: string): string;
 }
 
 /** The settings, as said after "Subscribed #words:": days, time, zone, style, role, thread, publishing. */
@@ -61,6 +63,7 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   openThread: 'subscribe.setting.thread',
   publish: 'subscribe.setting.publish',
   days: 'subscribe.setting.days',
+  noticeChannelId: 'subscribe.setting.notices',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -93,10 +96,11 @@ export function settingChanges(
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
     if (raw === null) return t('subscribe.value.none');
-    return setting === 'roleId' ? mentions.role(String(raw)) : String(raw);
+    if (setting === 'roleId') return mentions.role(String(raw));
+    return setting === 'noticeChannelId' ? mentions.channel(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'noticeChannelId'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

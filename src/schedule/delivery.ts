@@ -3,6 +3,7 @@ import { clip, DISCORD_LIMITS } from './discord-limits.ts';
 import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
+import { sendOwedNotice, withNotice, type StatusNotifier } from './admin-notices.ts';
 import { owesPost, postsSlotNow, type Slot } from './due.ts';
 import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
@@ -62,6 +63,8 @@ export interface FanOutOptions {
   stopping?: () => boolean;
   /** Cluster mode: post a channel's day only under a claim, after checking it is still owed. */
   claims?: DeliveryClaims;
+  /** Tells a subscription's admin when it starts failing, is disabled or recovers (admin-notices.ts). */
+  notices?: StatusNotifier;
 }
 
 export interface FanOutReport {
@@ -193,10 +196,17 @@ async function recordSent(subscription: Subscription, base: DeliveryRecord, mess
   const { store } = options;
   await store.putDelivery({ ...base, state: 'sent', messageId, updatedAt: options.now().toISOString() });
   if (subscription.status.state === 'failing') {
+    const at = options.now().toISOString();
     await store.update(subscription.channelId, (current) =>
-      current.status.state === 'failing' ? { ...current, status: { state: 'active' } } : null,
+      current.status.state === 'failing' ? withNotice(current, { ...current, status: { state: 'active' } }, at, options.notices !== undefined) : null,
     );
+    await tellAdmin(subscription.channelId, options);
   }
+}
+
+/** Sends the notice the last change of state owes, if the fan-out has a notifier (admin-notices.ts). */
+async function tellAdmin(channelId: string, options: FanOutOptions): Promise<void> {
+  if (options.notices) await sendOwedNotice(options.store, options.notices, channelId, options.logger);
 }
 
 async function recordFailure(
@@ -232,10 +242,15 @@ async function recordFailure(
 
   await store.putDelivery({ ...base, state: 'failed', error: error.reason, updatedAt: now.toISOString() });
   if (error.kind === 'gone') {
-    await store.update(channelId, (current) => ({
-      ...current,
-      status: { state: 'disabled', reason: error.reason, at: now.toISOString(), channelGone: true },
-    }));
+    await store.update(channelId, (current) =>
+      withNotice(
+        current,
+        { ...current, status: { state: 'disabled', reason: error.reason, at: now.toISOString(), channelGone: true } },
+        now.toISOString(),
+        options.notices !== undefined,
+      ),
+    );
+    await tellAdmin(channelId, options);
     logger.warn({ channelId, day, reason: error.reason }, 'daily post target is gone; subscription disabled');
     return 'gone';
   }
@@ -245,18 +260,14 @@ async function recordFailure(
     const previous = current.status.state === 'failing' ? current.status : null;
     if (previous?.lastFailedDay === day) return null;
     const failedDays = (previous?.failedDays ?? 0) + 1;
+    const notifying = options.notices !== undefined;
     if (failedDays >= FAILED_DAYS_BEFORE_DISABLE) {
-      return {
-        ...current,
-        status: {
-          state: 'disabled',
-          reason: `${error.reason} on ${failedDays} days in a row`,
-          at: now.toISOString(),
-        },
-      };
+      const status = { state: 'disabled' as const, reason: `${error.reason} on ${failedDays} days in a row`, at: now.toISOString() };
+      return withNotice(current, { ...current, status }, now.toISOString(), notifying);
     }
-    return { ...current, status: { state: 'failing', reason: error.reason, failedDays, lastFailedDay: day } };
+    return withNotice(current, { ...current, status: { state: 'failing', reason: error.reason, failedDays, lastFailedDay: day } }, now.toISOString(), notifying);
   });
+  await tellAdmin(channelId, options);
   logger.warn(
     { channelId, day, reason: error.reason, status: updated?.status.state },
     updated?.status.state === 'disabled' ? 'daily post refused again; subscription disabled' : 'daily post refused; retrying tomorrow',

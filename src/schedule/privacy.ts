@@ -25,6 +25,8 @@ export interface MemberData {
   dmDeliveries: DeliveryRecord[];
   /** Server subscriptions that name the member as their creator. */
   serverSubscriptionsCreated: Array<Pick<Subscription, 'guildId' | 'channelId' | 'channelName' | 'createdAt'>>;
+  /** Those the member changed last: they are told, by DM, when one stops posting. */
+  serverSubscriptionsLastConfigured: Array<Pick<Subscription, 'guildId' | 'channelId' | 'channelName'> & { configuredAt: string }>;
 }
 
 export interface ServerData {
@@ -75,7 +77,10 @@ export class PrivacyService {
     const days = await daysWithRecords(this.store, now);
     const dmChannel = dmTarget(userId).channelId;
     const dm = await this.store.get(dmChannel);
-    const created = (await this.store.listAll()).filter((item) => item.createdBy === userId && !item.channelId.startsWith('dm:'));
+    const all = await this.store.listAll();
+    const created = all.filter((item) => item.createdBy === userId && !item.channelId.startsWith('dm:'));
+    // The member who last changed a subscription is told when it stops posting (admin-notices.ts).
+    const configured = all.filter((item) => item.configuredBy === userId && !item.channelId.startsWith('dm:'));
     const data: DataExport = {
       exportedAt: now.toISOString(),
       about:
@@ -88,15 +93,22 @@ export class PrivacyService {
         // Looked for even without a subscription: /wotd-unsubscribe-me leaves the records until they are pruned.
         dmDeliveries: await this.store.getDeliveriesOn([dmChannel], days),
         serverSubscriptionsCreated: created.map(({ guildId: server, channelId, channelName, createdAt }) => ({ guildId: server, channelId, channelName, createdAt })),
+        serverSubscriptionsLastConfigured: configured.map(({ guildId: server, channelId, channelName, enabledAt }) => ({
+          guildId: server,
+          channelId,
+          channelName,
+          configuredAt: enabledAt,
+        })),
       },
     };
     if (guildId !== null) {
       const subscriptions = await this.store.listGuild(guildId);
       data.server = {
         id: guildId,
-        subscriptions: subscriptions.map((item) =>
-          item.createdBy === userId || item.createdBy === '' ? item : { ...item, createdBy: ANOTHER_MEMBER },
-        ),
+        subscriptions: subscriptions.map((item) => {
+          const shown = item.createdBy === userId || item.createdBy === '' ? item : { ...item, createdBy: ANOTHER_MEMBER };
+          return shown.configuredBy === undefined || shown.configuredBy === userId ? shown : { ...shown, configuredBy: ANOTHER_MEMBER };
+        }),
         deliveries: await this.store.getDeliveriesOn(subscriptions.map((item) => item.channelId), days),
         removedAt: await this.store.guildRemovedAt(guildId),
       };
@@ -117,9 +129,14 @@ export class PrivacyService {
     await this.store.unretire(channelId, days);
     let anonymised = 0;
     for (const item of await this.store.listAll()) {
-      if (item.createdBy !== userId) continue;
-      const changed = await this.store.update(item.channelId, (current) => (current.createdBy === userId ? { ...current, createdBy: '' } : null));
-      if (changed?.createdBy === '') anonymised += 1;
+      if (item.createdBy !== userId && item.configuredBy !== userId) continue;
+      const changed = await this.store.update(item.channelId, (current) => {
+        if (current.createdBy !== userId && current.configuredBy !== userId) return null;
+        // Notices then go to the subscription's notice channel only (admin-notices.ts).
+        const { configuredBy, ...rest } = current;
+        return { ...rest, createdBy: current.createdBy === userId ? '' : current.createdBy, ...(configuredBy === userId ? {} : { configuredBy }) };
+      });
+      if (changed) anonymised += 1;
     }
     return { dmSubscription: dm.length > 0, dmDeliveries, serverSubscriptionsAnonymised: anonymised };
   }

@@ -9,6 +9,7 @@ import { deliverableSlots, owesPost, postsSlotNow, type Slot } from './due.ts';
 import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport } from './delivery.ts';
 import { DueJobs } from './due-jobs.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
+import type { StatusNotifier } from './admin-notices.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
@@ -27,6 +28,8 @@ export interface SchedulerOptions {
   progressEvery?: number;
   /** Cluster mode: several processes run the scheduler over one store; see DeliveryClaims. */
   claims?: DeliveryClaims;
+  /** Tells admins when a subscription fails, is disabled or recovers (admin-notices.ts). */
+  notices?: StatusNotifier;
   /** Delivery records of service days more than this many days ago are deleted, once a day (default 35). */
   retentionDays?: number;
   /** Told about ticks and posts (metrics, health); its methods must not throw. */
@@ -164,6 +167,7 @@ export class DailyScheduler {
       progressEvery: this.options.progressEvery,
       stopping: () => this.stopping,
       ...(this.options.claims ? { claims: this.options.claims } : {}),
+      ...(this.options.notices ? { notices: this.options.notices } : {}),
     });
     await this.pruneOnceADay(now);
     return { ...report, waitingForEntry };

@@ -22,6 +22,8 @@ export interface SubscriptionSettings {
   publish: boolean;
   /** The days of the week it posts on (all seven: every day). */
   days: Weekday[];
+  /** Where the admin is told when posting stops and a DM cannot reach them (a channel of the same server), or none. */
+  noticeChannelId: string | null;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -34,6 +36,7 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   openThread: false,
   publish: false,
   days: [...EVERY_DAY],
+  noticeChannelId: null,
 };
 
 /**
@@ -217,6 +220,7 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     openThread: subscription.openThread === true,
     publish: subscription.publish === true,
     days: subscription.days ?? [...EVERY_DAY],
+    noticeChannelId: subscription.noticeChannelId ?? null,
   };
 }
 
@@ -237,6 +241,7 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     openThread: pick('openThread'),
     publish: pick('publish'),
     days: pick('days'),
+    noticeChannelId: pick('noticeChannelId'),
   };
 }
 
@@ -272,6 +277,7 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(days ? { days } : {}),
     ...(pause ? { pause } : {}),
     ...(skip ? { skipDay: skip } : {}),
+    ...(settings.noticeChannelId ? { noticeChannelId: settings.noticeChannelId } : {}),
     configuredBy: request.userId,
   };
 }

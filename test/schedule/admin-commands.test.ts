@@ -138,6 +138,7 @@ describe('admin command definitions', () => {
       ['until', false],
       ['skip', false],
       ['reset', false],
+      ['notices', false],
       ['preview', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });

@@ -90,7 +90,7 @@ describe('daily posts where the bot has lost Embed Links', () => {
     const text = await metrics.text();
     expect(text).toMatch(/^wotd_bot_daily_posts_total\{outcome="failed"\} 1$/m);
     expect(text).toMatch(/^wotd_bot_daily_posts_total\{outcome="sent"\} 1$/m);
-    expect(await listing()).toContain(`<#${pinged}> — 09:00 UTC, full style, mentions <@&${role}>, thread on each post\n  failing (${reason}; 1 failed day in a row)`);
+    expect(await listing()).toContain(`<#${pinged}> — every day, 09:00 UTC, full style, mentions <@&${role}>, thread on each post\n  failing (${reason}; 1 failed day in a row)`);
     expect(lines.some((l) => l.msg === 'Discord took the daily post without its embed (no Embed Links); removed the bare mention')).toBe(true);
 
     // Not tried again that day: no second ping.

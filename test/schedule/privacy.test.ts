@@ -78,10 +78,12 @@ describe('/wotd-data, end to end', () => {
       dmSubscription: { channelId: `dm:${ADMIN}`, time: '06:00' },
       dmDeliveries: [{ channelId: `dm:${ADMIN}`, day: '2026-06-15', state: 'sent' }],
       serverSubscriptionsCreated: [{ guildId: guild.id, channelId: guild.channelId('daily'), channelName: 'daily' }],
+      // Told by DM when it stops posting: kept, exported and erased like the creator's id.
+      serverSubscriptionsLastConfigured: [{ guildId: guild.id, channelId: guild.channelId('daily'), channelName: 'daily' }],
     });
     expect(data.server).toMatchObject({
       id: guild.id,
-      subscriptions: [{ channelId: guild.channelId('daily'), createdBy: ADMIN }],
+      subscriptions: [{ channelId: guild.channelId('daily'), createdBy: ADMIN, configuredBy: ADMIN }],
       deliveries: [{ channelId: guild.channelId('daily'), day: '2026-06-15', state: 'sent' }],
       removedAt: null,
     });
@@ -89,7 +91,7 @@ describe('/wotd-data, end to end', () => {
 
     const member = await invoke('wotd-data', MEMBER, {}, 'export').waitForResponse();
     const theirs = exported(member.files[0]?.text);
-    expect(theirs.member).toEqual({ id: MEMBER, dmSubscription: null, dmDeliveries: [], serverSubscriptionsCreated: [] });
+    expect(theirs.member).toEqual({ id: MEMBER, dmSubscription: null, dmDeliveries: [], serverSubscriptionsCreated: [], serverSubscriptionsLastConfigured: [] });
     expect(theirs.server).toBeUndefined();
     expect(member.content).toContain("This server's data is included for members with **Manage Server**.");
 
@@ -117,6 +119,7 @@ describe('/wotd-data, end to end', () => {
     expect(await daily.store.getDelivery(`dm:${ADMIN}`, '2026-06-15')).toBeNull();
     // The server's subscription stays (it is the server's), without the admin's id.
     expect(await daily.store.get(daily1)).toMatchObject({ createdBy: '', status: { state: 'active' } });
+    expect((await daily.store.get(daily1))?.configuredBy).toBeUndefined();
     expect(await daily.store.getDelivery(daily1, '2026-06-15')).not.toBeNull();
 
     const server = await invoke('wotd-data', ADMIN, { server: true }, 'forget').waitForResponse();

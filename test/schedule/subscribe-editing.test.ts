@@ -58,7 +58,7 @@ async function run(command: SlashCommand, services: BotServices, options: Record
   return [answer.content ?? '', ...(answer.embeds ?? []).map((embed) => `${embed.title ?? ''}\n${embed.description ?? ''}`)].join('\n');
 }
 
-const subscribe = (services: BotServices, options: Record<string, string | boolean | RoleRef> = {}, locale?: string) =>
+const subscribe = (services: BotServices, options: Record<string, string | boolean | RoleRef | ChannelRef> = {}, locale?: string) =>
   run(wotdSubscribeCommand, services, { channel: DAILY, ...options }, locale);
 
 describe('editing a subscription', () => {
@@ -82,7 +82,7 @@ describe('editing a subscription', () => {
     // What is given wins over the reset.
     const all = await subscribe(services, { reset: 'all', time: '06:00' });
     expect(all).toContain('Changed: the time from 18:00 to 06:00, the time zone from Asia/Tokyo to UTC, the style from compact to full.');
-    expect(await subscribe(services, { reset: 'colour' })).toContain('“colour” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days.');
+    expect(await subscribe(services, { reset: 'colour' })).toContain('“colour” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, notices.');
   });
 
   it('previews the saved settings plus the ones given, and saves nothing', async () => {
@@ -94,6 +94,19 @@ describe('editing a subscription', () => {
     expect(preview).toContain(`mentioning <@&${READERS.id}>`);
     expect(preview).toContain('word-2026-06-15');
     expect(await store.get(DAILY.id)).toEqual(before);
+  });
+
+  it('takes a notice channel the bot can write in, and says so when it cannot', async () => {
+    const { services, store } = await setUp();
+    await subscribe(services);
+    const mods: ChannelRef = { id: '200000000000000009', name: 'mods', kind: 'text' };
+    expect(await subscribe(services, { notices: mods })).toContain(`Changed: the notice channel from none to <#${mods.id}>.`);
+    expect((await store.get(DAILY.id))?.noticeChannelId).toBe(mods.id);
+    const voice: ChannelRef = { id: '200000000000000010', name: 'lounge', kind: 'other' };
+    expect(await subscribe(services, { notices: voice })).toContain(
+      `I can't write notices in <#${voice.id}>: I need **View Channel** and **Send Messages** there.`,
+    );
+    expect(await subscribe(services, { reset: 'notices' })).toContain(`Changed: the notice channel from <#${mods.id}> to none.`);
   });
 
   it('answers in the member’s language', async () => {
