@@ -31,7 +31,8 @@ export function startDiscordDailyPosts(
   },
 ): () => void {
   const log = options.logger.child({ component: 'daily-posts' });
-  const unwatch = watchSubscriptionTargets(client, daily.store, log, options.now);
+  const notices = createAdminNotifier(client.rest, { logger: log });
+  const unwatch = watchSubscriptionTargets(client, daily.store, log, options.now, notices);
   // Servers the bot left long enough ago lose their data; checked now and every hour.
   const sweep = (): void => {
     daily.privacy.sweepRemovedServers(log).catch((error: unknown) => log.error({ err: error }, 'could not erase the data of servers the bot left'));
@@ -52,7 +53,7 @@ export function startDiscordDailyPosts(
     lookup: options.lookup,
     render: (entry, style) => dailyPostEmbed(entry, style, { siteUrl: options.siteUrl }),
     ...(options.cluster ? { claims: options.cluster.claims } : {}),
-    notices: createAdminNotifier(client.rest, { logger: log }),
+    notices,
   });
   return () => {
     clearInterval(sweeper);

@@ -1,4 +1,5 @@
 import type { StatusNotice } from '../schedule/status-notice.ts';
+import { SERVER_DATA_RETENTION_DAYS } from '../schedule/privacy.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type Subscription } from '../schedule/subscription.ts';
 import { PERMISSION_NAMES, REQUIRED_PERMISSIONS } from './admin-replies.ts';
 import { catalogLocaleOf } from './i18n/locales.ts';
@@ -21,6 +22,7 @@ export function adminNoticeText(subscription: Subscription, notice: StatusNotice
   const command = `/wotd-subscribe channel:#${escapeText(subscription.channelName)}`;
   let body: string;
   if (notice.kind === 'recovered') body = t('posts.notice.recovered', { channel });
+  else if (notice.botRemoved === true) body = t('posts.notice.removed', { channel, command, days: SERVER_DATA_RETENTION_DAYS });
   else if (notice.channelGone === true) body = t('posts.notice.gone', { channel, reason });
   else if (notice.kind === 'failing') body = t('posts.notice.failing', { channel, reason, permissions, days: FAILED_DAYS_BEFORE_DISABLE });
   else body = t('posts.notice.disabled', { channel, reason, permissions, command });

@@ -7,6 +7,8 @@ export const statusNoticeSchema = z.object({
   reason: z.string().optional(),
   /** Disabled because the channel is gone: the fix is another channel, not a permission. */
   channelGone: z.boolean().optional(),
+  /** Disabled because the bot was removed from the server: the fix is to add it back. */
+  botRemoved: z.boolean().optional(),
   at: z.string(),
 });
 export type StatusNotice = z.output<typeof statusNoticeSchema>;
