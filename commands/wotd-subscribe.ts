@@ -5,6 +5,7 @@ import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { privateNote, STALE_NOTE, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
+import { INTRO_LIMIT } from '../src/schedule/post-shape.ts';
 import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
 import { catalogLocaleOf } from '../src/replies/i18n/locales.ts';
 import { pauseState, settingsSummary, type Mentions } from '../src/replies/subscribe-replies.ts';
@@ -63,6 +64,8 @@ const data = new SlashCommandBuilder()
   .addStringOption((option) => option.setName('until').setDescription(SUBSCRIBE_OPTION_TEXT.until).setMinLength(10).setMaxLength(10))
   .addBooleanOption((option) => option.setName('skip').setDescription(SUBSCRIBE_OPTION_TEXT.skip))
   .addStringOption((option) => option.setName('reset').setDescription(SUBSCRIBE_OPTION_TEXT.reset).setMaxLength(80))
+  .addStringOption((option) => option.setName('colour').setDescription(SUBSCRIBE_OPTION_TEXT.colour).setMaxLength(7))
+  .addStringOption((option) => option.setName('intro').setDescription(SUBSCRIBE_OPTION_TEXT.intro).setMaxLength(INTRO_LIMIT))
   .addChannelOption((option) =>
     option.setName('notices').setDescription(SUBSCRIBE_OPTION_TEXT.notices).addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
   )
@@ -181,9 +184,14 @@ async function previewMessage(
     pauseState(draft, now, t, locale),
     t('subscribe.preview.nothingSaved'),
   ].filter(Boolean);
-  const mention = settings.roleId ? mentions.role(settings.roleId) : '';
-  const content = [found.stale ? STALE_NOTE : '', lines.join(' '), mention].filter(Boolean).join('\n\n');
+  // The post's own content (its intro, or the role mention), as the channel would get it; at the console a role is its name.
+  const content = [found.stale ? STALE_NOTE : '', lines.join(' '), consoleRoles(post.content ?? '', mentions)].filter(Boolean).join('\n\n');
   return { content, embeds: post.embeds, ephemeral: true };
+}
+
+/** `<@&id>` as the reader sees a role (at the console, its name). */
+function consoleRoles(content: string, mentions: Mentions): string {
+  return content.replace(/<@&([^>]+)>/g, (_whole, id: string) => mentions.role(id));
 }
 
 /** Suggests IANA zones for the `timezone` option (shared by /wotd-subscribe-me). */

@@ -1,5 +1,6 @@
 import { parseIsoDate } from '../wotd/dates.ts';
 import { checkPauseUntil, MAX_PAUSE_DAYS, parseDays } from '../schedule/post-rules.ts';
+import { checkIntro, INTRO_PLACEHOLDERS, parseColour } from '../schedule/post-shape.ts';
 import {
   DEFAULT_SETTINGS,
   settingsOf,
@@ -29,6 +30,8 @@ export const SUBSCRIBE_OPTION_TEXT = {
   skip: english('subscribe.option.skip'),
   reset: english('subscribe.option.reset'),
   notices: english('subscribe.option.notices'),
+  colour: english('subscribe.option.colour'),
+  intro: english('subscribe.option.intro'),
 };
 
 /** The names `reset` takes: the command's own option names. */
@@ -41,6 +44,8 @@ const RESETTABLE: Readonly<Record<string, SettingName>> = {
   publish: 'publish',
   days: 'days',
   notices: 'noticeChannelId',
+  colour: 'colour',
+  intro: 'intro',
 };
 
 type Fields = Omit<SubscribeRequest, 'guildId' | 'channelId' | 'channelName' | 'userId' | 'roleId'>;
@@ -75,6 +80,25 @@ export function readSubscribeOptions(
 
   const notices = options.getChannel('notices');
   if (notices) request.noticeChannelId = notices.id;
+
+  const colourText = options.getString('colour');
+  if (colourText !== null) {
+    const colour = parseColour(colourText);
+    if (colour === null) return { ok: false, message: t('subscribe.error.colour', { typed: quoteInput(colourText) }) };
+    request.colour = colour;
+  }
+
+  const intro = options.getString('intro');
+  if (intro !== null) {
+    const problem = checkIntro(intro);
+    if (problem?.problem === 'too_long') return { ok: false, message: t('subscribe.error.introLong', { limit: problem.limit, length: intro.length }) };
+    if (problem?.problem === 'line_break') return { ok: false, message: t('subscribe.error.introLine') };
+    if (problem?.problem === 'unknown_placeholder') {
+      return { ok: false, message: t('subscribe.error.introPlaceholder', { name: quoteInput(problem.name), names: INTRO_PLACEHOLDERS.map((name) => `{${name}}`).join(', ') }) };
+    }
+    // An intro of spaces only is none.
+    request.intro = intro.trim() === '' ? null : intro.trim();
+  }
 
   const daysText = options.getString('days');
   if (daysText !== null) {

@@ -2,6 +2,8 @@ import type { IsoDate } from '../wotd/dates.ts';
 import { pausedAt, WEEKDAYS, WEEKENDS, type Weekday } from '../schedule/post-rules.ts';
 import type { SubscriptionSettings } from '../schedule/subscription-service.ts';
 import type { Subscription } from '../schedule/subscription.ts';
+import { colourText } from '../schedule/post-shape.ts';
+import { clip, escapeText } from './embeds.ts';
 import { catalogLocaleOf } from './i18n/locales.ts';
 import type { MessageKey, Translate } from './i18n/translate.ts';
 
@@ -64,6 +66,8 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   publish: 'subscribe.setting.publish',
   days: 'subscribe.setting.days',
   noticeChannelId: 'subscribe.setting.notices',
+  colour: 'subscribe.setting.colour',
+  intro: 'subscribe.setting.intro',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -93,6 +97,8 @@ export function settingChanges(
   const value = (setting: keyof SubscriptionSettings, settings: SubscriptionSettings): string => {
     const raw = settings[setting];
     if (setting === 'days') return daysPhrase(settings.days, t, locale);
+    if (setting === 'colour') return settings.colour === null ? t('subscribe.value.default') : colourText(settings.colour);
+    if (setting === 'intro') return settings.intro === null ? t('subscribe.value.none') : `“${escapeText(clip(settings.intro, 60))}”`;
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
     if (raw === null) return t('subscribe.value.none');
@@ -100,7 +106,7 @@ export function settingChanges(
     return setting === 'noticeChannelId' ? mentions.channel(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'noticeChannelId'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'noticeChannelId'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

@@ -1,5 +1,6 @@
 import type { APIEmbed } from 'discord.js';
 import { clip, DISCORD_LIMITS } from './discord-limits.ts';
+import { coloured, postContent } from './post-shape.ts';
 import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
@@ -94,15 +95,20 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-export function buildMessage(subscription: Subscription, embed: APIEmbed, day: IsoDate): DailyMessage {
+/**
+ * The day's message to a subscription's channel: its intro (or role mention) and the day's embed in its colour.
+ * `localDay` is the channel's own date of the post, for the intro's {date} (default: the service day).
+ */
+export function buildMessage(subscription: Subscription, embed: APIEmbed, day: IsoDate, localDay: IsoDate = day): DailyMessage {
   const message: DailyMessage = {
     channelId: subscription.channelId,
     channelName: subscription.channelName,
-    embeds: [embed],
+    embeds: [coloured(embed, subscription.colour)],
     mentionRoleId: subscription.roleId,
     nonce: deliveryNonce(subscription.channelId, day),
   };
-  if (subscription.roleId) message.content = `<@&${subscription.roleId}>`;
+  const content = postContent({ intro: subscription.intro, roleId: subscription.roleId, embed, localDay });
+  if (content) message.content = content;
   if (subscription.openThread === true) message.thread = { name: threadName(embed, day) };
   if (subscription.publish === true) message.publish = true;
   return message;
@@ -140,7 +146,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   // A record read again under a claim is judged against the subscription as it is now.
   if (recheck && !owesPost(subscription, job.record, options.now())) return 'skipped';
 
-  const message = buildMessage(subscription, job.embed, slot.serviceDay);
+  const message = buildMessage(subscription, job.embed, slot.serviceDay, slot.localDay);
   const previous = job.record;
   const startedAt = options.now().toISOString();
   const base: DeliveryRecord = {

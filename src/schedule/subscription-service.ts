@@ -24,6 +24,10 @@ export interface SubscriptionSettings {
   days: Weekday[];
   /** Where the admin is told when posting stops and a DM cannot reach them (a channel of the same server), or none. */
   noticeChannelId: string | null;
+  /** The embed's colour, 0xRRGGBB, or null for the bot's accent. */
+  colour: number | null;
+  /** A line above the embed with {word}, {date} and {role}, already checked (post-shape.ts), or null. */
+  intro: string | null;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -37,6 +41,8 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   publish: false,
   days: [...EVERY_DAY],
   noticeChannelId: null,
+  colour: null,
+  intro: null,
 };
 
 /**
@@ -221,6 +227,8 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     publish: subscription.publish === true,
     days: subscription.days ?? [...EVERY_DAY],
     noticeChannelId: subscription.noticeChannelId ?? null,
+    colour: subscription.colour ?? null,
+    intro: subscription.intro ?? null,
   };
 }
 
@@ -242,6 +250,8 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     publish: pick('publish'),
     days: pick('days'),
     noticeChannelId: pick('noticeChannelId'),
+    colour: pick('colour'),
+    intro: pick('intro'),
   };
 }
 
@@ -278,6 +288,8 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(pause ? { pause } : {}),
     ...(skip ? { skipDay: skip } : {}),
     ...(settings.noticeChannelId ? { noticeChannelId: settings.noticeChannelId } : {}),
+    ...(settings.colour !== null ? { colour: settings.colour } : {}),
+    ...(settings.intro ? { intro: settings.intro } : {}),
     configuredBy: request.userId,
   };
 }

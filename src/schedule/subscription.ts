@@ -75,6 +75,10 @@ export const subscriptionSchema = z.object({
   configuredBy: z.string().optional(),
   /** Where a notice goes when the DM to configuredBy cannot be delivered (a channel of the same server). */
   noticeChannelId: z.string().min(1).max(32).optional(),
+  /** The embed's colour (0xRRGGBB); absent: the bot's accent. */
+  colour: z.number().int().min(0).max(0xffffff).optional(),
+  /** A line above the embed, with {word}, {date} and {role} (post-shape.ts); absent: the role mention alone. */
+  intro: z.string().max(200).optional(),
   /** A change of state the admin is still to be told about (admin-notices.ts). */
   noticeOwed: statusNoticeSchema.optional(),
 });
