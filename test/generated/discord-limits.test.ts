@@ -12,6 +12,7 @@ import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
 import { entryEmbed, escapeText } from '../../src/replies/embeds.ts';
 import type { AutocompleteChoice, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../../src/replies/interactions.ts';
 import { buildMessage } from '../../src/schedule/delivery.ts';
+import { subscriptionRecord, type SubscriptionService } from '../../src/schedule/subscription-service.ts';
 import { addDays, type IsoDate } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';
 import type { Lookup, WotdLookup } from '../../src/wotd/lookup.ts';
@@ -240,7 +241,13 @@ describe('Discord size limits, for any entry', () => {
           botPermissionsIn: async () => new Set(all),
           memberCanManageChannel: async () => true,
         };
-        const previewServices: BotServices = { ...services, subscriptions: {} as NonNullable<BotServices['subscriptions']> };
+        // A preview reads the saved subscription (none here) and saves nothing: anything else would throw.
+        const previewSubscriptions: Pick<SubscriptionService, 'current' | 'draft' | 'now'> = {
+          current: async () => null,
+          draft: async (request) => subscriptionRecord(request, null, new Date().toISOString()),
+          now: () => new Date(),
+        };
+        const previewServices: BotServices = { ...services, subscriptions: previewSubscriptions as SubscriptionService };
         await wotdSubscribeCommand.execute(preview, previewServices);
         const shown = sent(base.recorder);
         expect(shown.some((message) => message.embeds?.length), where('the preview')).toBe(true);
