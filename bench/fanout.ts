@@ -201,7 +201,7 @@ try {
   const startupMs = readyAt - spawnedAt;
   const answerMs = answeredAt - spawnedAt;
   log(
-    `start-up: connected ${startupMs.toFixed(0)} ms after the spawn (target ≤ 5000) with ${subscriptions.length} subscriptions stored; ` +
+    `start-up: connected ${startupMs.toFixed(0)} ms after the spawn (target ≤ 5000) with ${mixed.length} subscriptions stored; ` +
       `a /wotd sent then was acknowledged ${answer.latencyMs} ms later (${answerMs.toFixed(0)} ms after the spawn); rss ${atReady.rssMb.toFixed(0)} MB`,
   );
 
@@ -211,7 +211,7 @@ try {
   const idleHeapMb = heap.heldMb();
   log(
     `idle: rss ${atIdle.rssMb.toFixed(0)} MB, JS heap ${idleHeapMb.toFixed(0)} MB, ${((dueAt - 1_000 - performance.timeOrigin - readyAt) / 1000).toFixed(0)} s after connecting ` +
-      `with ${subscriptions.length} subscriptions listed; the posts fall due at ${new Date(dueAt).toISOString().slice(11, 19)} UTC`,
+      `with ${mixed.length} subscriptions listed; the posts fall due at ${new Date(dueAt).toISOString().slice(11, 19)} UTC`,
   );
 
   // 3. The fan-out. How busy the harness (this process: the fake Discord) was tells whether it held the bot back.
