@@ -4,6 +4,7 @@ import type { StoreLocation } from '../store/open-store.ts';
 import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
+import type { StatusNotifier } from './admin-notices.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import { PrivacyService } from './privacy.ts';
@@ -30,6 +31,8 @@ export interface DailyPosts {
     languageOf?: SchedulerOptions['languageOf'];
     /** Cluster mode: every process runs the scheduler, and posts only what it claims. */
     claims?: DeliveryClaims;
+    /** Tells admins when a subscription fails, is disabled or recovers. */
+    notices?: StatusNotifier;
   }): DailyScheduler;
   /** Stops starting posts and waits for the current pass; the store stays open for commands still running. */
   stopPosting(): Promise<void>;
@@ -68,7 +71,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
     store,
     subscriptions,
     privacy,
-    start({ poster, lookup, render, threadSuffix, languageOf, claims }) {
+    start({ poster, lookup, render, threadSuffix, languageOf, claims, notices }) {
       if (scheduler) return scheduler;
       scheduler = new DailyScheduler({
         store,
@@ -83,6 +86,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
         dueIndexBuilt: true,
         ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
         ...(claims ? { claims } : {}),
+        ...(notices ? { notices } : {}),
         ...(options.observer ? { observer: options.observer } : {}),
       });
       scheduler.start();

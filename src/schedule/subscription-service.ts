@@ -24,6 +24,12 @@ export interface SubscriptionSettings {
   days: Weekday[];
   /** The posts' language, a Discord locale; null: the server's preferred locale at posting time, else English. */
   language: string | null;
+  /** Where the admin is told when posting stops and a DM cannot reach them (a channel of the same server), or none. */
+  noticeChannelId: string | null;
+  /** The embed's colour, 0xRRGGBB, or null for the bot's accent. */
+  colour: number | null;
+  /** A line above the embed with {word}, {date} and {role}, already checked (post-shape.ts), or null. */
+  intro: string | null;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -37,6 +43,9 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   publish: false,
   days: [...EVERY_DAY],
   language: null,
+  noticeChannelId: null,
+  colour: null,
+  intro: null,
 };
 
 /**
@@ -224,6 +233,9 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     publish: subscription.publish === true,
     days: subscription.days ?? [...EVERY_DAY],
     language: subscription.language ?? null,
+    noticeChannelId: subscription.noticeChannelId ?? null,
+    colour: subscription.colour ?? null,
+    intro: subscription.intro ?? null,
   };
 }
 
@@ -245,6 +257,9 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     publish: pick('publish'),
     days: pick('days'),
     language: pick('language'),
+    noticeChannelId: pick('noticeChannelId'),
+    colour: pick('colour'),
+    intro: pick('intro'),
   };
 }
 
@@ -280,6 +295,9 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(days ? { days } : {}),
     ...(pause ? { pause } : {}),
     ...(skip ? { skipDay: skip } : {}),
+    ...(settings.noticeChannelId ? { noticeChannelId: settings.noticeChannelId } : {}),
+    ...(settings.colour !== null ? { colour: settings.colour } : {}),
+    ...(settings.intro ? { intro: settings.intro } : {}),
     configuredBy: request.userId,
   };
 }

@@ -138,6 +138,9 @@ describe('admin command definitions', () => {
       ['until', false],
       ['skip', false],
       ['reset', false],
+      ['colour', false],
+      ['intro', false],
+      ['notices', false],
       ['preview', false],
       ['language', false],
     ]);
