@@ -1,8 +1,8 @@
 import type { StatusNotice } from '../schedule/status-notice.ts';
 import { SERVER_DATA_RETENTION_DAYS } from '../schedule/privacy.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type Subscription } from '../schedule/subscription.ts';
-import { PERMISSION_NAMES, REQUIRED_PERMISSIONS } from './admin-replies.ts';
-import { catalogLocaleOf } from './i18n/locales.ts';
+import { permissionName, REQUIRED_PERMISSIONS } from './admin-replies.ts';
+import { andList } from './i18n/formats.ts';
 import { translatorFor } from './i18n/translate.ts';
 import type { ChannelPermission } from './interactions.ts';
 import { escapeText } from './embeds.ts';
@@ -17,9 +17,10 @@ export function adminNoticeText(subscription: Subscription, notice: StatusNotice
   const t = translatorFor(locale);
   const channel = `<#${subscription.channelId}> (#${escapeText(subscription.channelName)})`;
   const needed: ChannelPermission[] = subscription.openThread === true ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
-  const permissions = new Intl.ListFormat(catalogLocaleOf(locale), { type: 'conjunction' }).format(needed.map((name) => `**${PERMISSION_NAMES[name]}**`));
+  const permissions = andList(needed.map((name) => `**${permissionName(name, t)}**`), locale);
   const reason = escapeText(notice.reason ?? '');
-  const command = `/wotd-subscribe channel:#${escapeText(subscription.channelName)}`;
+  // The command as this language's members see it in Discord: its name and the channel option's.
+  const command = `/${t('command.wotd-subscribe.name')} ${t('option.channel.name')}:#${escapeText(subscription.channelName)}`;
   let body: string;
   if (notice.kind === 'recovered') body = t('posts.notice.recovered', { channel });
   else if (notice.botRemoved === true) body = t('posts.notice.removed', { channel, command, days: SERVER_DATA_RETENTION_DAYS });

@@ -54,7 +54,7 @@ for (const backend of storeBackends) {
       expect(dms()).toHaveLength(1);
       expect(dms()[0]).toBe(
         `⚠️ Today's word could not be posted in <#${daily}> (#daily): Missing Permissions: the bot may not post or embed links there. To fix it, give me **View Channel**, **Send Messages**, ` +
-          `**Embed Links**, and **Read Message History** in <#${daily}> (#daily). I try again tomorrow; after 3 failed days in a row the daily posts there are switched off.`,
+          `**Embed Links** and **Read Message History** in <#${daily}> (#daily). I try again tomorrow; after 3 failed days in a row the daily posts there are switched off.`,
       );
       expect(discord.messagesIn(discord.dmChannelOf(ADMIN))).toEqual([]);
       // A second failed day is no change of state: no second DM.
