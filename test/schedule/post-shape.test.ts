@@ -56,9 +56,9 @@ describe('the post shape: colour and intro line', () => {
 });
 
 const VALUES = Object.fromEntries(
-  ['channel', 'summary', 'list', 'time', 'zone', 'extras', 'role', 'setting', 'from', 'to', 'changes', 'state', 'day', 'when', 'name', 'typed', 'names', 'example', 'today', 'latest', 'reason', 'permissions', 'command', 'admin']
+  ['channel', 'summary', 'list', 'time', 'zone', 'extras', 'role', 'setting', 'from', 'to', 'changes', 'state', 'day', 'when', 'name', 'typed', 'names', 'example', 'today', 'latest', 'reason', 'permissions', 'command', 'admin', 'colour', 'intro', 'language', 'all', 'verb', 'details']
     .map((name) => [name, `[${name}]`] as [string, string | number])
-    .concat([['days', 3], ['limit', 200], ['length', 201], ['kind', 'list'], ['outcome', 'new']]),
+    .concat([['days', 3], ['count', 2], ['limit', 200], ['length', 201], ['kind', 'list'], ['outcome', 'new']]),
 );
 
 describe('catalogs', () => {

@@ -82,7 +82,7 @@ describe('editing a subscription', () => {
     // What is given wins over the reset.
     const all = await subscribe(services, { reset: 'all', time: '06:00' });
     expect(all).toContain('Changed: the time from 18:00 to 06:00, the time zone from Asia/Tokyo to UTC, the style from compact to full.');
-    expect(await subscribe(services, { reset: 'color' })).toContain('“color” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, notices, colour, intro, language.');
+    expect(await subscribe(services, { reset: 'font' })).toContain('“font” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, notices, colour, intro, language.');
   });
 
   it('previews the saved settings plus the ones given, and saves nothing', async () => {
@@ -100,7 +100,9 @@ describe('editing a subscription', () => {
     const { services, store } = await setUp();
     await subscribe(services);
     const mods: ChannelRef = { id: '200000000000000009', name: 'mods', kind: 'text' };
-    expect(await subscribe(services, { notices: mods })).toContain(`Changed: the notice channel from none to <#${mods.id}>.`);
+    const saved = await subscribe(services, { notices: mods });
+    expect(saved).toContain(`Changed: the notice channel from none to <#${mods.id}>.`);
+    expect(saved).toContain(`at 09:00 (UTC), notices in <#${mods.id}>`);
     expect((await store.get(DAILY.id))?.noticeChannelId).toBe(mods.id);
     const voice: ChannelRef = { id: '200000000000000010', name: 'lounge', kind: 'other' };
     expect(await subscribe(services, { notices: voice })).toContain(
@@ -117,6 +119,10 @@ describe('editing a subscription', () => {
     expect(await store.get(DAILY.id)).toMatchObject({ colour: 0x1abc9c, intro: 'Word of the day for {date}: {word} {role}' });
     const preview = await subscribe(services, { preview: true });
     expect(preview).toContain(`Word of the day for 2026-06-15: word-2026-06-15 <@&${READERS.id}>`);
+    expect(preview).toContain(', in the colour #1abc9c, with the intro line “Word of the day for {date}: {word} {role}”');
+    // Reset takes any catalog's word for a setting: `farbe`, or `color` (Spanish, and American English).
+    expect(await subscribe(services, { reset: 'color' }, 'de')).toContain('die Farbe von #1abc9c auf Standard');
+    await subscribe(services, { colour: '#1abc9c' });
     expect(await subscribe(services, { colour: 'teal' })).toContain('“teal” is not a colour. Write it as #RRGGBB in hexadecimal, for example #1abc9c.');
     expect(await subscribe(services, { intro: 'Hi {wrod}' })).toContain("I don't know the placeholder {wrod}. The intro can use {word}, {date}, {role}.");
     expect(await subscribe(services, { intro: 'x'.repeat(201) })).toContain('The intro line can be at most 200 characters; that one has 201.');
@@ -221,7 +227,7 @@ describe('the language, kept like any other setting', () => {
     expect(text).toContain('die Tage von werktags auf jeden Tag');
     expect(await store.get(DAILY.id)).toMatchObject({ time: '18:00', roleId: null });
     expect(await subscribe(services, { reset: 'alle, rolle' }, 'de')).toContain(
-      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, sprache.',
+      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, hinweise, farbe, einleitung, sprache.',
     );
   });
 
