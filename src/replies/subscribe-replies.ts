@@ -47,7 +47,7 @@ export interface Mentions {
 }
 
 /** An intro line as a setting's value: quoted, short and inert. */
-function introText(intro: string, t: Translate): string {
+export function introText(intro: string, t: Translate): string {
   return t('subscribe.value.intro', { intro: escapeText(clip(intro, 60)) });
 }
 

@@ -103,6 +103,7 @@ describe('editing a subscription', () => {
     const saved = await subscribe(services, { notices: mods });
     expect(saved).toContain(`Changed: the notice channel from none to <#${mods.id}>.`);
     expect(saved).toContain(`at 09:00 (UTC), notices in <#${mods.id}>`);
+    expect(await run(wotdSubscriptionsCommand, services)).toContain(`full style, notices in <#${mods.id}>`);
     expect((await store.get(DAILY.id))?.noticeChannelId).toBe(mods.id);
     const voice: ChannelRef = { id: '200000000000000010', name: 'lounge', kind: 'other' };
     expect(await subscribe(services, { notices: voice })).toContain(
@@ -120,6 +121,7 @@ describe('editing a subscription', () => {
     const preview = await subscribe(services, { preview: true });
     expect(preview).toContain(`Word of the day for 2026-06-15: word-2026-06-15 <@&${READERS.id}>`);
     expect(preview).toContain(', in the colour #1abc9c, with the intro line “Word of the day for {date}: {word} {role}”');
+    expect(await run(wotdSubscriptionsCommand, services)).toContain(', colour #1abc9c, intro “Word of the day for {date}: {word} {role}”');
     // Reset takes any catalog's word for a setting: `farbe`, or `color` (Spanish, and American English).
     expect(await subscribe(services, { reset: 'color' }, 'de')).toContain('die Farbe von #1abc9c auf Standard');
     await subscribe(services, { colour: '#1abc9c' });
