@@ -1,5 +1,9 @@
 /**
- * npm run bench:fanout [-- --channels 10000 --global-limit 50 --concurrency 20]
+ * npm run bench:fanout [-- --channels 10000 --global-limit 50 --concurrency 20 --mix]
+ *
+ * --mix (or FANOUT_MIX=1) subscribes the channels with the options admins use (issue 35), spread evenly: a tenth with
+ * a colour, a tenth with an intro line and a role, a tenth on weekdays and a twentieth on days that leave out the due
+ * day (no post: not owed), a twentieth paused; the rest as before. Only the channels that post that day are counted.
  *
  * The daily fan-out as it runs in production: `wotd-bot start` (what `npm start` runs) in a process of its own,
  * against the local Discord-compatible server, with its global limit set to --global-limit requests/s and
@@ -36,17 +40,19 @@ import { runDeployCommands } from '../src/discord/deploy-commands.ts';
 import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
 import { startWotdService } from '../src/service/server.ts';
-import { utcDateOf } from '../src/wotd/dates.ts';
+import { utcDateOf, type IsoDate } from '../src/wotd/dates.ts';
+import { postsOnWeekday } from '../src/schedule/post-rules.ts';
 import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
 import { gcTrace } from './gc-trace.ts';
 import { processMemory } from './proc-memory.ts';
-import { subscribeEveryChannel } from './subscriptions.ts';
+import { mixOptions, subscribeEveryChannel } from './subscriptions.ts';
 
 const { values: flags } = parseArgs({
   options: {
     channels: { type: 'string', default: process.env.FANOUT_CHANNELS ?? '10000' },
     'global-limit': { type: 'string', default: process.env.FANOUT_GLOBAL_LIMIT ?? '50' },
     concurrency: { type: 'string', default: process.env.DELIVERY_CONCURRENCY },
+    mix: { type: 'boolean', default: process.env.FANOUT_MIX === '1' },
   },
 });
 
@@ -79,6 +85,7 @@ const CLOCK_TICKS_PER_SECOND = 100;
 const IDLE_LEAD_MS = 20_000;
 const MINUTE_MS = 60_000;
 
+const postsOn = (subscription: Subscription, day: IsoDate): boolean => postsOnWeekday(subscription, day);
 const log = (text: string) => process.stdout.write(`bench fanout: ${text}\n`);
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -138,18 +145,22 @@ try {
   }));
   // Where the start-up probe asks /wotd: a channel of its own, so its answer is not mistaken for a daily post.
   const probeChannel = discord.addGuild({ name: 'Probe', channels: [{ name: 'commands' }] }).channelId('commands');
-  const subscriptions: Subscription[] = subscribeEveryChannel(guilds, dueTime, 'bench');
+  const subscribed: Subscription[] = subscribeEveryChannel(guilds, dueTime, 'bench');
+  const mixed = flags.mix === true ? subscribed.map((subscription, index) => mixOptions(subscription, index, day)) : subscribed;
+  // The channels that post on the due day: a paused one or one whose days leave the day out owes nothing.
+  const subscriptions = mixed.filter((subscription) => subscription.pause === undefined && postsOn(subscription, day));
   const stored = performance.now();
   const store = await SubscriptionStore.open(storeUrl);
   try {
-    for (let start = 0; start < subscriptions.length; start += 5 * CHANNELS_PER_GUILD) {
-      await store.putMany(subscriptions.slice(start, start + 5 * CHANNELS_PER_GUILD));
+    for (let start = 0; start < mixed.length; start += 5 * CHANNELS_PER_GUILD) {
+      await store.putMany(mixed.slice(start, start + 5 * CHANNELS_PER_GUILD));
     }
   } finally {
     await store.close();
   }
+  if (flags.mix === true) log(`mix: ${mixed.length} subscriptions, ${subscriptions.length} of them post on ${day}`);
   log(
-    `${subscriptions.length} channels in ${guilds.length} servers built in ${seconds(stored - built)} s; ` +
+    `${mixed.length} channels in ${guilds.length} servers built in ${seconds(stored - built)} s; ` +
       `subscribed in the store in ${seconds(performance.now() - stored)} s`,
   );
   const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
@@ -190,7 +201,7 @@ try {
   const startupMs = readyAt - spawnedAt;
   const answerMs = answeredAt - spawnedAt;
   log(
-    `start-up: connected ${startupMs.toFixed(0)} ms after the spawn (target ≤ 5000) with ${subscriptions.length} subscriptions stored; ` +
+    `start-up: connected ${startupMs.toFixed(0)} ms after the spawn (target ≤ 5000) with ${mixed.length} subscriptions stored; ` +
       `a /wotd sent then was acknowledged ${answer.latencyMs} ms later (${answerMs.toFixed(0)} ms after the spawn); rss ${atReady.rssMb.toFixed(0)} MB`,
   );
 
@@ -200,7 +211,7 @@ try {
   const idleHeapMb = heap.heldMb();
   log(
     `idle: rss ${atIdle.rssMb.toFixed(0)} MB, JS heap ${idleHeapMb.toFixed(0)} MB, ${((dueAt - 1_000 - performance.timeOrigin - readyAt) / 1000).toFixed(0)} s after connecting ` +
-      `with ${subscriptions.length} subscriptions listed; the posts fall due at ${new Date(dueAt).toISOString().slice(11, 19)} UTC`,
+      `with ${mixed.length} subscriptions listed; the posts fall due at ${new Date(dueAt).toISOString().slice(11, 19)} UTC`,
   );
 
   // 3. The fan-out. How busy the harness (this process: the fake Discord) was tells whether it held the bot back.
@@ -275,9 +286,13 @@ try {
       `CPU ${seconds(atEnd.cpuMs - atIdle.cpuMs)} s from the idle reading to the last post = ${cpuMsPerPost.toFixed(2)} ms per post`,
   );
   log(`exactly once: ${perChannel.size} channels with a message, ${duplicates} duplicates, ${missing} missing; ${recordedSent} recorded as sent`);
-  if (duplicates > 0 || missing > 0 || recordedSent !== subscriptions.length || stats.global429 > 0) exitCode = 1;
+  // A channel that does not post that day (paused, not one of its days) must have no message.
+  const posting = new Set(subscriptions.map((subscription) => subscription.channelId));
+  const unexpected = [...perChannel.keys()].filter((channelId) => !posting.has(channelId)).length;
+  if (unexpected > 0) log(`${unexpected} channels that do not post today got a message`);
+  if (duplicates > 0 || missing > 0 || unexpected > 0 || recordedSent !== subscriptions.length || stats.global429 > 0) exitCode = 1;
   process.stdout.write(
-    `bench fanout: channels=${subscriptions.length} global_limit=${GLOBAL_LIMIT} concurrency=${CONCURRENCY} posts=${posts.length} ` +
+    `bench fanout: channels=${subscriptions.length}${flags.mix === true ? ` mix=1 subscribed=${mixed.length}` : ''} global_limit=${GLOBAL_LIMIT} concurrency=${CONCURRENCY} posts=${posts.length} ` +
       `posts_per_s=${postsPerSecond.toFixed(1)} limit_ratio=${ratio.toFixed(3)} seconds=${seconds(lastAt - firstAt)} ` +
       `global_429=${stats.global429} route_429=${stats.bucket429} duplicates=${duplicates} missing=${missing} ` +
       `ready_rss_mb=${atReady.rssMb.toFixed(0)} idle_rss_mb=${atIdle.rssMb.toFixed(0)} peak_rss_mb=${atEnd.peakRssMb.toFixed(0)} ` +

@@ -5,6 +5,7 @@ import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { privateNote, quoteInput, staleNote, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
+import { INTRO_LIMIT } from '../src/schedule/post-shape.ts';
 import { adminGate, channelMention, isConsoleChannel, permissionName, REQUIRED_PERMISSIONS } from '../src/replies/admin-replies.ts';
 import { choice, named } from '../src/replies/i18n/command-text.ts';
 import { andList } from '../src/replies/i18n/formats.ts';
@@ -17,6 +18,9 @@ import { readSubscribeOptions, subscribeAnswer } from '../src/replies/subscribe-
 import { requestedSettings, settingsOf, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
+
+/** What the bot needs in the notice channel to write a notice there. */
+const NOTICE_PERMISSIONS: ChannelPermission[] = ['ViewChannel', 'SendMessages'];
 
 const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'command.wotd-subscribe.description')
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageChannels)
@@ -42,6 +46,11 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'co
   .addStringOption((option) => named(option, 'option.until.name', 'command.wotd-subscribe.until.description').setMinLength(10).setMaxLength(10))
   .addBooleanOption((option) => named(option, 'option.skip.name', 'command.wotd-subscribe.skip.description'))
   .addStringOption((option) => named(option, 'option.reset.name', 'command.wotd-subscribe.reset.description').setMaxLength(80))
+  .addStringOption((option) => named(option, 'option.colour.name', 'command.wotd-subscribe.colour.description').setMaxLength(7))
+  .addStringOption((option) => named(option, 'option.intro.name', 'command.wotd-subscribe.intro.description').setMaxLength(INTRO_LIMIT))
+  .addChannelOption((option) =>
+    named(option, 'option.notices.name', 'command.wotd-subscribe.notices.description').addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+  )
   .addBooleanOption((option) => named(option, 'option.preview.name', 'command.wotd-subscribe.preview.description'))
   .addStringOption((option) =>
     named(option, 'option.language.name', 'command.wotd-subscribe.language.description').setMaxLength(32).setAutocomplete(true),
@@ -95,7 +104,21 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     return context.respond(userError(t('subscribe.missingPermissions', { channel: where, permissions: andList(names, locale), count: missing.length })));
   }
 
-  const mentions: Mentions = { role: (roleId) => (console ? `@${roleId === role?.id ? role.name : roleId}` : `<@&${roleId}>`) };
+  const noticeChannel = context.options.getChannel('notices');
+  if (noticeChannel) {
+    const there = noticeChannel.kind === 'other' ? new Set<ChannelPermission>() : await context.botPermissionsIn(noticeChannel.id);
+    const lacking = NOTICE_PERMISSIONS.filter((permission) => !there.has(permission));
+    if (lacking.length > 0) {
+      const names = lacking.map((permission) => `**${permissionName(permission, t)}**`);
+      const notices = channelMention(noticeChannel.id, noticeChannel.name, console);
+      return context.respond(userError(t('subscribe.error.noticeChannel', { channel: notices, permissions: andList(names, locale) })));
+    }
+  }
+
+  const mentions: Mentions = {
+    role: (roleId) => (console ? `@${roleId === role?.id ? role.name : roleId}` : `<@&${roleId}>`),
+    channel: (channelId) => (console || isConsoleChannel(channelId) ? `#${channelId}` : `<#${channelId}>`),
+  };
   if (context.options.getBoolean('preview') === true) {
     const draft = await gate.subscriptions.draft(request);
     return replyWhenReady(context, previewMessage(context.invoker, draft, where, mentions, services, gate.subscriptions.now()), {
@@ -129,7 +152,7 @@ async function previewMessage(
   const settings = settingsOf(draft);
   const postLocale = publicLocale(invoker, settings.language);
   const embed = dailyPostEmbed(found.value, settings.style, { siteUrl: services.siteUrl, locale: postLocale });
-  const post = buildMessage(draft, embed, found.value.date, dailyPostRendering(services.siteUrl).threadSuffix(found.value.date, postLocale));
+  const post = buildMessage(draft, embed, found.value.date, { threadSuffix: dailyPostRendering(services.siteUrl).threadSuffix(found.value.date, postLocale) });
   const lines = [
     t('subscribe.preview', { channel: where, summary: settingsSummary(settings, t, locale, mentions) }),
     post.thread ? t('subscribe.preview.thread', { name: post.thread.name }) : '',
@@ -137,9 +160,14 @@ async function previewMessage(
     pauseState(draft, now, t, locale),
     t('subscribe.preview.nothingSaved'),
   ].filter(Boolean);
-  const mention = settings.roleId ? mentions.role(settings.roleId) : '';
-  const content = [found.stale ? staleNote(t) : '', lines.join(' '), mention].filter(Boolean).join('\n\n');
+  // The post's own content (its intro, or the role mention), as the channel would get it; at the console a role is its name.
+  const content = [found.stale ? staleNote(t) : '', lines.join(' '), consoleRoles(post.content ?? '', mentions)].filter(Boolean).join('\n\n');
   return { content, embeds: post.embeds, ephemeral: true };
+}
+
+/** `<@&id>` as the reader sees a role (at the console, its name). */
+function consoleRoles(content: string, mentions: Mentions): string {
+  return content.replace(/<@&([^>]+)>/g, (_whole, id: string) => mentions.role(id));
 }
 
 /** Suggests IANA zones for the `timezone` option and languages for `language` (shared by /wotd-subscribe-me). */

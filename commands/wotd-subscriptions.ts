@@ -6,7 +6,8 @@ import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src
 import { named } from '../src/replies/i18n/command-text.ts';
 import { privateLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import type { Translate } from '../src/replies/i18n/translate.ts';
-import { daysPhrase, pauseState } from '../src/replies/subscribe-replies.ts';
+import { daysPhrase, introText, pauseState } from '../src/replies/subscribe-replies.ts';
+import { colourText } from '../src/schedule/post-shape.ts';
 import { describeStatus, languageName, styleName, todaysDelivery } from '../src/replies/subscription-text.ts';
 import { countsTowardLimit, postStyleOf } from '../src/schedule/subscription.ts';
 import { settingsOf, type SubscriptionOverview } from '../src/schedule/subscription-service.ts';
@@ -30,6 +31,11 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
     subscription.openThread === true ? t('subscriptions.thread') : '',
     subscription.publish === true ? t('subscriptions.published') : '',
     subscription.language ? t('subscriptions.language', { language: languageName(subscription.language, t) }) : '',
+    subscription.colour !== undefined ? t('subscriptions.colour', { colour: colourText(subscription.colour) }) : '',
+    subscription.intro !== undefined ? t('subscriptions.intro', { intro: introText(subscription.intro, t) }) : '',
+    subscription.noticeChannelId
+      ? t('subscriptions.notices', { channel: channelMention(subscription.noticeChannelId, subscription.noticeChannelId, isConsoleChannel(subscription.noticeChannelId)) })
+      : '',
   ].join('');
   const settings = t('subscriptions.line', {
     channel: where,

@@ -4,6 +4,7 @@ import type { Logger } from '../config/logger.ts';
 import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { botPermissionsInChannel } from './bot-permissions.ts';
+import { createAdminNotifier } from './admin-notifier.ts';
 import { createChannelPoster } from './channel-poster.ts';
 import { dailyPostEditor } from './daily-post-edit.ts';
 import { dailyPostRendering } from '../replies/daily-embeds.ts';
@@ -31,7 +32,8 @@ export function startDiscordDailyPosts(
   },
 ): () => void {
   const log = options.logger.child({ component: 'daily-posts' });
-  const unwatch = watchSubscriptionTargets(client, daily.store, log, options.now);
+  const notices = createAdminNotifier(client.rest, { logger: log });
+  const unwatch = watchSubscriptionTargets(client, daily.store, log, options.now, notices);
   // Servers the bot left long enough ago lose their data; checked now and every hour.
   const sweep = (): void => {
     daily.privacy.sweepRemovedServers(log).catch((error: unknown) => log.error({ err: error }, 'could not erase the data of servers the bot left'));
@@ -55,6 +57,7 @@ export function startDiscordDailyPosts(
     // A subscription without a language of its own follows its server's preferred locale as it is at posting time.
     languageOf: (subscription) => subscription.language ?? client.guilds.cache.get(subscription.guildId)?.preferredLocale,
     ...(options.cluster ? { claims: options.cluster.claims } : {}),
+    notices,
   });
   return () => {
     clearInterval(sweeper);

@@ -3,6 +3,7 @@ import type { Logger } from '../config/logger.ts';
 import { SERVER_DATA_RETENTION_DAYS } from '../schedule/privacy.ts';
 import type { Subscription } from '../schedule/subscription.ts';
 import type { SubscriptionStore } from '../schedule/subscription-store.ts';
+import { sendOwedNotice, withNotice, type StatusNotifier } from '../schedule/admin-notices.ts';
 
 /**
  * Keeps subscriptions honest about the channels and servers they point at: a deleted channel or the bot's removal
@@ -14,13 +15,21 @@ export function watchSubscriptionTargets(
   store: SubscriptionStore,
   logger: Logger,
   now: () => Date = () => new Date(),
+  notices?: StatusNotifier,
 ): () => void {
   const disable =
     (reason: string, channelGone: boolean) =>
-    (current: Subscription): Subscription | null =>
-      current.status.state === 'disabled' && current.status.channelGone === channelGone
-        ? null
-        : { ...current, status: { state: 'disabled', reason, at: now().toISOString(), ...(channelGone ? { channelGone } : {}) } };
+    (current: Subscription): Subscription | null => {
+      if (current.status.state === 'disabled' && current.status.channelGone === channelGone) return null;
+      const at = now().toISOString();
+      const next = withNotice(current, { ...current, status: { state: 'disabled', reason, at, ...(channelGone ? { channelGone } : {}) } }, at, notices !== undefined);
+      // The bot is out of the server: the fix is to add it back, and only a DM can say so.
+      return next.noticeOwed && !channelGone ? { ...next, noticeOwed: { ...next.noticeOwed, botRemoved: true } } : next;
+    };
+  const tell = async (changed: Subscription[]): Promise<void> => {
+    if (!notices) return;
+    for (const subscription of changed) await sendOwedNotice(store, notices, subscription.channelId, logger);
+  };
 
   // Read from the raw dispatch: the client caches no channels (see client.ts), so discord.js emits no ChannelDelete.
   const onChannelDelete = (data: unknown): void => {
@@ -28,8 +37,9 @@ export function watchSubscriptionTargets(
     if (!channel) return;
     store
       .update(channel.id, disable('the channel was deleted', true))
-      .then((changed) => {
+      .then(async (changed) => {
         if (changed?.status.state === 'disabled') logger.info({ channelId: channel.id, guildId: channel.guildId }, 'subscribed channel deleted; subscription disabled');
+        if (changed) await tell([changed]);
       })
       .catch((error: unknown) => logger.error({ err: error, channelId: channel.id }, 'could not disable the subscription of a deleted channel'));
   };
@@ -41,6 +51,7 @@ export function watchSubscriptionTargets(
       .updateGuild(guild.id, (current) => (current.status.state === 'disabled' ? null : disable('the bot was removed from the server', false)(current)))
       .then(async (changed) => {
         if (changed.length > 0) logger.info({ guildId: guild.id, disabled: changed.length }, 'removed from a server; its subscriptions disabled');
+        await tell(changed);
         if (await store.markGuildRemoved(guild.id, now().toISOString())) {
           logger.info({ guildId: guild.id, eraseAfterDays: SERVER_DATA_RETENTION_DAYS }, "removed from a server; its data will be erased unless the bot is added back");
         }

@@ -1,5 +1,6 @@
 import { parseIsoDate } from '../wotd/dates.ts';
 import { checkPauseUntil, EVERY_DAY, MAX_PAUSE_DAYS, parseDays, WEEKDAYS, WEEKENDS, type Weekday } from '../schedule/post-rules.ts';
+import { checkIntro, INTRO_PLACEHOLDERS, parseColour } from '../schedule/post-shape.ts';
 import {
   DEFAULT_SETTINGS,
   settingsOf,
@@ -29,6 +30,9 @@ const RESETTABLE: ReadonlyArray<{ key: MessageKey; setting: SettingName }> = [
   { key: 'option.thread.name', setting: 'openThread' },
   { key: 'option.publish.name', setting: 'publish' },
   { key: 'option.days.name', setting: 'days' },
+  { key: 'option.notices.name', setting: 'noticeChannelId' },
+  { key: 'option.colour.name', setting: 'colour' },
+  { key: 'option.intro.name', setting: 'intro' },
   { key: 'option.language.name', setting: 'language' },
   { key: 'option.quiz.name', setting: 'quiz' },
 ];
@@ -85,6 +89,28 @@ export function readSubscribeOptions(
   if (thread !== null) request.openThread = thread;
   const publish = options.getBoolean('publish');
   if (publish !== null) request.publish = publish;
+
+  const notices = options.getChannel('notices');
+  if (notices) request.noticeChannelId = notices.id;
+
+  const colourText = options.getString('colour');
+  if (colourText !== null) {
+    const colour = parseColour(colourText);
+    if (colour === null) return { ok: false, message: t('subscribe.error.colour', { typed: quoteInput(colourText) }) };
+    request.colour = colour;
+  }
+
+  const intro = options.getString('intro');
+  if (intro !== null) {
+    const problem = checkIntro(intro);
+    if (problem?.problem === 'too_long') return { ok: false, message: t('subscribe.error.introLong', { limit: problem.limit, length: intro.length }) };
+    if (problem?.problem === 'line_break') return { ok: false, message: t('subscribe.error.introLine') };
+    if (problem?.problem === 'unknown_placeholder') {
+      return { ok: false, message: t('subscribe.error.introPlaceholder', { name: quoteInput(problem.name), names: INTRO_PLACEHOLDERS.map((name) => `{${name}}`).join(t('common.listSeparator')) }) };
+    }
+    // An intro of spaces only is none.
+    request.intro = intro.trim() === '' ? null : intro.trim();
+  }
 
   const daysText = options.getString('days');
   if (daysText !== null) {

@@ -2,7 +2,9 @@ import type { IsoDate } from '../wotd/dates.ts';
 import { pausedAt, WEEKDAYS, WEEKENDS, type Weekday } from '../schedule/post-rules.ts';
 import type { SubscriptionSettings } from '../schedule/subscription-service.ts';
 import type { Subscription } from '../schedule/subscription.ts';
+import { colourText } from '../schedule/post-shape.ts';
 import { localDateOf } from '../schedule/zoned-time.ts';
+import { clip, escapeText } from './embeds.ts';
 import { catalogLocaleOf } from './i18n/locales.ts';
 import type { MessageKey, Translate } from './i18n/translate.ts';
 import { languageName } from './subscription-text.ts';
@@ -40,9 +42,16 @@ export function dayText(day: IsoDate, locale: string | undefined): string {
 export interface Mentions {
   /** A role as the reader sees it: `<@&id>` on Discord (pinging nobody in a private reply), `@name` at the console. */
   role(roleId: string): string;
+  /** A channel as the reader sees it: `<#id>` on Discord, `#name` at the console. */
+  channel(channelId: string): string;
 }
 
-/** The settings, as said after "Subscribed #words:": days, time, zone, style, role, thread, publishing, language. */
+/** An intro line as a setting's value: quoted, short and inert. */
+export function introText(intro: string, t: Translate): string {
+  return t('subscribe.value.intro', { intro: escapeText(clip(intro, 60)) });
+}
+
+/** The settings, as said after "Subscribed #words:": days, time, zone, style, role, thread, publishing, language, quiz, colour, intro, notices. */
 export function settingsSummary(settings: SubscriptionSettings, t: Translate, locale: string | undefined, mentions: Mentions, zoneNote = ''): string {
   const extras = [
     settings.style === 'compact' ? t('subscribe.extra.compact') : '',
@@ -51,6 +60,9 @@ export function settingsSummary(settings: SubscriptionSettings, t: Translate, lo
     settings.publish ? t('subscribe.extra.publish') : '',
     settings.language ? t('subscribe.extra.language', { language: languageName(settings.language, t) }) : '',
     settings.quiz ? t('subscribe.extra.quiz') : '',
+    settings.colour !== null ? t('subscribe.extra.colour', { colour: colourText(settings.colour) }) : '',
+    settings.intro !== null ? t('subscribe.extra.intro', { intro: introText(settings.intro, t) }) : '',
+    settings.noticeChannelId ? t('subscribe.extra.notices', { channel: mentions.channel(settings.noticeChannelId) }) : '',
   ].join('');
   return t('subscribe.summary', { days: daysPhrase(settings.days, t, locale), time: settings.time, zone: `${settings.timeZone}${zoneNote}`, extras });
 }
@@ -67,6 +79,9 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   days: 'subscribe.setting.days',
   language: 'subscribe.setting.language',
   quiz: 'subscribe.setting.quiz',
+  noticeChannelId: 'subscribe.setting.notices',
+  colour: 'subscribe.setting.colour',
+  intro: 'subscribe.setting.intro',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -97,13 +112,16 @@ export function settingChanges(
     const raw = settings[setting];
     if (setting === 'days') return daysPhrase(settings.days, t, locale);
     if (setting === 'language') return languageName(settings.language, t);
+    if (setting === 'colour') return settings.colour === null ? t('subscribe.value.default') : colourText(settings.colour);
+    if (setting === 'intro') return settings.intro === null ? t('subscribe.value.none') : introText(settings.intro, t);
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
     if (raw === null) return t('subscribe.value.none');
-    return setting === 'roleId' ? mentions.role(String(raw)) : String(raw);
+    if (setting === 'roleId') return mentions.role(String(raw));
+    return setting === 'noticeChannelId' ? mentions.channel(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'language', 'quiz'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'noticeChannelId', 'language', 'quiz'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

@@ -4,6 +4,7 @@ import type { StoreLocation } from '../store/open-store.ts';
 import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
+import type { StatusNotifier } from './admin-notices.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import { PrivacyService } from './privacy.ts';
@@ -30,6 +31,8 @@ export interface DailyPosts {
     languageOf?: SchedulerOptions['languageOf'];
     /** Cluster mode: every process runs the scheduler, and posts only what it claims. */
     claims?: DeliveryClaims;
+    /** Tells admins when a subscription fails, is disabled or recovers. */
+    notices?: StatusNotifier;
   }): DailyScheduler;
   /**
    * Wraps the poster the scheduler will be started with (the daily quiz decorates its channels' posts); set before
@@ -77,7 +80,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
     wrapPoster(wrap) {
       wrappers.push(wrap);
     },
-    start({ poster, lookup, render, threadSuffix, languageOf, claims }) {
+    start({ poster, lookup, render, threadSuffix, languageOf, claims, notices }) {
       if (scheduler) return scheduler;
       scheduler = new DailyScheduler({
         store,
@@ -92,6 +95,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
         dueIndexBuilt: true,
         ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
         ...(claims ? { claims } : {}),
+        ...(notices ? { notices } : {}),
         ...(options.observer ? { observer: options.observer } : {}),
       });
       scheduler.start();

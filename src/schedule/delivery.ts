@@ -1,9 +1,11 @@
 import type { APIEmbed } from 'discord.js';
 import { clip, DISCORD_LIMITS } from './discord-limits.ts';
+import { coloured, postContent } from './post-shape.ts';
 import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaim, DeliveryClaims } from './delivery-claims.ts';
 import type { DueMove } from '../store/due-index.ts';
+import { sendOwedNotice, withNotice, type StatusNotifier } from './admin-notices.ts';
 import { owesPost, postsSlotNow, type Slot } from './due.ts';
 import { dueAfterDelivery } from './next-due.ts';
 import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
@@ -73,6 +75,8 @@ export interface FanOutOptions {
   threadSuffix?: ThreadSuffix;
   /** The language a subscription's posts are written in (see SchedulerOptions.languageOf). */
   languageOf?: (subscription: Subscription) => string | undefined;
+  /** Tells a subscription's admin when it starts failing, is disabled or recovers (admin-notices.ts). */
+  notices?: StatusNotifier;
 }
 
 export type ThreadSuffix = (day: IsoDate, language: string | undefined) => string;
@@ -104,17 +108,28 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-export function buildMessage(subscription: Subscription, embed: APIEmbed, day: IsoDate, threadSuffix?: string): DailyMessage {
+/**
+ * The day's message to a subscription's channel: its intro (or role mention) and the day's embed in its colour.
+ * `threadSuffix` follows the word in the thread's name (default: the service day); `localDay` is the channel's own
+ * date of the post, for the intro's {date} (default: the service day).
+ */
+export function buildMessage(
+  subscription: Subscription,
+  embed: APIEmbed,
+  day: IsoDate,
+  shape: { threadSuffix?: string | undefined; localDay?: IsoDate } = {},
+): DailyMessage {
   const message: DailyMessage = {
     channelId: subscription.channelId,
     channelName: subscription.channelName,
     day,
-    embeds: [embed],
+    embeds: [coloured(embed, subscription.colour)],
     mentionRoleId: subscription.roleId,
     nonce: deliveryNonce(subscription.channelId, day),
   };
-  if (subscription.roleId) message.content = `<@&${subscription.roleId}>`;
-  if (subscription.openThread === true) message.thread = { name: threadName(embed, threadSuffix ?? day) };
+  const content = postContent({ intro: subscription.intro, roleId: subscription.roleId, embed, localDay: shape.localDay ?? day });
+  if (content) message.content = content;
+  if (subscription.openThread === true) message.thread = { name: threadName(embed, shape.threadSuffix ?? day) };
   if (subscription.publish === true) message.publish = true;
   return message;
 }
@@ -154,7 +169,10 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   if (recheck && !owesPost(subscription, job.record, options.now())) return 'skipped';
 
   const language = options.languageOf ? options.languageOf(subscription) : subscription.language;
-  const message = buildMessage(subscription, job.embed, slot.serviceDay, options.threadSuffix?.(slot.serviceDay, language));
+  const message = buildMessage(subscription, job.embed, slot.serviceDay, {
+    threadSuffix: options.threadSuffix?.(slot.serviceDay, language),
+    localDay: slot.localDay,
+  });
   const previous = job.record;
   const startedAt = options.now().toISOString();
   const base: DeliveryRecord = {
@@ -226,10 +244,17 @@ async function recordSent(subscription: Subscription, base: DeliveryRecord, mess
   const { store } = options;
   await store.putDelivery({ ...base, state: 'sent', messageId, updatedAt: options.now().toISOString() }, moveAfter(job, subscription));
   if (subscription.status.state === 'failing') {
+    const at = options.now().toISOString();
     await store.update(subscription.channelId, (current) =>
-      current.status.state === 'failing' ? { ...current, status: { state: 'active' } } : null,
+      current.status.state === 'failing' ? withNotice(current, { ...current, status: { state: 'active' } }, at, options.notices !== undefined) : null,
     );
+    await tellAdmin(subscription.channelId, options);
   }
+}
+
+/** Sends the notice the last change of state owes, if the fan-out has a notifier (admin-notices.ts). */
+async function tellAdmin(channelId: string, options: FanOutOptions): Promise<void> {
+  if (options.notices) await sendOwedNotice(options.store, options.notices, channelId, options.logger);
 }
 
 async function recordFailure(
@@ -266,10 +291,15 @@ async function recordFailure(
 
   await store.putDelivery({ ...base, state: 'failed', error: error.reason, updatedAt: now.toISOString() }, moveAfter(job, subscription));
   if (error.kind === 'gone') {
-    await store.update(channelId, (current) => ({
-      ...current,
-      status: { state: 'disabled', reason: error.reason, at: now.toISOString(), channelGone: true },
-    }));
+    await store.update(channelId, (current) =>
+      withNotice(
+        current,
+        { ...current, status: { state: 'disabled', reason: error.reason, at: now.toISOString(), channelGone: true } },
+        now.toISOString(),
+        options.notices !== undefined,
+      ),
+    );
+    await tellAdmin(channelId, options);
     logger.warn({ channelId, day, reason: error.reason }, 'daily post target is gone; subscription disabled');
     return 'gone';
   }
@@ -279,18 +309,14 @@ async function recordFailure(
     const previous = current.status.state === 'failing' ? current.status : null;
     if (previous?.lastFailedDay === day) return null;
     const failedDays = (previous?.failedDays ?? 0) + 1;
+    const notifying = options.notices !== undefined;
     if (failedDays >= FAILED_DAYS_BEFORE_DISABLE) {
-      return {
-        ...current,
-        status: {
-          state: 'disabled',
-          reason: `${error.reason} on ${failedDays} days in a row`,
-          at: now.toISOString(),
-        },
-      };
+      const status = { state: 'disabled' as const, reason: `${error.reason} on ${failedDays} days in a row`, at: now.toISOString() };
+      return withNotice(current, { ...current, status }, now.toISOString(), notifying);
     }
-    return { ...current, status: { state: 'failing', reason: error.reason, failedDays, lastFailedDay: day } };
+    return withNotice(current, { ...current, status: { state: 'failing', reason: error.reason, failedDays, lastFailedDay: day } }, now.toISOString(), notifying);
   });
+  await tellAdmin(channelId, options);
   logger.warn(
     { channelId, day, reason: error.reason, status: updated?.status.state },
     updated?.status.state === 'disabled' ? 'daily post refused again; subscription disabled' : 'daily post refused; retrying tomorrow',

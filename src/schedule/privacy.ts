@@ -25,7 +25,7 @@ export interface MemberData {
   dmDeliveries: DeliveryRecord[];
   /** Server subscriptions that name the member as their creator. */
   serverSubscriptionsCreated: Array<Pick<Subscription, 'guildId' | 'channelId' | 'channelName' | 'createdAt'>>;
-  /** Those the member changed last (`configuredBy`). */
+  /** Those the member changed last (`configuredBy`): they are told, by DM, when one stops posting. */
   serverSubscriptionsLastConfigured: Array<Pick<Subscription, 'guildId' | 'channelId' | 'channelName'> & { configuredAt: string }>;
 }
 
@@ -100,7 +100,8 @@ export class PrivacyService {
     const dm = await this.store.get(dmChannel);
     const all = await this.store.listAll();
     const created = all.filter((item) => item.createdBy === userId && !item.channelId.startsWith('dm:'));
-    // Each subscription keeps who changed it last: their id is the member's data as much as its creator's.
+    // Each subscription keeps who changed it last (told when it stops posting, admin-notices.ts): their id is the
+    // member's data as much as its creator's.
     const configured = all.filter((item) => item.configuredBy === userId && !item.channelId.startsWith('dm:'));
     const data: DataExport = {
       exportedAt: now.toISOString(),
@@ -154,6 +155,7 @@ export class PrivacyService {
       if (item.createdBy !== userId && item.configuredBy !== userId) continue;
       const changed = await this.store.update(item.channelId, (current) => {
         if (current.createdBy !== userId && current.configuredBy !== userId) return null;
+        // Notices then go to the subscription's notice channel only (admin-notices.ts).
         const { configuredBy, ...rest } = current;
         return { ...rest, createdBy: current.createdBy === userId ? '' : current.createdBy, ...(configuredBy === userId ? {} : { configuredBy }) };
       });

@@ -12,6 +12,7 @@ import type { DueMove } from '../store/due-index.ts';
 import { ensureDueIndex } from './due-index-build.ts';
 import { nextDueAt, scheduleKey, settledDueAt } from './next-due.ts';
 import type { DeliveryClaims } from './delivery-claims.ts';
+import type { StatusNotifier } from './admin-notices.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
@@ -40,6 +41,8 @@ export interface SchedulerOptions {
   progressEvery?: number;
   /** Cluster mode: several processes run the scheduler over one store; see DeliveryClaims. */
   claims?: DeliveryClaims;
+  /** Tells admins when a subscription fails, is disabled or recovers (admin-notices.ts). */
+  notices?: StatusNotifier;
   /** Delivery records of service days more than this many days ago are deleted, once a day (default 35). */
   retentionDays?: number;
   /** Told about ticks and posts (metrics, health); its methods must not throw. */
@@ -204,6 +207,7 @@ export class DailyScheduler {
       ...(this.options.claims ? { claims: this.options.claims } : {}),
       ...(this.options.threadSuffix ? { threadSuffix: this.options.threadSuffix } : {}),
       ...(this.options.languageOf ? { languageOf: this.options.languageOf } : {}),
+      ...(this.options.notices ? { notices: this.options.notices } : {}),
     });
     await this.pruneOnceADay(now);
     return { ...report, waitingForEntry };

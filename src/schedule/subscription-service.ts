@@ -26,6 +26,12 @@ export interface SubscriptionSettings {
   language: string | null;
   /** Each post a quiz (src/learning/). */
   quiz: boolean;
+  /** Where the admin is told when posting stops and a DM cannot reach them (a channel of the same server), or none. */
+  noticeChannelId: string | null;
+  /** The embed's colour, 0xRRGGBB, or null for the bot's accent. */
+  colour: number | null;
+  /** A line above the embed with {word}, {date} and {role}, already checked (post-shape.ts), or null. */
+  intro: string | null;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -40,6 +46,9 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   days: [...EVERY_DAY],
   language: null,
   quiz: false,
+  noticeChannelId: null,
+  colour: null,
+  intro: null,
 };
 
 /**
@@ -233,6 +242,9 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     days: subscription.days ?? [...EVERY_DAY],
     language: subscription.language ?? null,
     quiz: subscription.quiz === true,
+    noticeChannelId: subscription.noticeChannelId ?? null,
+    colour: subscription.colour ?? null,
+    intro: subscription.intro ?? null,
   };
 }
 
@@ -255,6 +267,9 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     days: pick('days'),
     language: pick('language'),
     quiz: pick('quiz'),
+    noticeChannelId: pick('noticeChannelId'),
+    colour: pick('colour'),
+    intro: pick('intro'),
   };
 }
 
@@ -292,6 +307,9 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(days ? { days } : {}),
     ...(pause ? { pause } : {}),
     ...(skip ? { skipDay: skip } : {}),
+    ...(settings.noticeChannelId ? { noticeChannelId: settings.noticeChannelId } : {}),
+    ...(settings.colour !== null ? { colour: settings.colour } : {}),
+    ...(settings.intro ? { intro: settings.intro } : {}),
     configuredBy: request.userId,
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
 import { pauseSchema, weekdaysSchema } from './post-rules.ts';
+import { statusNoticeSchema } from './status-notice.ts';
 
 /**
  * A channel's subscription to the daily post, and the record of each day's delivery to it.
@@ -78,6 +79,14 @@ export const subscriptionSchema = z.object({
    */
   quiz: z.boolean().optional(),
   quizCloses: z.string().regex(/^\d{2}:\d{2}$/).optional(),
+  /** Where a notice goes when the DM to configuredBy cannot be delivered (a channel of the same server). */
+  noticeChannelId: z.string().min(1).max(32).optional(),
+  /** The embed's colour (0xRRGGBB); absent: the bot's accent. */
+  colour: z.number().int().min(0).max(0xffffff).optional(),
+  /** A line above the embed, with {word}, {date} and {role} (post-shape.ts); absent: the role mention alone. */
+  intro: z.string().max(200).optional(),
+  /** A change of state the admin is still to be told about (admin-notices.ts). */
+  noticeOwed: statusNoticeSchema.optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;

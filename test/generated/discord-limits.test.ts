@@ -12,6 +12,7 @@ import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
 import { entryEmbed, escapeText } from '../../src/replies/embeds.ts';
 import type { AutocompleteChoice, BotServices, ChannelPermission, CommandContext, OutgoingMessage, SlashCommand } from '../../src/replies/interactions.ts';
 import { buildMessage } from '../../src/schedule/delivery.ts';
+import { subscriptionRecord, type SubscriptionService } from '../../src/schedule/subscription-service.ts';
 import { addDays, type IsoDate } from '../../src/wotd/dates.ts';
 import type { Entry } from '../../src/wotd/entry.ts';
 import type { Lookup, WotdLookup } from '../../src/wotd/lookup.ts';

@@ -78,7 +78,7 @@ describe('/wotd-data, end to end', () => {
       dmSubscription: { channelId: `dm:${ADMIN}`, time: '06:00' },
       dmDeliveries: [{ channelId: `dm:${ADMIN}`, day: '2026-06-15', state: 'sent' }],
       serverSubscriptionsCreated: [{ guildId: guild.id, channelId: guild.channelId('daily'), channelName: 'daily' }],
-      // Who changed it last: kept, exported and erased like the creator's id.
+      // Who changed it last (told by DM when it stops posting): kept, exported and erased like the creator's id.
       serverSubscriptionsLastConfigured: [{ guildId: guild.id, channelId: guild.channelId('daily'), channelName: 'daily' }],
     });
     expect(data.server).toMatchObject({

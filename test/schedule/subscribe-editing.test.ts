@@ -58,7 +58,7 @@ async function run(command: SlashCommand, services: BotServices, options: Record
   return [answer.content ?? '', ...(answer.embeds ?? []).map((embed) => `${embed.title ?? ''}\n${embed.description ?? ''}`)].join('\n');
 }
 
-const subscribe = (services: BotServices, options: Record<string, string | boolean | RoleRef> = {}, locale?: string) =>
+const subscribe = (services: BotServices, options: Record<string, string | boolean | RoleRef | ChannelRef> = {}, locale?: string) =>
   run(wotdSubscribeCommand, services, { channel: DAILY, ...options }, locale);
 
 describe('editing a subscription', () => {
@@ -82,7 +82,7 @@ describe('editing a subscription', () => {
     // What is given wins over the reset.
     const all = await subscribe(services, { reset: 'all', time: '06:00' });
     expect(all).toContain('Changed: the time from 18:00 to 06:00, the time zone from Asia/Tokyo to UTC, the style from compact to full.');
-    expect(await subscribe(services, { reset: 'colour' })).toContain('“colour” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, language, quiz.');
+    expect(await subscribe(services, { reset: 'font' })).toContain('“font” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, notices, colour, intro, language, quiz.');
   });
 
   it('previews the saved settings plus the ones given, and saves nothing', async () => {
@@ -94,6 +94,41 @@ describe('editing a subscription', () => {
     expect(preview).toContain(`mentioning <@&${READERS.id}>`);
     expect(preview).toContain('word-2026-06-15');
     expect(await store.get(DAILY.id)).toEqual(before);
+  });
+
+  it('takes a notice channel the bot can write in, and says so when it cannot', async () => {
+    const { services, store } = await setUp();
+    await subscribe(services);
+    const mods: ChannelRef = { id: '200000000000000009', name: 'mods', kind: 'text' };
+    const saved = await subscribe(services, { notices: mods });
+    expect(saved).toContain(`Changed: the notice channel from none to <#${mods.id}>.`);
+    expect(saved).toContain(`at 09:00 (UTC), notices in <#${mods.id}>`);
+    expect(await run(wotdSubscriptionsCommand, services)).toContain(`full style, notices in <#${mods.id}>`);
+    expect((await store.get(DAILY.id))?.noticeChannelId).toBe(mods.id);
+    const voice: ChannelRef = { id: '200000000000000010', name: 'lounge', kind: 'other' };
+    expect(await subscribe(services, { notices: voice })).toContain(
+      `I can't write notices in <#${voice.id}>: I need **View Channel** and **Send Messages** there.`,
+    );
+    expect(await subscribe(services, { reset: 'notices' })).toContain(`Changed: the notice channel from <#${mods.id}> to none.`);
+  });
+
+  it('takes a colour and an intro line, checks them, and previews the post with them', async () => {
+    const { services, store } = await setUp();
+    await subscribe(services, { role: READERS });
+    const text = await subscribe(services, { colour: '#1ABC9C', intro: 'Word of the day for {date}: {word} {role}' });
+    expect(text).toContain('Changed: the colour from the default to #1abc9c, the intro line from none to “Word of the day for {date}: {word} {role}”.');
+    expect(await store.get(DAILY.id)).toMatchObject({ colour: 0x1abc9c, intro: 'Word of the day for {date}: {word} {role}' });
+    const preview = await subscribe(services, { preview: true });
+    expect(preview).toContain(`Word of the day for 2026-06-15: word-2026-06-15 <@&${READERS.id}>`);
+    expect(preview).toContain(', in the colour #1abc9c, with the intro line “Word of the day for {date}: {word} {role}”');
+    expect(await run(wotdSubscriptionsCommand, services)).toContain(', colour #1abc9c, intro “Word of the day for {date}: {word} {role}”');
+    // Reset takes any catalog's word for a setting: `farbe`, or `color` (Spanish, and American English).
+    expect(await subscribe(services, { reset: 'color' }, 'de')).toContain('die Farbe von #1abc9c auf Standard');
+    await subscribe(services, { colour: '#1abc9c' });
+    expect(await subscribe(services, { colour: 'teal' })).toContain('“teal” is not a colour. Write it as #RRGGBB in hexadecimal, for example #1abc9c.');
+    expect(await subscribe(services, { intro: 'Hi {wrod}' })).toContain("I don't know the placeholder {wrod}. The intro can use {word}, {date}, {role}.");
+    expect(await subscribe(services, { intro: 'x'.repeat(201) })).toContain('The intro line can be at most 200 characters; that one has 201.');
+    expect(await subscribe(services, { reset: 'colour,intro' })).toContain('Changed: the colour from #1abc9c to the default, the intro line from “Word of the day for {date}: {word} {role}” to none.');
   });
 
   it('answers in the member’s language', async () => {
@@ -194,7 +229,7 @@ describe('the language, kept like any other setting', () => {
     expect(text).toContain('die Tage von werktags auf jeden Tag');
     expect(await store.get(DAILY.id)).toMatchObject({ time: '18:00', roleId: null });
     expect(await subscribe(services, { reset: 'alle, rolle' }, 'de')).toContain(
-      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, sprache, quiz.',
+      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, hinweise, farbe, einleitung, sprache, quiz.',
     );
   });
 

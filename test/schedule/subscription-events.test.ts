@@ -1,6 +1,7 @@
 import { Events, type Client } from 'discord.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDiscordClient } from '../../src/discord/client.ts';
+import { createAdminNotifier } from '../../src/discord/admin-notifier.ts';
 import { watchSubscriptionTargets } from '../../src/discord/subscription-events.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
@@ -55,6 +56,44 @@ describe('gateway events disable subscriptions', () => {
       ]);
     });
     expect(await store.listAll()).toHaveLength(4);
+  });
+});
+
+describe('gateway events tell the admin', () => {
+  it('a deleted channel and the bot\'s removal DM the member who configured the subscription, once, with the fix', async () => {
+    const discord = await startDiscordServer();
+    cleanups.push(() => discord.close());
+    const words = discord.addGuild({ name: 'Words', channels: [{ name: 'daily' }, { name: 'other' }] });
+    // The admin shares another server with the bot, so a DM still reaches them after the bot leaves Words.
+    const elsewhere = discord.addGuild({ name: 'Elsewhere', channels: [{ name: 'x' }] });
+    const admin = '700000000000000001';
+    discord.addMember(words.id, { id: admin, username: 'admin' });
+    discord.addMember(elsewhere.id, { id: admin, username: 'admin' });
+    const temp = tempStore();
+    cleanups.push(temp.cleanup);
+    const store = await SubscriptionStore.open(temp.url);
+    cleanups.push(() => store.close());
+    for (const name of ['daily', 'other']) {
+      const channelId = words.channelId(name);
+      await store.upsert(words.id, channelId, 5, () => makeSubscription({ guildId: words.id, channelId, channelName: name, createdBy: admin }));
+    }
+    const client = await loginBotClient(discord);
+    cleanups.push(() => client.destroy());
+    const { logger } = captureLogger();
+    const stop = watchSubscriptionTargets(client, store, logger, () => new Date('2026-06-15T10:00:00Z'), createAdminNotifier(client.rest, { logger }));
+    cleanups.push(stop);
+    const dms = () => discord.messagesIn(discord.dmChannelOf(admin)).map((message) => message.content);
+
+    discord.deleteChannel(words.channelId('daily'));
+    await vi.waitFor(() => expect(dms()).toHaveLength(1));
+    expect(dms()[0]).toContain(`⛔ The daily word in <#${words.channelId('daily')}> (#daily) is switched off: the channel no longer exists`);
+    discord.removeGuild(words.id);
+    await vi.waitFor(() => expect(dms()).toHaveLength(2));
+    expect(dms()[1]).toBe(
+      `⛔ The daily word in <#${words.channelId('other')}> (#other) is switched off: I was removed from its server. To switch it back on, add me to ` +
+        "the server again, then run /wotd-subscribe channel:#other. Unless I am added back within 30 days, the server's daily-post settings are erased.",
+    );
+    expect((await store.get(words.channelId('other')))?.noticeOwed).toBeUndefined();
   });
 });
 
