@@ -186,6 +186,10 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
         const failure = await postFailure(rest, message.channelId, error);
         throw await attributeEmptyMessage(message, failure, options);
       }
+      // An answer without a message id we can store is no proof of a post: the retry looks for it by its nonce first.
+      if (!isSnowflake((created as Partial<APIMessage> | null)?.id)) {
+        throw new DeliveryError('transient', 'Discord answered the post without a message id; looking for the post before trying again');
+      }
       if (lostItsEmbeds(created, message)) throw await embedsDropped(rest, message, created, options.logger);
       await postExtras(rest, message, created, options.logger);
       return { messageId: created.id };
@@ -380,4 +384,8 @@ export function classifyPostError(error: unknown): DeliveryError {
   }
   const reason = error instanceof Error ? error.message : String(error);
   return new DeliveryError('transient', `Could not reach Discord: ${reason}`, { cause: error });
+}
+
+function isSnowflake(id: unknown): id is string {
+  return typeof id === 'string' && /^\d{1,20}$/.test(id);
 }
