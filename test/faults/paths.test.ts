@@ -37,7 +37,7 @@ describe('a path setting naming something that is not a regular file', () => {
     ['a directory', 'WOTD_SERVICE_DB', (d) => ({ WOTD_SERVICE_DB: folder(d) }), /WOTD_SERVICE_DB=.*folder.*this one is a directory, not a regular file$/],
     ['a device', 'WOTD_SERVICE_DB', () => ({ WOTD_SERVICE_DB: '/dev/zero' }), /WOTD_SERVICE_DB=.*this one is a character device, not a regular file$/],
     ['a FIFO', 'STORE_URL', (d) => ({ STORE_URL: `sqlite://${fifo(d)}` }), /STORE_URL: .*fifo is a FIFO \(named pipe\), not a regular file$/],
-    ['a directory', 'STORE_URL', (d) => ({ STORE_URL: `sqlite://${folder(d)}` }), /STORE_URL: .*folder is a directory, not a regular file$/],
+    ['a directory', 'STORE_URL', (d) => ({ STORE_URL: `sqlite://${folder(d)}` }), /Invalid STORE_URL=.*: expected the path of a SQLite file, not a folder \(.*\/folder\), such as sqlite:\/\/data\/store\.sqlite$/],
     ['a device', 'STORE_URL', () => ({ STORE_URL: 'sqlite:///dev/zero' }), /STORE_URL: \/dev\/zero is a character device, not a regular file$/],
     ['a FIFO', "the store's lock file", (d) => {
       execFileSync('mkfifo', [join(d, 'store.sqlite.lock')]);
