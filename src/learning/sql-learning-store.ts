@@ -107,7 +107,12 @@ export class SqlLearningStore implements LearningStore {
   static async open(db: SqlDriver): Promise<SqlLearningStore> {
     const store = new SqlLearningStore(db);
     try {
-      for (const statement of SCHEMA) await db.query(store.sql(statement));
+      // Two processes starting at once on one PostgreSQL (cluster mode) would race CREATE TABLE IF NOT EXISTS into a
+      // unique violation of the catalogue: the tables are created under a lock held for the transaction.
+      await db.transaction(async (query) => {
+        if (db.dialect === 'postgres') await query("SELECT pg_advisory_xact_lock(hashtext('wotd_learning_tables'))");
+        for (const statement of SCHEMA) await query(store.sql(statement));
+      });
     } catch (error) {
       await db.close();
       throw error;
