@@ -107,12 +107,16 @@ export class SqlLearningStore implements LearningStore {
   static async open(db: SqlDriver): Promise<SqlLearningStore> {
     const store = new SqlLearningStore(db);
     try {
-      // Two processes starting at once on one PostgreSQL (cluster mode) would race CREATE TABLE IF NOT EXISTS into a
-      // unique violation of the catalogue: the tables are created under a lock held for the transaction.
-      await db.transaction(async (query) => {
-        if (db.dialect === 'postgres') await query("SELECT pg_advisory_xact_lock(hashtext('wotd_learning_tables'))");
-        for (const statement of SCHEMA) await query(store.sql(statement));
-      });
+      for (const statement of SCHEMA) {
+        try {
+          await db.query(store.sql(statement));
+        } catch (error) {
+          // Two processes starting at once on one PostgreSQL (cluster mode) race CREATE … IF NOT EXISTS: the one
+          // refused with a catalogue unique violation finds the other's table there (CREATED_ELSEWHERE in
+          // src/store/postgres-connection.ts, not imported so that a SQLite bot loads no PostgreSQL client).
+          if (!(db.dialect === 'postgres' && CREATED_ELSEWHERE.has(sqlStateOf(error)))) throw error;
+        }
+      }
     } catch (error) {
       await db.close();
       throw error;
@@ -320,3 +324,9 @@ export class SqlLearningStore implements LearningStore {
 
 /** Thrown inside the transaction so the answer it wrote is rolled back. */
 class ClosedQuiz extends Error {}
+
+const CREATED_ELSEWHERE: ReadonlySet<string> = new Set(['23505', '42P07', '42710']);
+
+function sqlStateOf(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : '';
+}
