@@ -1,4 +1,5 @@
 import type { IsoDate } from '../wotd/dates.ts';
+import { createdElsewhere } from '../store/postgres-created-elsewhere.ts';
 import {
   MAX_SAVED_WORDS,
   type AnswerOutcome,
@@ -112,9 +113,8 @@ export class SqlLearningStore implements LearningStore {
           await db.query(store.sql(statement));
         } catch (error) {
           // Two processes starting at once on one PostgreSQL (cluster mode) race CREATE … IF NOT EXISTS: the one
-          // refused with a catalogue unique violation finds the other's table there (CREATED_ELSEWHERE in
-          // src/store/postgres-connection.ts, not imported so that a SQLite bot loads no PostgreSQL client).
-          if (!(db.dialect === 'postgres' && CREATED_ELSEWHERE.has(sqlStateOf(error)))) throw error;
+          // refused finds the other's table there.
+          if (!(db.dialect === 'postgres' && createdElsewhere(error))) throw error;
         }
       }
     } catch (error) {
@@ -324,9 +324,3 @@ export class SqlLearningStore implements LearningStore {
 
 /** Thrown inside the transaction so the answer it wrote is rolled back. */
 class ClosedQuiz extends Error {}
-
-const CREATED_ELSEWHERE: ReadonlySet<string> = new Set(['23505', '42P07', '42710']);
-
-function sqlStateOf(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : '';
-}

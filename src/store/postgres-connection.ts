@@ -1,4 +1,5 @@
 import { DatabaseError, escapeIdentifier, Pool, type ClientBase } from 'pg';
+import { CREATED_ELSEWHERE } from './postgres-created-elsewhere.ts';
 import { withoutPassword } from '../config/settings.ts';
 
 /**
@@ -120,11 +121,7 @@ async function checkClientWhileRunning(client: ClientBase): Promise<void> {
   }
 }
 
-/**
- * What CREATE TABLE IF NOT EXISTS answers when another session created the same table at the same moment: a
- * unique violation in the catalogue (23505), the table (42P07) or its row type (42710) already there.
- */
-export const CREATED_ELSEWHERE: ReadonlySet<string> = new Set(['23505', '42P07', '42710']);
+export { CREATED_ELSEWHERE } from './postgres-created-elsewhere.ts';
 
 /** SQLSTATEs of a table that is not what it should be, or data the server itself finds damaged. */
 const DAMAGED = new Set(['XX001', 'XX002', '42703', '42804', '42809']);
