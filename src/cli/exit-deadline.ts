@@ -11,10 +11,20 @@ export const EXIT_DEADLINE_MS = 10_000;
 
 export function armExitDeadline(why: string, ms = EXIT_DEADLINE_MS): void {
   const timer = setTimeout(() => {
-    process.stderr.write(`wotd-bot: ${why}, but something is still stuck after ${Math.round(ms / 1000)} s (a file or a connection that does not answer); ending the process now\n`);
+    const holding = stillActive();
+    process.stderr.write(`wotd-bot: ${why}, but something is still stuck after ${Math.round(ms / 1000)} s (a file or a connection that does not answer${holding}); ending the process now\n`);
     process.kill(process.pid, 'SIGKILL');
   }, ms);
   timer.unref();
+}
+
+/** What keeps the event loop alive, as node names it ("TCPWrap ×2, Timeout"), for the line that says why. */
+function stillActive(): string {
+  const counts = new Map<string, number>();
+  for (const name of process.getActiveResourcesInfo()) counts.set(name, (counts.get(name) ?? 0) + 1);
+  // The deadline's own timer is unref'd and not counted by node; nothing else is left out.
+  const listed = [...counts].map(([name, n]) => (n > 1 ? `${name} ×${n}` : name)).join(', ');
+  return listed ? `; still open: ${listed}` : '';
 }
 
 /** While `start` runs: the first SIGINT or SIGTERM arms the deadline (the run mode's own handlers do the stopping). */

@@ -93,8 +93,14 @@ export class RedisUpstreamBudget implements UpstreamBudget {
     const timedOut = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), maxWaitMs);
     });
-    const permit: Permit | null = await Promise.race([ticket.granted, timedOut]);
-    clearTimeout(timer);
+    let permit: Permit | null;
+    try {
+      permit = await Promise.race([ticket.granted, timedOut]);
+    } finally {
+      // Also when the wait ends by close() rejecting the ticket: a timer left running would hold a stopping process
+      // for the whole wait (up to 30 s, past the exit deadline).
+      clearTimeout(timer);
+    }
     if (!permit) {
       ticket.cancel();
       // Granted in the same instant the wait ran out: give the slot back rather than hold it for nothing.

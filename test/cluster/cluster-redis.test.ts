@@ -81,6 +81,28 @@ describeRedis('shared upstream budget', () => {
       unreachable.disconnect();
     }
   });
+
+  it('leaves no wait behind when it is closed while a request waits on the fallback (a stopping bot must exit)', async () => {
+    const unreachable = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    unreachable.on('error', () => undefined);
+    const alone = new RedisUpstreamBudget({ redis: unreachable, prefix: space.prefix, limit: 10, windowMs: 60_000, logger, outagePerMinute: 1 });
+    const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+    try {
+      expect(await alone.take('/query', 'interactive', 0)).not.toBeNull();
+      const before = timers();
+      const waiting = alone.take('/query', 'background', 600_000);
+      await expect.poll(timers).toBe(before + 1);
+      alone.close();
+      await expect(waiting).rejects.toThrow('closed');
+      expect(timers()).toBe(before);
+      // A request that comes after the close does not wait either.
+      await expect(alone.take('/query', 'background', 600_000)).rejects.toThrow('closed');
+      expect(timers()).toBe(before);
+    } finally {
+      alone.close();
+      unreachable.disconnect();
+    }
+  });
 });
 
 describeRedis('delivery claims', () => {
