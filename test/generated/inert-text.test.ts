@@ -183,7 +183,7 @@ describe('the daily post built from service text', () => {
       }),
       settings(SEED),
     );
-  });
+   }, PROPERTY_TIMEOUT_MS);
 
   it('through discord.js to the local Discord server: allowed_mentions names only the role, and only it is pinged', async () => {
     const poster = createChannelPoster(restFor(discord, { retries: 0, timeout: 5_000 }), { postsPerSecond: 0 });
