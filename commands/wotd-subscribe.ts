@@ -87,6 +87,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
     channelId: channel.id,
     channelName: channel.name,
     userId: context.invoker.userId,
+    ...(context.invoker.locale ? { userLocale: context.invoker.locale } : {}),
     ...read.request,
     ...(role ? { roleId: role.id } : {}),
     ...(chosen.language ? { language: chosen.language } : {}),

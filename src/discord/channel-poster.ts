@@ -14,6 +14,7 @@ import {
 } from 'discord.js';
 import type { ChannelPermission } from '../replies/interactions.ts';
 import { clip } from '../schedule/discord-limits.ts';
+import { reasonText, type FailureReason } from '../schedule/failure-reason.ts';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
 import { dmChannels } from './dm-channels.ts';
@@ -118,7 +119,7 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
     try {
       await waitForSlot();
     } catch (error) {
-      throw new DeliveryError('transient', `Could not take a turn under Discord's global limit: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new DeliveryError('transient', { kind: 'noTurn', detail: reasonText(error instanceof Error ? error.message : String(error)) }, { cause: error });
     }
   };
   let self: Promise<string> | null = options.selfId ? Promise.resolve(options.selfId) : null;
@@ -188,7 +189,7 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
       }
       // An answer without a message id we can store is no proof of a post: the retry looks for it by its nonce first.
       if (!isSnowflake((created as Partial<APIMessage> | null)?.id)) {
-        throw new DeliveryError('transient', 'Discord answered the post without a message id; looking for the post before trying again');
+        throw new DeliveryError('transient', { kind: 'noMessageId' });
       }
       if (lostItsEmbeds(created, message)) throw await embedsDropped(rest, message, created, options.logger);
       await postExtras(rest, message, created, options.logger);
@@ -227,8 +228,13 @@ function lostItsEmbeds(created: APIMessage, message: DailyMessage): boolean {
 const CHANNEL_NAME_LIMIT = 100;
 
 /** "Missing Embed Links in #words": the reason a post fails, and a subscription is failing, without the permission. */
-function missingEmbedLinks(message: DailyMessage): string {
-  return `Missing Embed Links in ${message.channelName ? `#${clip(message.channelName, CHANNEL_NAME_LIMIT)}` : 'the channel'}`;
+function missingEmbedLinks(message: DailyMessage, mentionLeft = false): FailureReason {
+  return {
+    kind: 'missingPermission',
+    permission: 'EmbedLinks',
+    ...(message.channelName ? { channelName: clip(message.channelName, CHANNEL_NAME_LIMIT) } : {}),
+    ...(mentionLeft ? { mentionLeft: true as const } : {}),
+  };
 }
 
 /**
@@ -237,11 +243,11 @@ function missingEmbedLinks(message: DailyMessage): string {
  * mention of nothing, and shows the day as the subscription's status does: not delivered, for want of Embed Links.
  * Editing the word in as text instead would deliver it only where a role is mentioned (an embed-only post is
  * refused outright), and as a post the next attempt could not recognise. The day then fails like a 403; a deletion
- * that fails is logged and named in the reason, so an admin knows to remove the mention.
+ * that fails is logged and noted in the reason, so an admin knows to remove the mention.
  */
 async function embedsDropped(rest: REST, message: DailyMessage, bare: APIMessage, logger: Logger | undefined): Promise<DeliveryError> {
   const fields = { channelId: message.channelId, messageId: bare.id };
-  let reason = missingEmbedLinks(message);
+  let mentionLeft = false;
   try {
     await rest.delete(Routes.channelMessage(bare.channel_id, bare.id));
     logger?.warn(fields, 'Discord took the daily post without its embed (no Embed Links); removed the bare mention');
@@ -249,10 +255,10 @@ async function embedsDropped(rest: REST, message: DailyMessage, bare: APIMessage
     if (!(error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.UnknownMessage)) {
       const why = classifyPostError(error).reason;
       logger?.warn({ ...fields, reason: why }, 'Discord took the daily post without its embed (no Embed Links), and the bare mention could not be removed');
-      reason = `${reason} (the mention posted without the word could not be removed: ${why})`;
+      mentionLeft = true;
     }
   }
-  return new DeliveryError('forbidden', reason, { embedsDropped: true });
+  return new DeliveryError('forbidden', missingEmbedLinks(message, mentionLeft), { embedsDropped: true });
 }
 
 /**
@@ -328,62 +334,58 @@ async function confirmGone(rest: REST, channelId: string, failure: DeliveryError
   } catch (error) {
     const check = classifyPostError(error);
     if (check.kind === 'gone') return failure;
-    return new DeliveryError('transient', `${failure.reason}, and looking the channel up failed (${check.reason})`, { cause: error });
+    return new DeliveryError('transient', { kind: 'goneUnconfirmed', lookupFailed: true }, { cause: error });
   }
-  return new DeliveryError('transient', `${failure.reason}, yet the channel is there`, { cause: failure });
+  return new DeliveryError('transient', { kind: 'goneUnconfirmed', lookupFailed: false }, { cause: failure });
 }
-
-/** Discord's message is kept to this many characters: it is Discord's text, shown back to admins and logged. */
-const REFUSAL_MESSAGE_LIMIT = 300;
 
 /**
  * A 400 (50035 Invalid Form Body, 50006 empty message…) or 413: Discord will not take this message as it is, so the
  * day is recorded as refused with Discord's code and message rather than retried all day.
  */
 function refusedBy(error: DiscordAPIError): DeliveryError {
-  const code = typeof error.code === 'number' && Number.isSafeInteger(error.code) ? error.code : 0;
-  const text = error.message.replace(/\s+/g, ' ').trim() || `HTTP ${error.status}`;
-  const message = text.length > REFUSAL_MESSAGE_LIMIT ? `${text.slice(0, REFUSAL_MESSAGE_LIMIT - 1)}…` : text;
-  return new DeliveryError('refused', `Discord refused the post: ${message} (${code})`, {
-    cause: error,
-    refusal: { status: error.status, code, message },
-  });
+  const answer = answerOf(error);
+  return new DeliveryError('refused', { kind: 'refused', ...answer }, { cause: error, refusal: answer });
 }
+
+/** Discord's answer as a reason keeps it: its status, its JSON error code (0 when it gave none) and its own words. */
+function answerOf(error: DiscordAPIError): { status: number; code: number; message: string } {
+  const code = typeof error.code === 'number' && Number.isSafeInteger(error.code) && error.code >= 0 ? error.code : 0;
+  const status = Number.isInteger(error.status) && error.status >= 100 && error.status <= 599 ? error.status : 500;
+  return { status, code, message: reasonText(error.message) || `HTTP ${status}` };
+}
+
+/** Discord's JSON error codes whose meaning is a reason of its own, by the kind of failure they are. */
+const CODED: ReadonlyMap<number, { kind: 'gone' | 'forbidden'; reason: FailureReason }> = new Map([
+  // A member's DMs: closed to the bot, or no longer reachable (no shared server and no user install). Switched off at
+  // once rather than retried for days; the member is told at their next command.
+  [RESTJSONErrorCodes.CannotSendMessagesToThisUser, { kind: 'gone', reason: { kind: 'dmsClosed' } }],
+  [RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds, { kind: 'gone', reason: { kind: 'noSharedServer' } }],
+  [RESTJSONErrorCodes.UnknownUser, { kind: 'gone', reason: { kind: 'userGone' } }],
+  [RESTJSONErrorCodes.MissingAccess, { kind: 'forbidden', reason: { kind: 'missingAccess' } }],
+  [RESTJSONErrorCodes.MissingPermissions, { kind: 'forbidden', reason: { kind: 'missingPermissions' } }],
+  [RESTJSONErrorCodes.UnknownChannel, { kind: 'gone', reason: { kind: 'channelGone' } }],
+  [RESTJSONErrorCodes.UnknownGuild, { kind: 'gone', reason: { kind: 'serverGone' } }],
+]);
 
 export function classifyPostError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof DiscordAPIError) {
-    const detail = `${error.message} (${error.code})`;
-    // A member's DMs: closed to the bot, or no longer reachable (no shared server and no user install). Switched off
-    // at once rather than retried for days; the member is told at their next command.
-    if (error.code === RESTJSONErrorCodes.CannotSendMessagesToThisUser) {
-      return new DeliveryError('gone', 'Discord would not deliver it: your DMs are closed to me', { cause: error });
-    }
-    if (error.code === RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds) {
-      return new DeliveryError('gone', 'Discord would not deliver it: we share no server and I am not installed to your account', { cause: error });
-    }
-    if (error.code === RESTJSONErrorCodes.UnknownUser) return new DeliveryError('gone', 'Unknown User: the account no longer exists', { cause: error });
-    if (error.code === RESTJSONErrorCodes.MissingAccess) return new DeliveryError('forbidden', 'Missing Access: the bot cannot see the channel', { cause: error });
-    if (error.code === RESTJSONErrorCodes.MissingPermissions) {
-      return new DeliveryError('forbidden', 'Missing Permissions: the bot may not post or embed links there', { cause: error });
-    }
-    if (error.code === RESTJSONErrorCodes.UnknownChannel) return new DeliveryError('gone', 'Unknown Channel: the channel no longer exists', { cause: error });
-    if (error.code === RESTJSONErrorCodes.UnknownGuild) return new DeliveryError('gone', 'Unknown Guild: the bot is no longer in the server', { cause: error });
+    const coded = typeof error.code === 'number' ? CODED.get(error.code) : undefined;
+    if (coded) return new DeliveryError(coded.kind, coded.reason, { cause: error });
     if (error.status === 400 || error.status === 413) return refusedBy(error);
-    if (error.status === 403) return new DeliveryError('forbidden', `Forbidden: ${detail}`, { cause: error });
-    if (error.status === 404) return new DeliveryError('gone', `Not found: ${detail}`, { cause: error });
-    if (error.status >= 500) return new DeliveryError('transient', `Discord error ${error.status}: ${detail}`, { cause: error });
-    // Any other 4xx (401: the token, 405, 409…) says nothing final about this post: retried later the same day.
-    return new DeliveryError('transient', `Rejected by Discord: ${detail}`, { cause: error });
+    if (error.status === 403) return new DeliveryError('forbidden', { kind: 'forbidden', ...answerOf(error) }, { cause: error });
+    if (error.status === 404) return new DeliveryError('gone', { kind: 'notFound', ...answerOf(error) }, { cause: error });
+    // A 5xx, or any other 4xx (401: the token, 405, 409…), says nothing final about this post: retried later the same day.
+    return new DeliveryError('transient', { kind: 'discordError', ...answerOf(error) }, { cause: error });
   }
   if (error instanceof HTTPError) {
-    return new DeliveryError('transient', `Discord answered HTTP ${error.status}`, { cause: error });
+    return new DeliveryError('transient', { kind: 'httpStatus', status: error.status >= 100 && error.status <= 599 ? error.status : 500 }, { cause: error });
   }
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
-    return new DeliveryError('transient', 'Discord did not answer in time', { cause: error });
+    return new DeliveryError('transient', { kind: 'timeout' }, { cause: error });
   }
-  const reason = error instanceof Error ? error.message : String(error);
-  return new DeliveryError('transient', `Could not reach Discord: ${reason}`, { cause: error });
+  return new DeliveryError('transient', { kind: 'unreachable', detail: reasonText(error instanceof Error ? error.message : String(error)) }, { cause: error });
 }
 
 function isSnowflake(id: unknown): id is string {

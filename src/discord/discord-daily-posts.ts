@@ -32,7 +32,7 @@ export function startDiscordDailyPosts(
   },
 ): () => void {
   const log = options.logger.child({ component: 'daily-posts' });
-  const notices = createAdminNotifier(client.rest, { logger: log });
+  const notices = createAdminNotifier(client.rest, { logger: log, serverLocaleOf: (guildId) => client.guilds.cache.get(guildId)?.preferredLocale });
   const unwatch = watchSubscriptionTargets(client, daily.store, log, options.now, notices);
   // Servers the bot left long enough ago lose their data; checked now and every hour.
   const sweep = (): void => {

@@ -23,7 +23,7 @@ export function dmChannels(rest: REST, remember = DM_CHANNELS_REMEMBERED): (chan
     const id = typeof answer === 'object' && answer !== null && 'id' in answer ? answer.id : undefined;
     // Discord's answer is checked like any outside input: its id goes into the post's URL.
     if (typeof id !== 'string' || !SNOWFLAKE.test(id)) {
-      throw new DeliveryError('transient', 'Discord opened the DM channel but its answer carried no channel id');
+      throw new DeliveryError('transient', { kind: 'noDmChannel' });
     }
     opened.set(userId, id);
     // Opening again gives the same channel, so forgetting the oldest costs one request at its owner's next post.

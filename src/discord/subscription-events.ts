@@ -1,6 +1,7 @@
 import { Events, GatewayDispatchEvents, type Client, type Guild } from 'discord.js';
 import type { Logger } from '../config/logger.ts';
 import { SERVER_DATA_RETENTION_DAYS } from '../schedule/privacy.ts';
+import type { FailureReason } from '../schedule/failure-reason.ts';
 import type { Subscription } from '../schedule/subscription.ts';
 import type { SubscriptionStore } from '../schedule/subscription-store.ts';
 import { sendOwedNotice, withNotice, type StatusNotifier } from '../schedule/admin-notices.ts';
@@ -18,7 +19,7 @@ export function watchSubscriptionTargets(
   notices?: StatusNotifier,
 ): () => void {
   const disable =
-    (reason: string, channelGone: boolean) =>
+    (reason: FailureReason, channelGone: boolean) =>
     (current: Subscription): Subscription | null => {
       if (current.status.state === 'disabled' && current.status.channelGone === channelGone) return null;
       const at = now().toISOString();
@@ -36,7 +37,7 @@ export function watchSubscriptionTargets(
     const channel = deletedGuildChannel(data);
     if (!channel) return;
     store
-      .update(channel.id, disable('the channel was deleted', true))
+      .update(channel.id, disable({ kind: 'channelDeleted' }, true))
       .then(async (changed) => {
         if (changed?.status.state === 'disabled') logger.info({ channelId: channel.id, guildId: channel.guildId }, 'subscribed channel deleted; subscription disabled');
         if (changed) await tell([changed]);
@@ -48,7 +49,7 @@ export function watchSubscriptionTargets(
   // Its data is then kept SERVER_DATA_RETENTION_DAYS (see privacy.ts) in case the bot is added back, and erased after.
   const onGuildDelete = (guild: Guild): void => {
     store
-      .updateGuild(guild.id, (current) => (current.status.state === 'disabled' ? null : disable('the bot was removed from the server', false)(current)))
+      .updateGuild(guild.id, (current) => (current.status.state === 'disabled' ? null : disable({ kind: 'botRemoved' }, false)(current)))
       .then(async (changed) => {
         if (changed.length > 0) logger.info({ guildId: guild.id, disabled: changed.length }, 'removed from a server; its subscriptions disabled');
         await tell(changed);

@@ -4,6 +4,7 @@ import { subscriptionChanges, type SubscriptionChange, type SubscriptionService 
 import type { Subscription } from '../schedule/subscription.ts';
 import { privateT } from './i18n/reply-locale.ts';
 import { translatorFor, type MessageKey, type Translate } from './i18n/translate.ts';
+import { failureReasonText } from './failure-reason-text.ts';
 import { languageName } from './subscription-text.ts';
 
 /** What the three subscription commands share: the admin gate and their wording. */
@@ -97,7 +98,7 @@ export function isConsoleChannel(channelId: string): boolean {
 
 /** What a member is told, once, at their next command after their DM subscription was switched off. */
 export function dmSwitchedOffNotice(subscription: Subscription, t: Translate = translatorFor('en')): string {
-  const reason = subscription.status.state === 'disabled' ? subscription.status.reason : t('dm.notDelivered');
+  const reason = subscription.status.state === 'disabled' ? failureReasonText(subscription.status.reason, t) : t('dm.notDelivered');
   return t('dm.switchedOff', { reason });
 }
 

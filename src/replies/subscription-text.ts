@@ -1,29 +1,30 @@
 import type { DeliveryReading, PostStyle, SubscriptionStatus } from '../schedule/subscription.ts';
 import { clip, escapeText } from './embeds.ts';
+import { deliveryFailureText, disabledReasonText, failureReasonText } from './failure-reason-text.ts';
 import { catalogLocaleOf, type CatalogLocale } from './i18n/locales.ts';
 import type { MessageKey, Translate } from './i18n/translate.ts';
 
 /** A subscription's state, its failures and its language, as the admin commands say them. */
 
-/**
- * "active", "failing (reason; 2 failed days in a row)", "disabled (reason)". The reason is Discord's or the bot's
- * record of what went wrong, stored as written at the time, so it is shown as it is (escaped).
- */
+/** "active", "failing (reason; 2 failed days in a row)", "disabled (reason)", the reason in the reader's language. */
 export function describeStatus(status: SubscriptionStatus, t: Translate): string {
   switch (status.state) {
     case 'active':
       return t('status.active');
     case 'failing':
-      return t('status.failing', { reason: escapeText(status.reason), days: status.failedDays });
-    case 'disabled':
-      return status.channelGone ? t('status.disabledGone', { reason: escapeText(status.reason) }) : t('status.disabled', { reason: escapeText(status.reason) });
+      return t('status.failing', { reason: failureReasonText(status.reason, t), days: status.failedDays });
+    case 'disabled': {
+      const reason = disabledReasonText(status.reason, status.failedDays, t);
+      return status.channelGone ? t('status.disabledGone', { reason }) : t('status.disabled', { reason });
+    }
   }
 }
 
 /** What today's delivery record adds to the status, if anything worth an admin's attention (with a leading space). */
 export function todaysDelivery(record: DeliveryReading | null, t: Translate): string {
   if (record?.state === 'retrying') {
-    return ` ${record.error ? t('status.today.retrying', { error: escapeText(clip(record.error, 200)) }) : t('status.today.retryingNoAnswer')}`;
+    const error = deliveryFailureText(record, t);
+    return ` ${error ? t('status.today.retrying', { error }) : t('status.today.retryingNoAnswer')}`;
   }
   if (record?.state === 'failed' && record.refused) {
     const { code, message } = record.refused;

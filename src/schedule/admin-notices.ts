@@ -40,6 +40,7 @@ export function noticeFor(subscription: Subscription, before: SubscriptionStatus
     kind: after.state,
     reason: after.reason,
     ...(after.state === 'disabled' && after.channelGone === true ? { channelGone: true } : {}),
+    ...(after.state === 'disabled' && after.failedDays !== undefined ? { failedDays: after.failedDays } : {}),
     at,
   };
 }

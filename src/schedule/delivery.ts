@@ -8,6 +8,7 @@ import type { DueMove } from '../store/due-index.ts';
 import { sendOwedNotice, withNotice, type StatusNotifier } from './admin-notices.ts';
 import { owesPost, postsSlotNow, type Slot } from './due.ts';
 import { dueAfterDelivery } from './next-due.ts';
+import { unexpectedReason } from './failure-reason.ts';
 import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
@@ -269,9 +270,9 @@ async function recordFailure(
   const channelId = subscription.channelId;
   const day = base.day;
   if (!isDeliveryError(error) || error.kind === 'transient') {
-    const reason = isDeliveryError(error) ? error.reason : error instanceof Error ? error.message : String(error);
+    const reason = isDeliveryError(error) ? error.reason : unexpectedReason(error);
     const nextAttemptAt = new Date(now.getTime() + retryDelayMs(base.attempts)).toISOString();
-    await store.putDelivery({ ...base, state: 'retrying', error: reason, nextAttemptAt, updatedAt: now.toISOString() }, moveAfter(job, subscription, nextAttemptAt));
+    await store.putDelivery({ ...base, state: 'retrying', failure: reason, nextAttemptAt, updatedAt: now.toISOString() }, moveAfter(job, subscription, nextAttemptAt));
     logger.warn({ channelId, day, attempts: base.attempts, reason, nextAttemptAt }, 'daily post failed; will retry today');
     return 'transient';
   }
@@ -281,7 +282,7 @@ async function recordFailure(
     await store.putDelivery({
       ...base,
       state: 'failed',
-      error: error.reason,
+      failure: error.reason,
       ...(error.refusal ? { refused: error.refusal } : {}),
       updatedAt: now.toISOString(),
     }, moveAfter(job, subscription));
@@ -289,7 +290,7 @@ async function recordFailure(
     return 'refused';
   }
 
-  await store.putDelivery({ ...base, state: 'failed', error: error.reason, updatedAt: now.toISOString() }, moveAfter(job, subscription));
+  await store.putDelivery({ ...base, state: 'failed', failure: error.reason, updatedAt: now.toISOString() }, moveAfter(job, subscription));
   if (error.kind === 'gone') {
     await store.update(channelId, (current) =>
       withNotice(
@@ -311,7 +312,7 @@ async function recordFailure(
     const failedDays = (previous?.failedDays ?? 0) + 1;
     const notifying = options.notices !== undefined;
     if (failedDays >= FAILED_DAYS_BEFORE_DISABLE) {
-      const status = { state: 'disabled' as const, reason: `${error.reason} on ${failedDays} days in a row`, at: now.toISOString() };
+      const status = { state: 'disabled' as const, reason: error.reason, failedDays, at: now.toISOString() };
       return withNotice(current, { ...current, status }, now.toISOString(), notifying);
     }
     return withNotice(current, { ...current, status: { state: 'failing', reason: error.reason, failedDays, lastFailedDay: day } }, now.toISOString(), notifying);

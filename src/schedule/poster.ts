@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { APIEmbed } from 'discord.js';
 import type { IsoDate } from '../wotd/dates.ts';
+import type { FailureReason } from './failure-reason.ts';
 
 /**
  * All the scheduler needs of Discord: post one message into one channel.
@@ -20,7 +21,7 @@ export interface DailyMessage {
   day?: IsoDate;
   /** One row of buttons under the post (the daily quiz's). */
   buttons?: DailyButton[];
-  /** The channel's name as subscribed, for failure reasons people read ("missing Embed Links in #words"). */
+  /** The channel's name as subscribed, for the failure reasons people read ("Missing Embed Links in #words"). */
   channelName?: string;
   content?: string;
   embeds: APIEmbed[];
@@ -79,11 +80,11 @@ export class DeliveryError extends Error {
 
   constructor(
     readonly kind: DeliveryFailureKind,
-    /** Short, for people: shown by /wotd-subscriptions. */
-    readonly reason: string,
+    /** Why, as a code and its parameters: stored, and said in the reader's language by /wotd-subscriptions. */
+    readonly reason: FailureReason,
     options?: { cause?: unknown; refusal?: DiscordRefusal; embedsDropped?: boolean },
   ) {
-    super(reason, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(`daily post ${kind}: ${JSON.stringify(reason)}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.refusal = options?.refusal;
     this.embedsDropped = options?.embedsDropped === true;
   }

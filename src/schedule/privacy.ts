@@ -127,7 +127,10 @@ export class PrivacyService {
         id: guildId,
         subscriptions: subscriptions.map((item) => {
           const shown = item.createdBy === userId || item.createdBy === '' ? item : { ...item, createdBy: ANOTHER_MEMBER };
-          return shown.configuredBy === undefined || shown.configuredBy === userId ? shown : { ...shown, configuredBy: ANOTHER_MEMBER };
+          if (shown.configuredBy === undefined || shown.configuredBy === userId) return shown;
+          // Another member's client language is theirs, as their id is.
+          const { configuredLocale: _theirs, ...others } = shown;
+          return { ...others, configuredBy: ANOTHER_MEMBER };
         }),
         deliveries: await this.store.getDeliveriesOn(subscriptions.map((item) => item.channelId), days),
         removedAt: await this.store.guildRemovedAt(guildId),
@@ -156,8 +159,12 @@ export class PrivacyService {
       const changed = await this.store.update(item.channelId, (current) => {
         if (current.createdBy !== userId && current.configuredBy !== userId) return null;
         // Notices then go to the subscription's notice channel only (admin-notices.ts).
-        const { configuredBy, ...rest } = current;
-        return { ...rest, createdBy: current.createdBy === userId ? '' : current.createdBy, ...(configuredBy === userId ? {} : { configuredBy }) };
+        const { configuredBy, configuredLocale, ...rest } = current;
+        return {
+          ...rest,
+          createdBy: current.createdBy === userId ? '' : current.createdBy,
+          ...(configuredBy === userId ? {} : { configuredBy, ...(configuredLocale ? { configuredLocale } : {}) }),
+        };
       });
       if (changed) anonymised += 1;
     }

@@ -60,6 +60,8 @@ export interface SubscribeRequest extends Partial<SubscriptionSettings> {
   channelId: string;
   channelName: string;
   userId: string;
+  /** The member's client language (a Discord locale): the notices about this subscription are written in it. */
+  userLocale?: string;
   /** Settings put back to their defaults (unless given): `all`, or the named ones. */
   reset?: 'all' | SettingName[];
   /** Pause (until the local day given, or until resumed), or resume. Left out: as it was. */
@@ -311,6 +313,7 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(settings.colour !== null ? { colour: settings.colour } : {}),
     ...(settings.intro ? { intro: settings.intro } : {}),
     configuredBy: request.userId,
+    ...(request.userLocale && request.userLocale.length >= 2 && request.userLocale.length <= 16 ? { configuredLocale: request.userLocale } : {}),
   };
 }
 

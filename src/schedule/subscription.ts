@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
 import { pauseSchema, weekdaysSchema } from './post-rules.ts';
+import { failureReasonSchema, legacyReason } from './failure-reason.ts';
 import { statusNoticeSchema } from './status-notice.ts';
 
 /**
@@ -12,25 +13,39 @@ import { statusNoticeSchema } from './status-notice.ts';
 /** Consecutive days a post may be refused (403) before the subscription is switched off. */
 export const FAILED_DAYS_BEFORE_DISABLE = 3;
 
-const statusSchema = z.discriminatedUnion('state', [
+const failingStatus = {
+  state: z.literal('failing'),
+  /** Service days in a row on which the post was refused. */
+  failedDays: z.number().int().positive(),
+  lastFailedDay: isoDateSchema,
+};
+const disabledStatus = {
+  state: z.literal('disabled'),
+  at: z.string(),
+  /** The channel no longer exists: kept for the record, but it no longer counts toward the server's limit. */
+  channelGone: z.boolean().optional(),
+  /** Switched off after the post was refused on this many days in a row. */
+  failedDays: z.number().int().positive().max(10_000).optional(),
+};
+
+const currentStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('active') }),
-  z.object({
-    state: z.literal('failing'),
-    reason: z.string(),
-    /** Service days in a row on which the post was refused. */
-    failedDays: z.number().int().positive(),
-    lastFailedDay: isoDateSchema,
-  }),
-  z.object({
-    state: z.literal('disabled'),
-    reason: z.string(),
-    at: z.string(),
-    /** The channel no longer exists: kept for the record, but it no longer counts toward the server's limit. */
-    channelGone: z.boolean().optional(),
-  }),
+  z.object({ ...failingStatus, reason: failureReasonSchema }),
+  z.object({ ...disabledStatus, reason: failureReasonSchema }),
 ]);
 
-export type SubscriptionStatus = z.output<typeof statusSchema>;
+export type SubscriptionStatus = z.output<typeof currentStatusSchema>;
+
+/** A status an earlier version stored, its reason an English sentence: read as the reason it stands for. */
+const sentenceStatusSchema = z
+  .discriminatedUnion('state', [z.object({ ...failingStatus, reason: z.string() }), z.object({ ...disabledStatus, reason: z.string() })])
+  .transform((status): SubscriptionStatus => {
+    const { reason, failedDays } = legacyReason(status.reason);
+    if (status.state === 'failing') return { ...status, reason };
+    return { ...status, reason, ...(failedDays !== undefined && status.failedDays === undefined ? { failedDays } : {}) };
+  });
+
+const statusSchema = z.union([currentStatusSchema, sentenceStatusSchema]);
 
 /** full: the same embed as /wotd; compact: the word, its IPA and a one-line definition. */
 export const POST_STYLES = ['full', 'compact'] as const;
@@ -85,6 +100,8 @@ export const subscriptionSchema = z.object({
   colour: z.number().int().min(0).max(0xffffff).optional(),
   /** A line above the embed, with {word}, {date} and {role} (post-shape.ts); absent: the role mention alone. */
   intro: z.string().max(200).optional(),
+  /** The client language of configuredBy when they last configured it: their notices are written in it. */
+  configuredLocale: z.string().min(2).max(16).optional(),
   /** A change of state the admin is still to be told about (admin-notices.ts). */
   noticeOwed: statusNoticeSchema.optional(),
 });
@@ -107,6 +124,8 @@ export const deliverySchema = z.object({
   nextAttemptAt: z.string().optional(),
   /** When the latest attempt began: a retry looks in the channel from here for a post that attempt made. */
   attemptStartedAt: z.string().optional(),
+  /** Why the latest attempt failed (`error`: the English sentence earlier versions stored instead). */
+  failure: failureReasonSchema.optional(),
   /** A `failed` day whose post Discord refused as a request (400): its error code and message, as Discord gave them. */
   refused: z.object({ status: z.number().int(), code: z.number().int(), message: z.string() }).optional(),
   updatedAt: z.string(),

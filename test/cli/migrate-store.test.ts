@@ -122,7 +122,7 @@ async function seedStore(location: string | StoreLocation, disabled: string, day
       await source.upsert(`g${g}`, channelId, 5, () => makeSubscription({ guildId: `g${g}`, channelId }));
     }
   }
-  await source.update(disabled, (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: 'x', channelGone: true } }));
+  await source.update(disabled, (s) => ({ ...s, status: { state: 'disabled', reason: { kind: 'channelDeleted' }, at: 'x', channelGone: true } }));
   for (const day of days(dayCount)) for (const channelId of channels) await source.putDelivery(delivery(channelId, day));
   await source.close();
   const raw = await openStore<unknown>(location, 'subscriptions');

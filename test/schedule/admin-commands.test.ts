@@ -254,7 +254,7 @@ describe('/wotd-subscribe', () => {
     const third = await run(wotdSubscribeCommand, services, { options: { channel: { id: '200000000000000009', name: 'more', kind: 'text' } } });
     expect(third.text).toContain('already has 2 daily-post subscriptions, the most it may have (2)');
 
-    await store.update(DAILY.id, (s) => ({ ...s, status: { state: 'disabled', reason: 'Missing Access on 3 days in a row', at: '2026-06-14T09:00:00Z' } }));
+    await store.update(DAILY.id, (s) => ({ ...s, status: { state: 'disabled', reason: { kind: 'missingAccess' }, failedDays: 3, at: '2026-06-14T09:00:00Z' } }));
     const again = await run(wotdSubscribeCommand, services, { options: { channel: DAILY, time: '18:00', timezone: 'Europe/London' } });
     expect(again.text).toContain(`Updated and re-enabled <#${DAILY.id}>: the word of the day every day at 18:00 (Europe/London)`);
     expect(await store.get(DAILY.id)).toMatchObject({ time: '18:00', timeZone: 'Europe/London', status: { state: 'active' } });
@@ -286,14 +286,14 @@ describe('/wotd-unsubscribe and /wotd-subscriptions', () => {
     await run(wotdSubscribeCommand, services, { options: { channel: DAILY, role: FANS } });
     await run(wotdSubscribeCommand, services, { options: { channel: NEWS, time: '10:00', style: 'compact' } });
     await run(wotdSubscribeCommand, services, { options: { channel: { id: '200000000000000004', name: 'zz-gone', kind: 'text' } } });
-    await store.update(NEWS.id, (s) => ({ ...s, status: { state: 'failing', reason: 'Missing Access', failedDays: 2, lastFailedDay: '2026-06-14' } }));
-    await store.update('200000000000000004', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: '2026-06-14T00:00:00Z' } }));
+    await store.update(NEWS.id, (s) => ({ ...s, status: { state: 'failing', reason: { kind: 'missingAccess' }, failedDays: 2, lastFailedDay: '2026-06-14' } }));
+    await store.update('200000000000000004', (s) => ({ ...s, status: { state: 'disabled', reason: { kind: 'channelDeleted' }, at: '2026-06-14T00:00:00Z' } }));
 
     const { answer, text } = await run(wotdSubscriptionsCommand, services);
     expect(answer.ephemeral).toBe(true);
     expect(text).toContain('Daily posts (3 of 5)');
     expect(text).toContain(`<#${DAILY.id}> — every day, 09:00 UTC, full style, mentions <@&${FANS.id}>\n  active; next post <t:${Date.parse('2026-06-15T09:00:00Z') / 1000}:F>`);
-    expect(text).toContain(`<#${NEWS.id}> — every day, 10:00 UTC, compact style\n  failing (Missing Access; 2 failed days in a row); next post <t:${Date.parse('2026-06-15T10:00:00Z') / 1000}:F>`);
+    expect(text).toContain(`<#${NEWS.id}> — every day, 10:00 UTC, compact style\n  failing (Missing Access: the bot cannot see the channel; 2 failed days in a row); next post <t:${Date.parse('2026-06-15T10:00:00Z') / 1000}:F>`);
     expect(text).toContain('disabled (the channel was deleted); no posts until subscribed again');
 
     expect((await run(wotdUnsubscribeCommand, services, { options: { channel: NEWS } })).text).toBe(`Unsubscribed <#${NEWS.id}>: no more daily posts there.`);

@@ -96,7 +96,7 @@ describe('daily posts through the local Discord-compatible server', () => {
       (error: unknown) => error,
     );
     expect(isDeliveryError(failure) && failure.kind).toBe('transient');
-    expect((failure as Error).message).toBe('Discord opened the DM channel but its answer carried no channel id');
+    expect(failure).toMatchObject({ kind: 'transient', reason: { kind: 'noDmChannel' } });
     expect(discord.requests.filter((request) => request.route === 'POST /channels/:channel_id/messages')).toEqual([]);
     // The next post opens the channel again, and lands.
     await poster.post(message);
@@ -115,9 +115,9 @@ describe('daily posts through the local Discord-compatible server', () => {
     const { scheduler } = schedulerFor(discord, store);
 
     expect(await scheduler.tick(nine)).toMatchObject({ failed: 3, sent: 0 });
-    expect((await store.get(locked))?.status).toMatchObject({ state: 'failing', failedDays: 1, reason: expect.stringContaining('Missing Permissions') });
-    expect((await store.get(hidden))?.status).toMatchObject({ state: 'failing', reason: expect.stringContaining('Missing Access') });
-    expect((await store.get(daily))?.status).toMatchObject({ state: 'failing', reason: expect.stringContaining('Missing Access') });
+    expect((await store.get(locked))?.status).toMatchObject({ state: 'failing', failedDays: 1, reason: { kind: 'missingPermissions' } });
+    expect((await store.get(hidden))?.status).toMatchObject({ state: 'failing', reason: { kind: 'missingAccess' } });
+    expect((await store.get(daily))?.status).toMatchObject({ state: 'failing', reason: { kind: 'missingAccess' } });
     // Not retried the same day; retried (and recovered where the fault is gone) the next.
     expect(await scheduler.tick(new Date('2026-06-15T12:00:00Z'))).toMatchObject({ total: 0 });
     expect(await scheduler.tick(new Date('2026-06-16T09:00:00Z'))).toMatchObject({ sent: 1, failed: 2 });
@@ -136,7 +136,7 @@ describe('daily posts through the local Discord-compatible server', () => {
     discord.injectFault({ channelId: news, status: 404 });
     const { scheduler } = schedulerFor(discord, store);
     expect(await scheduler.tick(nine)).toMatchObject({ failed: 2 });
-    expect((await store.get(daily))?.status).toMatchObject({ state: 'disabled', reason: expect.stringContaining('Unknown Channel') });
+    expect((await store.get(daily))?.status).toMatchObject({ state: 'disabled', reason: { kind: 'channelGone' } });
     expect((await store.get(news))?.status).toMatchObject({ state: 'disabled' });
     expect(await store.listGuild(guild.id)).toHaveLength(2);
   });
@@ -170,7 +170,7 @@ describe('daily posts through the local Discord-compatible server', () => {
     const scheduler = new DailyScheduler({ store, lookup: new FixedLookup(), poster: createChannelPoster(rest), render, logger, concurrency: 2 });
 
     expect(await scheduler.tick(nine)).toMatchObject({ retrying: 1 });
-    expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'retrying', error: 'Discord did not answer in time' });
+    expect(await store.getDelivery(daily, '2026-06-15')).toMatchObject({ state: 'retrying', failure: { kind: 'timeout' } });
     await discord.waitForMessages(daily, 1);
     expect(slow.hits).toBe(1);
     expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });

@@ -108,7 +108,7 @@ describe('DM subscriptions, end to end', () => {
     discord.setDmsOpen(user, false);
     expect(await tick('2026-06-15T07:00:00Z')).toMatchObject({ failed: 1 });
     expect(await daily.store.get(`dm:${user}`)).toMatchObject({
-      status: { state: 'disabled', reason: 'Discord would not deliver it: your DMs are closed to me' },
+      status: { state: 'disabled', reason: { kind: 'dmsClosed' } },
     });
     expect(lines.some((line) => line.msg === 'daily post target is gone; subscription disabled')).toBe(true);
     expect(await tick('2026-06-16T07:00:00Z')).toMatchObject({ total: 0 });
@@ -139,7 +139,7 @@ describe('DM subscriptions, end to end', () => {
     expect(discord.messagesIn(discord.dmChannelOf(traveller))).toHaveLength(1);
     discord.uninstallApp(traveller);
     expect(await tick('2026-06-16T09:00:00Z')).toMatchObject({ failed: 1 });
-    expect((await daily.store.get(`dm:${traveller}`))?.status).toMatchObject({ state: 'disabled', reason: expect.stringContaining('we share no server') });
+    expect((await daily.store.get(`dm:${traveller}`))?.status).toMatchObject({ state: 'disabled', reason: { kind: 'noSharedServer' } });
   });
 
   it('is one per member, kept apart from servers: subscribing again changes it', async () => {

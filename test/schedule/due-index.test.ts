@@ -77,8 +77,8 @@ for (const backend of storeBackends) {
 
     it('keeps the counts per state as subscriptions change, without reading them', async () => {
       const { store } = await world(['c1', 'c2', 'c3']);
-      await store.update('c2', (current) => ({ ...current, status: { state: 'failing', reason: 'x', failedDays: 1, lastFailedDay: '2026-06-15' } }));
-      await store.update('c3', (current) => ({ ...current, status: { state: 'disabled', reason: 'x', at: '2026-06-15T00:00:00Z' } }));
+      await store.update('c2', (current) => ({ ...current, status: { state: 'failing', reason: { kind: 'timeout' }, failedDays: 1, lastFailedDay: '2026-06-15' } }));
+      await store.update('c3', (current) => ({ ...current, status: { state: 'disabled', reason: { kind: 'timeout' }, at: '2026-06-15T00:00:00Z' } }));
       expect(await store.countByState()).toEqual({ active: 1, failing: 1, disabled: 1 });
       await store.remove('g1', 'c1');
       await store.eraseGuild('g1');

@@ -327,7 +327,7 @@ describe('next post time', () => {
   });
 
   it('is none for a disabled subscription', () => {
-    const disabled: Subscription = { ...sub, status: { state: 'disabled', reason: 'gone', at: '2026-06-01T00:00:00Z' } };
+    const disabled: Subscription = { ...sub, status: { state: 'disabled', reason: { kind: 'channelGone' }, at: '2026-06-01T00:00:00Z' } };
     expect(nextPostTime(disabled, () => null, new Date('2026-06-15T07:00:00Z'))).toBeNull();
     expect(dueSlot(disabled, () => null, new Date('2026-06-15T10:00:00Z'))).toBeNull();
   });

@@ -83,14 +83,14 @@ describe('daily posts where the bot has lost Embed Links', () => {
     expect(discord.requests.filter((r) => r.method === 'DELETE' && r.path === `/channels/${pinged}/messages/${taken[0]?.id}`)).toMatchObject([{ status: 204 }]);
     expect(discord.threadsIn(pinged)).toEqual([]);
 
-    const reason = 'Missing Embed Links in #pinged';
-    expect(await daily.store.getDelivery(pinged, '2026-06-15')).toMatchObject({ state: 'failed', error: reason, nonce: deliveryNonce(pinged, '2026-06-15') });
+    const reason = { kind: 'missingPermission', permission: 'EmbedLinks', channelName: 'pinged' };
+    expect(await daily.store.getDelivery(pinged, '2026-06-15')).toMatchObject({ state: 'failed', failure: reason, nonce: deliveryNonce(pinged, '2026-06-15') });
     expect(await daily.store.getDelivery(pinged, '2026-06-15')).not.toHaveProperty('messageId');
     expect((await daily.store.get(pinged))?.status).toEqual({ state: 'failing', reason, failedDays: 1, lastFailedDay: '2026-06-15' });
     const text = await metrics.text();
     expect(text).toMatch(/^wotd_bot_daily_posts_total\{outcome="failed"\} 1$/m);
     expect(text).toMatch(/^wotd_bot_daily_posts_total\{outcome="sent"\} 1$/m);
-    expect(await listing()).toContain(`<#${pinged}> — every day, 09:00 UTC, full style, mentions <@&${role}>, thread on each post\n  failing (${reason}; 1 failed day in a row)`);
+    expect(await listing()).toContain(`<#${pinged}> — every day, 09:00 UTC, full style, mentions <@&${role}>, thread on each post\n  failing (Missing Embed Links in #pinged; 1 failed day in a row)`);
     expect(lines.some((l) => l.msg === 'Discord took the daily post without its embed (no Embed Links); removed the bare mention')).toBe(true);
 
     // Not tried again that day: no second ping.
@@ -115,9 +115,9 @@ describe('daily posts where the bot has lost Embed Links', () => {
 
     expect(await tick('2026-06-15T09:00:00Z')).toMatchObject({ sent: 0, failed: 1, retrying: 0 });
     expect(postsTo(channel)).toMatchObject([{ status: 400, response: expect.objectContaining({ code: 50006 }) }]);
-    const reason = 'Missing Embed Links in #quiet_words';
+    const reason = { kind: 'missingPermission', permission: 'EmbedLinks', channelName: 'quiet_words' };
     const record = await daily.store.getDelivery(channel, '2026-06-15');
-    expect(record).toMatchObject({ state: 'failed', error: reason });
+    expect(record).toMatchObject({ state: 'failed', failure: reason });
     expect(record).not.toHaveProperty('refused');
     expect((await daily.store.get(channel))?.status).toEqual({ state: 'failing', reason, failedDays: 1, lastFailedDay: '2026-06-15' });
     const text = await metrics.text();
@@ -132,7 +132,7 @@ describe('daily posts where the bot has lost Embed Links', () => {
     expect(await tick('2026-06-16T09:00:00Z')).toMatchObject({ failed: 1 });
     expect((await daily.store.get(channel))?.status).toMatchObject({ state: 'failing', failedDays: 2 });
     expect(await tick('2026-06-17T09:00:00Z')).toMatchObject({ failed: 1 });
-    expect((await daily.store.get(channel))?.status).toMatchObject({ state: 'disabled', reason: `${reason} on 3 days in a row` });
+    expect((await daily.store.get(channel))?.status).toMatchObject({ state: 'disabled', reason, failedDays: 3 });
     expect(postsTo(channel)).toHaveLength(3);
     expect(discord.allMessages().filter((m) => m.channelId === channel)).toEqual([]);
   });
@@ -168,7 +168,7 @@ describe('daily posts where the bot has lost Embed Links', () => {
     expect(await tick('2026-06-15T09:30:00Z')).toMatchObject({ failed: 1, sent: 0 });
     expect(postsTo(pinged)).toHaveLength(1);
     expect(discord.messagesIn(pinged)).toEqual([]);
-    expect(await daily.store.getDelivery(pinged, '2026-06-15')).toMatchObject({ state: 'failed', error: 'Missing Embed Links in #pinged' });
+    expect(await daily.store.getDelivery(pinged, '2026-06-15')).toMatchObject({ state: 'failed', failure: { kind: 'missingPermission', permission: 'EmbedLinks', channelName: 'pinged' } });
     expect((await daily.store.get(pinged))?.status).toMatchObject({ state: 'failing', failedDays: 1 });
   });
 });

@@ -72,7 +72,7 @@ export class RecordingPoster implements ChannelPoster {
   async findEarlierPost(message: DailyMessage): Promise<{ messageId: string } | null> {
     this.lookups.push(message.channelId);
     const fault = this.lookupFaults.get(message.channelId);
-    if (fault) throw new DeliveryError(fault, fault === 'forbidden' ? 'Missing Access' : fault === 'gone' ? 'Unknown Channel' : 'HTTP 503');
+    if (fault) throw new DeliveryError(fault, fault === 'forbidden' ? { kind: 'missingAccess' } : fault === 'gone' ? { kind: 'channelGone' } : { kind: 'httpStatus', status: 503 });
     const earlier = this.messages.find((m) => m.channelId === message.channelId && m.embeds[0]?.footer?.text === message.embeds[0]?.footer?.text && m.embeds[0]?.title === message.embeds[0]?.title);
     return earlier ? { messageId: earlier.id } : null;
   }
@@ -84,7 +84,7 @@ export class RecordingPoster implements ChannelPoster {
     try {
       await new Promise((resolve) => setImmediate(resolve));
       const fault = this.faults.get(message.channelId);
-      if (fault) throw new DeliveryError(fault, fault === 'forbidden' ? 'Missing Permissions' : fault === 'gone' ? 'Unknown Channel' : 'HTTP 503');
+      if (fault) throw new DeliveryError(fault, fault === 'forbidden' ? { kind: 'missingPermissions' } : fault === 'gone' ? { kind: 'channelGone' } : { kind: 'httpStatus', status: 503 });
       const earlier = this.nonceWindowPassed ? undefined : this.messages.find((m) => m.channelId === message.channelId && m.nonce === message.nonce);
       if (earlier) return { messageId: earlier.id };
       const id = String(this.nextId++);

@@ -12,7 +12,7 @@ describe('nextDueAt and the index instants, on the rules of due.ts', () => {
     const subscription = makeSubscription({ time: '09:00', timeZone: 'UTC' });
     expect(iso(nextDueAt(subscription, at('2026-06-15T08:59:00Z')))).toBe('2026-06-15T09:00:00.000Z');
     expect(iso(nextDueAt(subscription, at('2026-06-15T09:00:00Z')))).toBe('2026-06-16T09:00:00.000Z');
-    expect(nextDueAt(makeSubscription({ status: { state: 'disabled', reason: 'x', at: '2026-06-01T00:00:00Z' } }), at('2026-06-15T00:00:00Z'))).toBeNull();
+    expect(nextDueAt(makeSubscription({ status: { state: 'disabled', reason: { kind: 'timeout' }, at: '2026-06-01T00:00:00Z' } }), at('2026-06-15T00:00:00Z'))).toBeNull();
   });
 
   it('follows daylight saving: a time in the gap posts when it ends, a repeated time at its first occurrence', () => {
@@ -71,6 +71,6 @@ describe('nextDueAt and the index instants, on the rules of due.ts', () => {
     const b = makeSubscription({ channelId: 'b', channelName: 'y', enabledAt: '2026-06-02T00:00:00Z' });
     expect(scheduleKey(a)).toBe(scheduleKey(b));
     expect(scheduleKey(makeSubscription({ time: '10:00' }))).not.toBe(scheduleKey(a));
-    expect(scheduleKey(makeSubscription({ status: { state: 'disabled', reason: 'x', at: 'y' } }))).not.toBe(scheduleKey(a));
+    expect(scheduleKey(makeSubscription({ status: { state: 'disabled', reason: { kind: 'timeout' }, at: 'y' } }))).not.toBe(scheduleKey(a));
   });
 });

@@ -166,7 +166,7 @@ describe('/wotd-data, end to end', () => {
     // Added back: the erasure is cancelled.
     discord.addGuild({ ...spec, id: guild.id });
     await vi.waitFor(async () => expect(await daily.store.guildRemovedAt(guild.id)).toBeNull());
-    expect(await daily.store.get(channel)).toMatchObject({ status: { state: 'disabled', reason: 'the bot was removed from the server' } });
+    expect(await daily.store.get(channel)).toMatchObject({ status: { state: 'disabled', reason: { kind: 'botRemoved' } } });
 
     clock.now = new Date('2026-06-20T00:00:00Z');
     discord.removeGuild(guild.id);

@@ -118,8 +118,8 @@ describe('a daily post Discord refuses (400)', () => {
     discord.deleteChannel(gone);
 
     expect(await scheduler.tick(new Date(`${DAY}T09:00:00Z`))).toMatchObject({ failed: 2 });
-    expect((await store.get(locked))?.status).toMatchObject({ state: 'failing', failedDays: 1, reason: expect.stringContaining('Missing Permissions') });
-    expect((await store.get(gone))?.status).toMatchObject({ state: 'disabled', reason: expect.stringContaining('Unknown Channel') });
+    expect((await store.get(locked))?.status).toMatchObject({ state: 'failing', failedDays: 1, reason: { kind: 'missingPermissions' } });
+    expect((await store.get(gone))?.status).toMatchObject({ state: 'disabled', reason: { kind: 'channelGone' } });
     expect(await store.getDelivery(locked, DAY)).not.toHaveProperty('refused');
   });
 });

@@ -193,14 +193,14 @@ describe('DailyScheduler', () => {
     const { scheduler: s } = scheduler(store, { poster });
 
     await s.tick(at('2026-06-15T09:00:00Z'));
-    expect((await store.get('c1'))?.status).toEqual({ state: 'failing', reason: 'Missing Permissions', failedDays: 1, lastFailedDay: '2026-06-15' });
+    expect((await store.get('c1'))?.status).toEqual({ state: 'failing', reason: { kind: 'missingPermissions' }, failedDays: 1, lastFailedDay: '2026-06-15' });
     await s.tick(at('2026-06-15T10:00:00Z'));
     expect(poster.attempts).toHaveLength(1);
 
     await s.tick(at('2026-06-16T09:00:00Z'));
     expect((await store.get('c1'))?.status).toMatchObject({ state: 'failing', failedDays: 2 });
     await s.tick(at('2026-06-17T09:00:00Z'));
-    expect((await store.get('c1'))?.status).toMatchObject({ state: 'disabled', reason: 'Missing Permissions on 3 days in a row' });
+    expect((await store.get('c1'))?.status).toMatchObject({ state: 'disabled', reason: { kind: 'missingPermissions' }, failedDays: 3 });
     await s.tick(at('2026-06-18T09:00:00Z'));
     expect(poster.attempts).toHaveLength(3);
     // Nothing is deleted: the subscription is still there to show and re-enable.
@@ -225,7 +225,7 @@ describe('DailyScheduler', () => {
     poster.faults.set('c1', 'gone');
     const { scheduler: s } = scheduler(store, { poster });
     await s.tick(at('2026-06-15T09:00:00Z'));
-    expect((await store.get('c1'))?.status).toMatchObject({ state: 'disabled', reason: 'Unknown Channel', channelGone: true });
+    expect((await store.get('c1'))?.status).toMatchObject({ state: 'disabled', reason: { kind: 'channelGone' }, channelGone: true });
   });
 
   it('transient failures are retried the same day with backoff, with the same nonce', async () => {
@@ -267,7 +267,7 @@ describe('DailyScheduler', () => {
     const poster = new RecordingPoster();
     const { scheduler: s } = scheduler(store, { poster });
     await store.remove('g1', 'c2');
-    await store.update('c1', (sub) => ({ ...sub, status: { state: 'disabled', reason: 'channel deleted', at: 'x' } }));
+    await store.update('c1', (sub) => ({ ...sub, status: { state: 'disabled', reason: { kind: 'channelDeleted' }, at: 'x' } }));
     expect(await s.tick(at('2026-06-15T09:00:00Z'))).toMatchObject({ total: 0 });
     expect(poster.attempts).toHaveLength(0);
   });

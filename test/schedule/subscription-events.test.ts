@@ -41,7 +41,7 @@ describe('gateway events disable subscriptions', () => {
     await vi.waitFor(async () => expect((await store.get(words.channelId('daily')))?.status.state).toBe('disabled'));
     expect((await store.get(words.channelId('daily')))?.status).toEqual({
       state: 'disabled',
-      reason: 'the channel was deleted',
+      reason: { kind: 'channelDeleted' },
       at: '2026-06-15T10:00:00.000Z',
       channelGone: true,
     });
@@ -51,8 +51,8 @@ describe('gateway events disable subscriptions', () => {
     await vi.waitFor(async () => {
       const states = (await store.listGuild(second.id)).map((s) => s.status);
       expect(states).toEqual([
-        expect.objectContaining({ state: 'disabled', reason: 'the bot was removed from the server' }),
-        expect.objectContaining({ state: 'disabled', reason: 'the bot was removed from the server' }),
+        expect.objectContaining({ state: 'disabled', reason: { kind: 'botRemoved' } }),
+        expect.objectContaining({ state: 'disabled', reason: { kind: 'botRemoved' } }),
       ]);
     });
     expect(await store.listAll()).toHaveLength(4);

@@ -110,7 +110,7 @@ for (const backend of storeBackends) {
       expect((await store.remove('g1', 'c1'))?.channelId).toBe('c1');
       expect(await store.remove('g1', 'c1')).toBeNull();
       expect((await store.listAll()).map((s) => s.channelId)).toEqual(['c2']);
-      const changed = await store.updateGuild('g1', (s) => ({ ...s, status: { state: 'disabled', reason: 'gone', at: 'now' } }));
+      const changed = await store.updateGuild('g1', (s) => ({ ...s, status: { state: 'disabled', reason: { kind: 'channelGone' }, at: 'now' } }));
       expect(changed).toHaveLength(1);
       expect((await store.get('c2'))?.status.state).toBe('disabled');
     });
@@ -135,7 +135,7 @@ for (const backend of storeBackends) {
     const dmRequest = (userId: string) => ({ userId, time: '09:00', timeZone: 'UTC' });
     const switchOff = (at: Date) => (current: Subscription): Subscription => ({
       ...current,
-      status: { state: 'disabled', reason: 'Discord would not deliver it: your DMs are closed to me', at: at.toISOString() },
+      status: { state: 'disabled', reason: { kind: 'dmsClosed' }, at: at.toISOString() },
     });
 
     it('is owed once per switch-off, and a store reads the list of members owed one at most every 10 s, not per command', async () => {
@@ -209,7 +209,7 @@ describe('subscription service', () => {
     const service = createSubscriptionService({ store, limit: 2, now: () => now });
     const request = { guildId: 'g1', channelId: 'c1', channelName: 'words', time: '09:00', timeZone: 'UTC', roleId: null, userId: 'u1' };
     expect((await service.subscribe(request)).kind).toBe('created');
-    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: 'Missing Access on 3 days in a row', at: now.toISOString() } }));
+    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: { kind: 'missingAccess' }, failedDays: 3, at: now.toISOString() } }));
     now = new Date('2026-06-15T08:00:00Z');
     const again = await service.subscribe({ ...request, time: '18:30', timeZone: 'Europe/London', roleId: 'r1', userId: 'u2' });
     expect(again).toMatchObject({ kind: 'updated', subscription: { time: '18:30', timeZone: 'Europe/London', roleId: 'r1', createdBy: 'u1', status: { state: 'active' } } });
@@ -231,9 +231,9 @@ describe('subscription service', () => {
     const service = createSubscriptionService({ store, limit: 1, now: () => new Date('2026-06-15T07:00:00Z') });
     const request = { guildId: 'g1', channelId: 'c1', channelName: 'words', time: '09:00', timeZone: 'UTC', roleId: null, userId: 'u1' };
     await service.subscribe(request);
-    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: 'Missing Access on 3 days in a row', at: 'x' } }));
+    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: { kind: 'missingAccess' }, failedDays: 3, at: 'x' } }));
     expect((await service.subscribe({ ...request, channelId: 'c2' })).kind).toBe('limit_reached');
-    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: 'the channel was deleted', at: 'x', channelGone: true } }));
+    await store.update('c1', (s) => ({ ...s, status: { state: 'disabled', reason: { kind: 'channelDeleted' }, at: 'x', channelGone: true } }));
     expect((await service.subscribe({ ...request, channelId: 'c2' })).kind).toBe('created');
     expect((await service.list('g1')).map((item) => [item.subscription.channelId, item.nextPostAt === null])).toEqual([
       ['c1', true],
