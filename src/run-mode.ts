@@ -361,6 +361,8 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
   } finally {
     signal.dispose();
     await endpoint?.close();
+    // Posting stops before the learning store closes: the quiz and the DMs' review line read it while posting.
+    await daily?.stopPosting();
     await opened?.close();
     await daily?.close();
     await mirror?.close();
