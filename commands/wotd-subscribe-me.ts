@@ -22,7 +22,8 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe-me.name', 
   )
   .addStringOption((option) =>
     named(option, 'option.language.name', 'command.wotd-subscribe-me.language.description').setMaxLength(32).setAutocomplete(true),
-  );
+  )
+  .addBooleanOption((option) => named(option, 'option.review.name', 'command.wotd-subscribe-me.review.description'));
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
   const t = privateT(context.invoker);
@@ -36,12 +37,14 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const userId = context.invoker.userId;
   // The DMs are written in the language chosen, else in the member's own as it is now.
   const language = chosen.language ?? context.invoker.locale;
+  const review = context.options.getBoolean('review') === true;
   const result = await services.subscriptions.subscribeDm({
     userId,
     time: schedule.time,
     timeZone: schedule.timeZone,
     style,
     ...(language ? { language } : {}),
+    review,
   });
   // One per member, replaced by subscribing again, so the limit cannot be reached; said plainly if it ever is.
   if (result.kind === 'limit_reached') return context.respond(privateNote(t('subscribeMe.already')));
@@ -55,6 +58,7 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const details = [
     style === 'compact' ? t('subscribeMe.detail.compact') : '',
     chosen.language ? t('subscribe.detail.language', { language: languageName(chosen.language, t) }) : '',
+    review ? t('subscribeMe.detail.review') : '',
   ].join('');
   const saved = t('subscribeMe.saved', { verb, time: schedule.time, zone: `${schedule.timeZone}${schedule.zoneNote}`, details });
   await context.respond(privateNote(`${saved}${changed}${next} ${t('subscribeMe.howDms')}`));

@@ -5,7 +5,8 @@ import { openLearningStore } from './learning/open-learning-store.ts';
 import { wordListOf } from './learning/word-list.ts';
 import { startQuizCloseJob } from './learning/quiz-close-job.ts';
 import { quizPoster } from './learning/quiz-poster.ts';
-import { quizRendering } from './replies/learning-replies.ts';
+import { reviewReminderPoster } from './learning/review-reminder.ts';
+import { quizRendering, reviewReminderLine } from './replies/learning-replies.ts';
 import type { BotServices } from './replies/interactions.ts';
 import type { DailyPosts } from './schedule/daily-posts.ts';
 import { storeLocation } from './store/open-store.ts';
@@ -32,10 +33,13 @@ export async function openBotServices(
   // The daily quiz: its channels' posts become quizzes, and its own job closes them (with a poster that can edit).
   const rendering = quizRendering(config.WOTD_SITE_URL);
   let closing: { stop(): Promise<void> } | undefined;
+  const subscriptionOf = (channelId: string) => daily.store.get(channelId);
   daily.wrapPoster((inner) => {
     if (inner.edit) closing = startQuizCloseJob({ store, poster: inner, lookup, rendering, logger });
-    return quizPoster(inner, { learning, lookup, rendering, logger, subscriptionOf: (channelId) => daily.store.get(channelId) });
+    return quizPoster(inner, { learning, lookup, rendering, logger, subscriptionOf });
   });
+  // A member's daily DM with review on says how many of their saved words are due.
+  daily.wrapPoster((inner) => reviewReminderPoster(inner, { store, subscriptionOf, line: reviewReminderLine, now: learning.now }));
   return {
     lookup,
     siteUrl: config.WOTD_SITE_URL,

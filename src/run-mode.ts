@@ -329,18 +329,20 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
     metrics?.watchStore(daily.store);
     // Replies and daily posts print above the prompt while it waits, so a half-typed line is not broken up.
     const screen = new PromptScreen(process.stdout);
-    // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time.
-    daily.start({
-      poster: createConsolePoster({ write: screen.write, color }),
-      lookup: adapter,
-      ...dailyPostRendering(config.WOTD_SITE_URL, consoleLocale),
-    });
+    // Before the scheduler starts: the learning loop decorates its poster (the daily quiz, the DMs' review line).
     const session = new ConsoleSession({
       commands,
       services: (opened = await openBotServices(config, adapter, daily, logger, mirror)),
       write: screen.write,
       color,
       showThinking: terminal,
+    });
+    // Subscribing a console channel (/wotd-subscribe channel:#words) prints the daily post here at its time; its
+    // buttons (the quiz's) are pressed with `press`, as the console's member in that channel.
+    daily.start({
+      poster: createConsolePoster({ write: screen.write, color, board: session }),
+      lookup: adapter,
+      ...dailyPostRendering(config.WOTD_SITE_URL, consoleLocale),
     });
     running = true;
     await runConsoleLoop({
@@ -359,6 +361,8 @@ async function runConsole(config: Config, command: 'start' | 'console', lock?: B
   } finally {
     signal.dispose();
     await endpoint?.close();
+    // Posting stops before the learning store closes: the quiz and the DMs' review line read it while posting.
+    await daily?.stopPosting();
     await opened?.close();
     await daily?.close();
     await mirror?.close();

@@ -21,7 +21,9 @@ import { traceWrites } from '../store/store-watch.ts';
 import { storeFailureReply } from '../replies/store-failure.ts';
 import { commandOptions, optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { consoleNames, type ConsoleNames } from './console-names.ts';
-import { renderButtons, renderMessage } from './render.ts';
+import { renderMessage } from './render.ts';
+import { ShownMessages, type PostPlace, type ShownMessage } from './shown-messages.ts';
+import { dmUserOf } from '../schedule/subscription.ts';
 import { terminalText } from '../replies/terminal-text.ts';
 import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
 import { consoleLocale } from './console-locale.ts';
@@ -42,23 +44,13 @@ export interface ConsoleSessionOptions {
   locale?: string | undefined;
 }
 
-/** A message on screen that has buttons, so they can still be pressed later, as in Discord. */
-interface ShownMessage {
-  /** What it goes by at the console, shown before its buttons: `press #3 Older`. */
-  number: number;
-  /** What made it, as typed: said when one of its buttons is pressed. */
-  source: string;
-  buttons: ButtonSpec[];
-}
-
-/** How a message is shown: what made it, and for an updated one, the number it already had. */
+/** How a message is shown: what made it, and for an updated one, the number it already had (and its place, a post's). */
 interface ShowOptions {
   source: string;
   number?: number;
   note?: string;
+  post?: PostPlace;
 }
-
-const KEPT_MESSAGES = 50;
 
 /** The one member at the console: in a server the bot is in, allowed to manage its channels and the server. */
 const CONSOLE_INVOKER: Invoker = {
@@ -88,9 +80,8 @@ function optionsFrom(values: Map<string, ConsoleOptionValue>, subcommand: string
 
 /** One console conversation: reads lines, runs commands and buttons on the console transport, prints replies. */
 export class ConsoleSession {
-  private readonly shown: ShownMessage[] = [];
+  private readonly shown = new ShownMessages();
   private readonly now: () => Date;
-  private nextNumber = 1;
   /** The person at the console, in the console's language (private and public replies alike). */
   private readonly invoker: Invoker;
   private readonly locale: string | undefined;
@@ -150,7 +141,7 @@ export class ConsoleSession {
         }
       }
     }
-    lines.push(t('console.help.buttons', { older: t('button.older') }), t('console.help.exit'));
+    lines.push(t('console.help.buttons', { older: t('button.older') }), t('console.help.posts'), t('console.help.exit'));
     return lines.join('\n');
   }
 
@@ -160,7 +151,7 @@ export class ConsoleSession {
 
   private show(message: OutgoingMessage, options: ShowOptions): void {
     const buttons = message.buttons ?? [];
-    const number = buttons.length === 0 ? undefined : (options.number ?? this.nextNumber++);
+    const number = buttons.length === 0 ? undefined : (options.number ?? this.shown.take());
     const rendered = renderMessage(message, {
       color: this.options.color,
       now: this.now(),
@@ -168,17 +159,42 @@ export class ConsoleSession {
       ...(number === undefined ? {} : { messageNumber: number }),
     });
     this.print(options.note ? `${options.note}\n${rendered}` : rendered);
-    if (number !== undefined) {
-      this.shown.push({ number, source: options.source, buttons });
-      if (this.shown.length > KEPT_MESSAGES) this.shown.shift();
-    }
+    if (number !== undefined) this.shown.add({ number, source: options.source, buttons, ...(options.post ? { post: options.post } : {}) });
   }
 
-  private respondable(source: string): Respondable & { readonly acknowledged: boolean } {
+  /**
+   * A daily post printed at the console (console-poster.ts), so its buttons can be pressed like a reply's: the number
+   * it goes by, kept when the post is edited (the quiz's reveal), or undefined when it has no buttons.
+   */
+  postShown(post: PostPlace & { buttons: ButtonSpec[] }, source: string): number | undefined {
+    const earlier = this.shown.byPost(post.messageId);
+    if (earlier && post.buttons.length > 0) {
+      earlier.buttons = post.buttons;
+      return earlier.number;
+    }
+    if (earlier) this.shown.remove(earlier);
+    if (post.buttons.length === 0) return undefined;
+    const number = this.shown.take();
+    this.shown.add({ number, source, buttons: post.buttons, post: { channelId: post.channelId, messageId: post.messageId } });
+    return number;
+  }
+
+  /**
+   * Who presses a button: the console's member, in the channel of the daily post it sits on (in their DMs for a DM's,
+   * outside any server), else where the console's replies are.
+   */
+  private presser(message: ShownMessage): Invoker {
+    const channelId = message.post?.channelId;
+    if (channelId === undefined) return this.invoker;
+    if (dmUserOf(channelId) === null) return { ...this.invoker, channelId };
+    return { ...this.invoker, channelId, guildId: null, context: 'bot_dm', canManageChannels: false, canManageGuild: false, guildLocale: null };
+  }
+
+  private respondable(source: string, invoker: Invoker = this.invoker): Respondable & { readonly acknowledged: boolean } {
     let acknowledged = false;
     const session = this;
     return {
-      invoker: session.invoker,
+      invoker,
       get acknowledged() {
         return acknowledged;
       },
@@ -215,33 +231,8 @@ export class ConsoleSession {
     if (notice) this.show(notice, { source: line });
   }
 
-  /**
-   * The button `target` (a label, any case, or a number) of message #`number`, or of the latest message with buttons
-   * when no number is given; otherwise what to say instead.
-   */
-  private findButton(target: string, number: number | null): { message: ShownMessage; button: ButtonSpec } | string {
-    const latest = this.shown.at(-1);
-    const t = this.t;
-    if (!latest) return t('console.press.none');
-    const message = number === null ? latest : this.shown.find((candidate) => candidate.number === number);
-    if (!message) return t('console.press.noMessage', { number: String(number), latest: String(latest.number) });
-    const byNumber = /^\d+$/.test(target);
-    const wanted = target.toLowerCase();
-    const matches = (button: ButtonSpec) => button.label.toLowerCase() === wanted;
-    const button = byNumber ? message.buttons[Number(target) - 1] : message.buttons.find(matches);
-    if (!button) {
-      const named = byNumber ? typed(target) : `“${typed(target)}”`;
-      // A label the member saw on an earlier message: say where it is rather than press it unasked.
-      const earlier = byNumber ? undefined : this.shown.findLast((other) => other !== message && other.buttons.some((candidate) => matches(candidate) && !candidate.disabled));
-      const hint = earlier ? ` ${t('console.press.elsewhere', { number: String(earlier.number), label: typed(target) })}` : '';
-      return t('console.press.noButton', { number: String(message.number), named, buttons: renderButtons(message.buttons, t), hint });
-    }
-    if (button.disabled) return t('console.press.disabled', { label: terminalText(button.label), number: String(message.number) });
-    return { message, button };
-  }
-
   private async press(target: string, number: number | null): Promise<void> {
-    const found = this.findButton(target, number);
+    const found = this.shown.find(target, number, this.t);
     if (typeof found === 'string') {
       this.print(found);
       return;
@@ -251,11 +242,13 @@ export class ConsoleSession {
     this.options.write(`${this.t('console.press.pressed', { label, number: String(message.number), source: typed(message.source) })}\n`);
     const prefix = buttonPrefix(button.customId);
     const command = this.options.commands.find((candidate) => candidate.button?.prefix === prefix);
-    const base = this.respondable(`press #${message.number} ${label}`);
+    const base = this.respondable(`press #${message.number} ${label}`, this.presser(message));
     let updated = false;
     const session = this;
     const context: ButtonContext = {
       customId: button.customId,
+      // A daily post's id, which its handlers check (the quiz's answers are taken on its own post only).
+      ...(message.post ? { messageId: message.post.messageId } : {}),
       invoker: base.invoker,
       get acknowledged() {
         return base.acknowledged || updated;
@@ -265,9 +258,9 @@ export class ConsoleSession {
       async update(replacement) {
         updated = true;
         // Discord edits the message in place; here it is printed again, keeping its number, and its old buttons go.
-        const index = session.shown.indexOf(message);
-        if (index >= 0) session.shown.splice(index, 1);
-        session.show(replacement, { note: session.t('console.press.updated', { number: String(message.number) }), source: message.source, number: message.number });
+        session.shown.remove(message);
+        const note = session.t('console.press.updated', { number: String(message.number) });
+        session.show(replacement, { note, source: message.source, number: message.number, ...(message.post ? { post: message.post } : {}) });
       },
     };
     if (!command?.button) {
@@ -303,6 +296,7 @@ export class ConsoleSession {
   }
 
   private async completions(line: string): Promise<[string[], string]> {
+    if (/^\s*press\s/i.test(line)) return this.shown.completePress(line);
     // A value being typed in quotes (word:"ad h) is read as if its quote were closed.
     const open = tokenize(line);
     const split = 'error' in open ? tokenize(`${line}"`) : open;

@@ -98,6 +98,8 @@ export interface LearningStore {
   getWord(userId: string, date: IsoDate): Promise<SavedWord | null>;
   /** The member's saved word due first, if one is due at `now`, and how many are due. */
   nextDue(userId: string, now: number): Promise<{ word: SavedWord | null; due: number }>;
+  /** How many of the member's saved words are due at `now`: a count over the index by member and due time. */
+  countDue(userId: string, now: number): Promise<number>;
   /** Stores a review's outcome; false when the word is no longer saved. */
   recordReview(userId: string, date: IsoDate, card: string, due: number): Promise<boolean>;
 

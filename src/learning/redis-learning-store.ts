@@ -158,10 +158,14 @@ export class RedisLearningStore implements LearningStore {
   async nextDue(userId: string, now: number): Promise<{ word: SavedWord | null; due: number }> {
     const [dates, due] = await Promise.all([
       this.redis.zrangebyscore(this.key('due', userId), '-inf', now, 'LIMIT', 0, 1),
-      this.redis.zcount(this.key('due', userId), '-inf', now),
+      this.countDue(userId, now),
     ]);
     const [word = null] = await this.words(userId, dates);
     return { word, due };
+  }
+
+  countDue(userId: string, now: number): Promise<number> {
+    return this.redis.zcount(this.key('due', userId), '-inf', now);
   }
 
   async recordReview(userId: string, date: IsoDate, card: string, due: number): Promise<boolean> {

@@ -167,8 +167,12 @@ export class SqlLearningStore implements LearningStore {
 
   async nextDue(userId: string, now: number): Promise<{ word: SavedWord | null; due: number }> {
     const rows = await this.run('SELECT * FROM {saved} WHERE user_id = $1 AND due <= $2 ORDER BY due, date LIMIT 1', [userId, now]);
+    return { word: rows[0] ? savedWord(rows[0]) : null, due: await this.countDue(userId, now) };
+  }
+
+  async countDue(userId: string, now: number): Promise<number> {
     const count = await this.run('SELECT COUNT(*) AS n FROM {saved} WHERE user_id = $1 AND due <= $2', [userId, now]);
-    return { word: rows[0] ? savedWord(rows[0]) : null, due: count[0] ? integer(count[0], 'n') : 0 };
+    return count[0] ? integer(count[0], 'n') : 0;
   }
 
   async recordReview(userId: string, date: IsoDate, card: string, due: number): Promise<boolean> {

@@ -122,6 +122,7 @@ const CHANGE_KEYS: Record<SubscriptionChange['setting'], MessageKey> = {
   publish: 'subscription.change.publish',
   language: 'subscription.change.language',
   quiz: 'subscription.change.quiz',
+  review: 'subscription.change.review',
 };
 
 function changeValue(change: SubscriptionChange, value: string | boolean | null, console: boolean, t: Translate): string {

@@ -75,6 +75,12 @@ export function savedWordsMessage(t: Translate, view: { words: SavedWord[]; tota
   return { ephemeral: true, embeds: [embed], buttons };
 }
 
+/** The daily DM's line for a member with `count` saved words due (a DM subscription with review on), in its language. */
+export function reviewReminderLine(count: number, language: string | null): string {
+  const t = translatorFor(language);
+  return t('learning.review.reminder', { count, command: `/${t('command.wotd-review.name')}` });
+}
+
 /** The review's question: the word alone, and a button to see its meaning. */
 export function reviewPrompt(t: Translate, word: SavedWord, due: number, note?: string): OutgoingMessage {
   const lines = [note, t('learning.review.prompt', { word: shownWord(word.word), pos: escapeText(clip(word.pos, 60)) }), `-# ${t('learning.review.dueCount', { count: due })}`];

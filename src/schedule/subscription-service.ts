@@ -88,6 +88,8 @@ export interface DmSubscribeRequest {
   style?: PostStyle;
   /** The DMs' language, a Discord locale: the member's own when they subscribed, unless they chose one. */
   language?: string;
+  /** Each DM also says how many saved words are due for review. */
+  review?: boolean;
 }
 
 /** DM subscriptions a member may have: one, changed by subscribing again. */
@@ -184,7 +186,10 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
         ...(request.language ? { language: request.language } : {}),
         reset: 'all',
       };
-      return store.upsert(guildId, channelId, DM_SUBSCRIPTIONS_PER_USER, (existing) => subscriptionRecord(channelRequest, existing, at));
+      return store.upsert(guildId, channelId, DM_SUBSCRIPTIONS_PER_USER, (existing) => ({
+        ...subscriptionRecord(channelRequest, existing, at),
+        ...(request.review ? { review: true } : {}),
+      }));
     },
 
     unsubscribeDm(userId) {
@@ -334,7 +339,7 @@ export type SubscriptionChange =
   | { setting: 'time' | 'timeZone'; from: string; to: string }
   | { setting: 'role'; from: string | null; to: string | null }
   | { setting: 'style'; from: PostStyle; to: PostStyle }
-  | { setting: 'thread' | 'publish' | 'quiz'; from: boolean; to: boolean }
+  | { setting: 'thread' | 'publish' | 'quiz' | 'review'; from: boolean; to: boolean }
   | { setting: 'language'; from: string | null; to: string | null };
 
 /** What subscribing again changed of `previous`, in the order the command's options come. */
@@ -352,6 +357,8 @@ export function subscriptionChanges(previous: Subscription, next: Subscription):
   if (language.from !== language.to) changes.push({ setting: 'language', ...language });
   const quiz = { from: previous.quiz === true, to: next.quiz === true };
   if (quiz.from !== quiz.to) changes.push({ setting: 'quiz', ...quiz });
+  const review = { from: previous.review === true, to: next.review === true };
+  if (review.from !== review.to) changes.push({ setting: 'review', ...review });
   return changes;
 }
 

@@ -94,6 +94,8 @@ export const subscriptionSchema = z.object({
    */
   quiz: z.boolean().optional(),
   quizCloses: z.string().regex(/^\d{2}:\d{2}$/).optional(),
+  /** A DM subscription: each DM also says how many of the member's saved words are due for review (absent: no). */
+  review: z.boolean().optional(),
   /** Where a notice goes when the DM to configuredBy cannot be delivered (a channel of the same server). */
   noticeChannelId: z.string().min(1).max(32).optional(),
   /** The embed's colour (0xRRGGBB); absent: the bot's accent. */

@@ -40,4 +40,19 @@ describe('Tab completion at the console', () => {
     expect(await session.complete('/wotd-find word:a')).toEqual([['word:andante'].map((choice) => `${choice} `), 'word:a']);
     expect(await session.complete('/wotd-find word:"a')).toEqual([['word:"ad hoc" '], 'word:"a']);
   });
+
+  it('press then Tab offers the labels of the buttons that can be pressed, of the latest message or of #n, and the numbers after #', async () => {
+    const board = new ConsoleSession({ commands: [], services: {} as BotServices, write: () => undefined, color: false, showThinking: false });
+    expect(await board.complete('press ')).toEqual([[], '']);
+    board.postShown({ channelId: 'words', messageId: 'console-1', buttons: ['A', 'B', 'C', 'D'].map((label) => ({ customId: `quiz:day:2026-01-01:${label}`, label })) }, 'daily post in #words');
+    const reveal = { customId: 'review:show:2025-01-14', label: 'Show the meaning' };
+    board.postShown({ channelId: 'dm:console', messageId: 'console-2', buttons: [reveal, { customId: 'x', label: 'Shut', disabled: true }] }, 'daily post in your DMs');
+    // A lone label completes whole, with a space after it; a disabled button is not offered.
+    expect(await board.complete('press Sh')).toEqual([['Show the meaning '], 'Sh']);
+    expect(await board.complete('press #1 ')).toEqual([['A', 'B', 'C', 'D'], '']);
+    expect(await board.complete('press #')).toEqual([['#1 ', '#2 '], '#']);
+    // The quiz's reveal keeps its number: its buttons, now disabled, are offered no more.
+    expect(board.postShown({ channelId: 'words', messageId: 'console-1', buttons: [{ customId: 'quiz:day:2026-01-01:0', label: 'A', disabled: true }] }, '')).toBe(1);
+    expect(await board.complete('press #1 ')).toEqual([[], '']);
+  });
 });

@@ -70,6 +70,9 @@ for (const backend of storeBackends) {
       expect(next).toMatchObject({ due: 1, word: { word: 'bake' } });
       expect(await store.getWord('u1', '2026-01-01')).toMatchObject({ card: '{"card":1}', due: 100_000 });
       expect(await store.recordReview('u1', '2026-09-09', '{}', 1)).toBe(false);
+      // The count the daily DM says (review:true): due words only, up to and including `now`, the member's own.
+      expect([await store.countDue('u1', 1_999), await store.countDue('u1', 2_000), await store.countDue('u1', 100_000)]).toEqual([0, 1, 2]);
+      expect(await store.countDue('u2', 100_000)).toBe(0);
     });
 
     it('takes one answer per member per quiz, however many arrive at once, and counts it once', async () => {

@@ -1,0 +1,114 @@
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { commands } from '../../commands/index.ts';
+import { startDiscordBot } from '../../src/discord/bot.ts';
+import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
+import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
+import { LearningService } from '../../src/learning/learning-service.ts';
+import { openLearningStore } from '../../src/learning/open-learning-store.ts';
+import { reviewReminderPoster } from '../../src/learning/review-reminder.ts';
+import { wordListOf } from '../../src/learning/word-list.ts';
+import { reviewReminderLine } from '../../src/replies/learning-replies.ts';
+import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
+import { startDiscordServer } from '../support/discord/index.ts';
+import { captureLogger, tempStore } from '../schedule/helpers.ts';
+import { startCommandWorld, SITE_URL, TODAY } from '../commands/world.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
+const ANNA = '510000000000000001';
+const BORIS = '510000000000000002';
+const CHLOE = '510000000000000003';
+const DAN = '510000000000000004';
+
+/** The real bot on the local Discord server, its DMs decorated with the review line as bot-services.ts does. */
+async function world() {
+  const discord = await startDiscordServer();
+  cleanups.push(() => discord.close());
+  const guild = discord.addGuild({
+    name: 'Words',
+    members: [ANNA, BORIS, CHLOE, DAN].map((id, index) => ({ id, username: `member${index}` })),
+    channels: [{ name: 'general' }],
+  });
+  const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
+  expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
+  const words = await startCommandWorld();
+  cleanups.push(() => words.close());
+  const temp = tempStore();
+  cleanups.push(temp.cleanup);
+  const clock = { now: new Date(`${TODAY}T05:00:00Z`) };
+  const { logger } = captureLogger();
+  const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 4, logger, now: () => clock.now });
+  cleanups.push(() => daily.close());
+  const store = await openLearningStore({ url: temp.url });
+  cleanups.push(() => store.close());
+  const learning = new LearningService(store, wordListOf(words.adapter), { now: () => clock.now.getTime() });
+  daily.wrapPoster((inner) =>
+    reviewReminderPoster(inner, { store, subscriptionOf: (id) => daily.store.get(id), line: reviewReminderLine, now: learning.now }),
+  );
+  const services = { ...words.services, logger, subscriptions: daily.subscriptions, learning };
+  const bot = await startDiscordBot({ config: { ...env, DISCORD_APPLICATION_ID: undefined }, commands, services, logger });
+  cleanups.push(() => bot.stop());
+  cleanups.push(startDiscordDailyPosts(bot.client, daily, { lookup: words.adapter, siteUrl: SITE_URL, logger, now: () => clock.now }));
+  const general = guild.channelId('general');
+  const subscribeMe = (user: string, options: Record<string, string | boolean>, locale = 'en-US') =>
+    discord.invokeCommand({ name: 'wotd-subscribe-me', options: { time: '06:00', ...options }, channelId: general, user, locale }).waitForResponse();
+  /** Saves a word through the Save button under /wotd's answer for that day, as members press it. */
+  const shown = new Set<string>();
+  const save = async (user: string, date: string) => {
+    if (!shown.has(date)) await discord.invokeCommand({ name: 'wotd', options: { date }, channelId: general, user }).waitForResponse();
+    shown.add(date);
+    const saved = await discord.pressButton({ customId: `words:save:${date}`, channelId: general, user }).waitForResponse();
+    expect(saved.content).toMatch(/^Saved \*\*/);
+  };
+  return { discord, daily, clock, store, subscribeMe, save };
+}
+
+describe('the daily DM says how many saved words are due (review:true)', () => {
+  it('with review on, the right count in the member’s language; off, absent or nothing due, no line', async () => {
+    const { discord, daily, clock, store, subscribeMe, save } = await world();
+    const anna = await subscribeMe(ANNA, { review: true });
+    expect(anna.content).toContain("I'll DM you the word of the day every day at 06:00 (UTC), with how many of your saved words are due for review.");
+    expect(await daily.store.get(`dm:${ANNA}`)).toMatchObject({ review: true });
+    await subscribeMe(BORIS, { review: false });
+    await subscribeMe(CHLOE, { review: true }, 'ru');
+    // Dan has review on and saved words, none of them due yet.
+    await subscribeMe(DAN, { review: true });
+    for (const date of ['2025-01-14', '2025-01-13', '2025-01-10']) await save(ANNA, date);
+    for (const date of ['2025-01-14', '2025-01-13']) await save(BORIS, date);
+    for (const date of ['2025-01-14', '2025-01-13', '2025-01-12', '2025-01-11', '2025-01-10']) await save(CHLOE, date);
+    await save(DAN, '2025-01-14');
+    // One of Anna's was reviewed already and is due tomorrow; Dan's only word likewise.
+    const tomorrow = clock.now.getTime() + 86_400_000;
+    expect(await store.recordReview(ANNA, '2025-01-10', '{}', tomorrow)).toBe(true);
+    expect(await store.recordReview(DAN, '2025-01-14', '{}', tomorrow)).toBe(true);
+
+    clock.now = new Date(`${TODAY}T06:00:00Z`);
+    const scheduler = daily.start({
+      poster: { post: () => Promise.reject(new Error('not this one')), findEarlierPost: () => Promise.reject(new Error('not this one')) },
+      lookup: { getEntry: () => Promise.reject(new Error('unused')) },
+      render: () => ({}),
+    });
+    expect(await scheduler.tick(clock.now)).toMatchObject({ sent: 4 });
+    const dm = (user: string) => {
+      const [post, ...more] = discord.messagesIn(discord.dmChannelOf(user));
+      expect(more).toEqual([]);
+      expect(post?.embeds).toHaveLength(1);
+      return post?.content;
+    };
+    expect(dm(ANNA)).toBe('2 words to review — /wotd-review');
+    expect(dm(BORIS)).toBe('');
+    // Chloe's DMs are in Russian (her language when she subscribed): five takes the "many" form.
+    expect(dm(CHLOE)).toBe('5 слов к повторению — /wotd-повторение');
+    expect(dm(DAN)).toBe('');
+
+    // Subscribing again without the option turns it off, and says so.
+    const off = await subscribeMe(ANNA, {});
+    expect(off.content).toContain('Changed: the review count from on to off.');
+    expect((await daily.store.get(`dm:${ANNA}`))?.review).toBeUndefined();
+  });
+});
