@@ -32,8 +32,9 @@ export async function openBotServices(
   // The daily quiz: its channels' posts become quizzes, and its own job closes them (with a poster that can edit).
   const rendering = quizRendering(config.WOTD_SITE_URL);
   let closing: { stop(): Promise<void> } | undefined;
-  daily.wrapPoster((inner) => {
-    if (inner.edit) closing = startQuizCloseJob({ store, poster: inner, lookup, rendering, logger });
+  daily.wrapPoster((inner, { claims }) => {
+    // In a cluster every member runs the job, and each quiz is closed by whichever member claims it.
+    if (inner.edit) closing = startQuizCloseJob({ store, poster: inner, lookup, rendering, logger, ...(claims ? { claims } : {}) });
     return quizPoster(inner, { learning, lookup, rendering, logger, subscriptionOf: (channelId) => daily.store.get(channelId) });
   });
   return {
