@@ -86,7 +86,8 @@ export function startQuizCloseJob(options: QuizCloseJobOptions): { pass(): Promi
     const { value: entry } = await options.lookup.getEntry(current.entryDate, { priority: 'background' });
     const shown = options.rendering.reveal(entry, current);
     try {
-      await options.poster.edit?.(current.channelId, current.messageId, shown);
+      // A quiz recorded for a post that never came has nothing to edit.
+      if (current.messageId !== '') await options.poster.edit?.(current.channelId, current.messageId, shown);
     } catch (error) {
       if (!unreachable(error)) throw error;
       log.info({ channelId: current.channelId, day: current.day }, 'the quiz post is gone or out of reach; closing the quiz without revealing it');
