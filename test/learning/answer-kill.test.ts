@@ -34,12 +34,18 @@ async function postAndProbe(world: AnswerWorld): Promise<{ quizzes: QuizPlace[];
   const bot = await world.start({ WOTD_TEST_ANSWER_TRACE: probeChannel });
   for (const guild of world.guilds) await world.discord.waitForMessages(guild.channelId('quiz'), 1, 60_000);
   const probe = { guildId: world.guilds[0]?.id ?? '', channelId: probeChannel, messageId: world.discord.messagesIn(probeChannel)[0]?.id ?? '', correct: -1 };
-  let steps: string[] = [];
-  for (const [choice, user] of PROBES.entries()) {
-    const before = stepsTraced(bot.stderr(), probeChannel).length;
-    const reply = await world.press(probe, choice, user).waitForResponse(10_000);
-    if (reply.content?.startsWith('Right! ')) steps = stepsTraced(bot.stderr(), probeChannel).slice(before);
-  }
+  const replies: string[] = [];
+  for (const [choice, user] of PROBES.entries()) replies.push((await world.press(probe, choice, user).waitForResponse(10_000)).content ?? '');
+  // The hook names each answer's steps from 1; an answer's last is its commit (SQL) or its script (Redis), and its
+  // line may come after the reply. (The post's own read and records of the quiz are traced too: they write no answer.)
+  const answers = () =>
+    stepsTraced(bot.stderr(), probeChannel)
+      .join('\n')
+      .split(/\n(?=answer-hold: step 1 of )/)
+      .map((answer) => answer.split('\n'))
+      .filter((answer) => answer.some((line) => /: (INSERT INTO \S*wotd_learning_answers|eval )/.test(line)));
+  await expect.poll(() => answers().filter((answer) => /: (COMMIT|eval .*)$/.test(answer.at(-1) ?? '')).length, { timeout: 10_000 }).toBe(PROBES.length);
+  const steps = answers()[replies.findIndex((reply) => reply.startsWith('Right! '))] ?? [];
   await world.stop(bot);
   expect(steps.length, 'the right answer’s steps').toBeGreaterThan(0);
   return { quizzes: await world.quizzes(), steps };
