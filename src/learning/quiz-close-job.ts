@@ -1,5 +1,5 @@
 import type { Logger } from '../config/logger.ts';
-import type { DeliveryClaims } from '../schedule/delivery-claims.ts';
+import type { DeliveryClaim, DeliveryClaims } from '../schedule/delivery-claims.ts';
 import type { ChannelPoster } from '../schedule/poster.ts';
 import { addDays, utcDateOf } from '../wotd/dates.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
@@ -61,7 +61,7 @@ export function startQuizCloseJob(options: QuizCloseJobOptions): { pass(): Promi
       // Another member is closing it (or the claims are out of reach: the next pass tries again).
       if (options.claims && !claim) continue;
       try {
-        if (await closeOne(post)) closed += 1;
+        if (await closeOne(post, claim)) closed += 1;
       } catch (error) {
         log.warn({ err: error, channelId: post.channelId, day: post.day }, 'could not close a daily quiz; trying again in a minute');
       } finally {
@@ -79,12 +79,14 @@ export function startQuizCloseJob(options: QuizCloseJobOptions): { pass(): Promi
     return closed;
   }
 
-  async function closeOne(post: QuizPost): Promise<boolean> {
+  async function closeOne(post: QuizPost, claim: DeliveryClaim | null): Promise<boolean> {
     // A member that claimed it after an earlier holder died may find it closed by then.
     const current = options.claims ? await options.store.getQuiz(post.channelId, post.day) : post;
     if (!current || current.closed) return false;
     const { value: entry } = await options.lookup.getEntry(current.entryDate, { priority: 'background' });
     const shown = options.rendering.reveal(entry, current);
+    // A lookup slow enough for the lease to run out leaves the quiz to whoever claimed it since.
+    if (claim && !claim.held()) return false;
     try {
       // A quiz recorded for a post that never came has nothing to edit.
       if (current.messageId !== '') await options.poster.edit?.(current.channelId, current.messageId, shown);
