@@ -34,8 +34,9 @@ export async function openBotServices(
   const rendering = quizRendering(config.WOTD_SITE_URL);
   let closing: { stop(): Promise<void> } | undefined;
   const subscriptionOf = (channelId: string) => daily.store.get(channelId);
-  daily.wrapPoster((inner) => {
-    if (inner.edit) closing = startQuizCloseJob({ store, poster: inner, lookup, rendering, logger });
+  daily.wrapPoster((inner, { claims }) => {
+    // In a cluster every member runs the job, and each quiz is closed by whichever member claims it.
+    if (inner.edit) closing = startQuizCloseJob({ store, poster: inner, lookup, rendering, logger, ...(claims ? { claims } : {}) });
     return quizPoster(inner, { learning, lookup, rendering, logger, subscriptionOf });
   });
   // A member's daily DM with review on says how many of their saved words are due.

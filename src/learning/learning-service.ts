@@ -60,7 +60,8 @@ export class LearningService {
   async answerDaily(request: DailyAnswerRequest): Promise<DailyAnswer> {
     if (!Number.isSafeInteger(request.choice) || request.choice < 0 || request.choice > 3) return { kind: 'gone' };
     const quiz = await this.store.getQuiz(request.channelId, request.day);
-    if (!quiz || quiz.messageId !== request.messageId || quiz.guildId !== request.guildId) return { kind: 'gone' };
+    // A quiz recorded before its post (no message yet) takes no answer.
+    if (!quiz || quiz.messageId === '' || quiz.messageId !== request.messageId || quiz.guildId !== request.guildId) return { kind: 'gone' };
     if (quiz.closed) return { kind: 'closed' };
     if (this.options.quizChannel && !(await this.options.quizChannel(request.channelId))) return { kind: 'gone' };
     const right = request.choice === quiz.correct;

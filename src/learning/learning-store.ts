@@ -33,11 +33,18 @@ export interface QuizPost {
   channelId: string;
   day: IsoDate;
   guildId: string;
+  /** The post's message; empty while the quiz is recorded but not yet posted (no button answers it then). */
   messageId: string;
   /** The entry asked about (the post's word). */
   entryDate: IsoDate;
   /** The choice (0–3) that holds the real definition. */
   correct: number;
+  /**
+   * The dates of the entries whose definitions are the four choices, in the order shown: kept from the first attempt
+   * at the post, so a later one shows the same four whatever the word list holds by then. Null on a quiz recorded
+   * before they were kept.
+   */
+  choices: IsoDate[] | null;
   /** When the quiz closes and its post is edited to reveal the answer (ms). */
   closesAt: number;
   /** The post was edited to reveal the answer. */
@@ -47,6 +54,9 @@ export interface QuizPost {
   /** The post's language (the subscription's), for the reveal. */
   language: string | null;
 }
+
+/** What registerQuiz records: the quiz without its state (its choices, when kept). */
+export type QuizRecord = Omit<QuizPost, 'closed' | 'answered' | 'right' | 'choices'> & { choices?: IsoDate[] | null };
 
 export interface QuizAnswer {
   channelId: string;
@@ -103,8 +113,11 @@ export interface LearningStore {
   /** Stores a review's outcome; false when the word is no longer saved. */
   recordReview(userId: string, date: IsoDate, card: string, due: number): Promise<boolean>;
 
-  /** Records a daily quiz when its post is made (again: replaced, the answers kept). */
-  registerQuiz(post: Omit<QuizPost, 'closed' | 'answered' | 'right'>): Promise<void>;
+  /**
+   * Records a daily quiz before its post is made (no message id yet) and when it is made (again: replaced, the
+   * answers kept).
+   */
+  registerQuiz(post: QuizRecord): Promise<void>;
   getQuiz(channelId: string, day: IsoDate): Promise<QuizPost | null>;
   /**
    * One answer per member per quiz, whatever happens: the answer, the quiz's counts and the member's streak are one

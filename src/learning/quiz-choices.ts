@@ -75,3 +75,19 @@ export function quizChoices(entry: Entry, candidates: Iterable<Entry>, seed: str
     from: order.filter(({ index }) => index !== 0).map(({ choice }) => choice),
   };
 }
+
+/**
+ * The quiz for `entry` whose choices are `shown`, in that order (the entries of the four definitions, kept when the
+ * quiz was first made; `entry` among them).
+ */
+export function quizFrom(entry: Entry, shown: readonly Entry[]): QuizChoices {
+  const correct = shown.findIndex((choice) => choice.date === entry.date);
+  if (shown.length !== CHOICES || correct < 0) throw new Error(`the kept choices of the quiz on ${entry.date} do not hold its word`);
+  return {
+    entry,
+    definitions: shown.map((choice) => choice.definition),
+    correct,
+    dates: shown.map((choice) => choice.date),
+    from: shown.filter((_, index) => index !== correct),
+  };
+}

@@ -7,7 +7,7 @@ import type { Entry } from '../wotd/entry.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import type { LearningService } from './learning-service.ts';
 import type { QuizPost } from './learning-store.ts';
-import { TooFewWordsError, type QuizChoices } from './quiz-choices.ts';
+import { quizFrom, TooFewWordsError, type QuizChoices } from './quiz-choices.ts';
 
 /** How a quiz post looks: its question, and its reveal once closed. Built in src/replies/, handed in. */
 export interface QuizRendering {
@@ -45,7 +45,8 @@ export function quizClosesAt(subscription: Pick<Subscription, 'timeZone' | 'quiz
  * Decorates the transport's poster: a post for a server channel whose subscription has `quiz` on becomes the day's
  * quiz (the word, its part of speech and IPA, four candidate meanings and their buttons), and the quiz is recorded
  * with the post's message id once Discord has it, so the buttons answer only on that message. A post found from an
- * earlier attempt is recorded the same way. Anything else passes through unchanged; a quiz that cannot be made (too
+ * earlier attempt is recorded the same way. The four choices are recorded before the first attempt posts, and every
+ * later attempt for that channel's day shows those (see QuizPost.choices). Anything else passes through unchanged; a quiz that cannot be made (too
  * few other words) posts the plain word, and says so in the log.
  */
 export function quizPoster(inner: ChannelPoster, options: QuizPosterOptions): ChannelPoster {
@@ -55,28 +56,38 @@ export function quizPoster(inner: ChannelPoster, options: QuizPosterOptions): Ch
     const subscription = await options.subscriptionOf(message.channelId);
     if (!subscription || subscription.quiz !== true || subscription.channelId.startsWith('dm:')) return null;
     const { value: entry } = await options.lookup.getEntry(day, { priority: 'scheduled' });
-    let quiz: QuizChoices;
-    try {
-      quiz = await options.learning.quiz(entry, `${message.channelId}:${day}`, 'scheduled');
-    } catch (error) {
-      if (!(error instanceof TooFewWordsError)) throw error;
-      options.logger.warn({ channelId: message.channelId, day }, 'too few other words for a quiz; posting the word without one');
-      return null;
-    }
-    const shown = options.rendering.question(quiz, subscription.language ?? null);
-    const record = async (messageId: string) => {
-      await options.learning.store.registerQuiz({
+    const store = options.learning.store;
+    const earlier = await store.getQuiz(message.channelId, day);
+    const record = (quiz: QuizChoices, messageId: string) =>
+      store.registerQuiz({
         channelId: message.channelId,
         day,
         guildId: subscription.guildId,
         messageId,
         entryDate: entry.date,
         correct: quiz.correct,
+        choices: quiz.dates,
         closesAt: quizClosesAt(subscription, new Date(options.learning.now())),
         language: subscription.language ?? null,
       });
-    };
-    return { message: { ...message, embeds: shown.embeds, buttons: shown.buttons }, record };
+    let quiz: QuizChoices;
+    if (earlier?.choices && earlier.entryDate === entry.date) {
+      // An earlier attempt made them: the same four, though the word list may have changed since.
+      const shown = await Promise.all(earlier.choices.map(async (date) => (date === entry.date ? entry : (await options.lookup.getEntry(date, { priority: 'scheduled' })).value)));
+      quiz = quizFrom(entry, shown);
+    } else {
+      try {
+        quiz = await options.learning.quiz(entry, `${message.channelId}:${day}`, 'scheduled');
+      } catch (error) {
+        if (!(error instanceof TooFewWordsError)) throw error;
+        options.logger.warn({ channelId: message.channelId, day }, 'too few other words for a quiz; posting the word without one');
+        return null;
+      }
+      // Kept before the post: an attempt that dies after Discord made the post leaves them for the next.
+      await record(quiz, earlier?.messageId ?? '');
+    }
+    const shown = options.rendering.question(quiz, subscription.language ?? null);
+    return { message: { ...message, embeds: shown.embeds, buttons: shown.buttons }, record: (messageId: string) => record(quiz, messageId) };
   };
   const poster: ChannelPoster = {
     async post(message) {

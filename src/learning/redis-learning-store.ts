@@ -11,6 +11,7 @@ import {
   type MemberLearningData,
   type QuizAnswer,
   type QuizPost,
+  type QuizRecord,
   type SavedWord,
   type SavedWordInput,
   type SaveOutcome,
@@ -61,6 +62,8 @@ const postSchema = z.object({
   correct: z.number().int(),
   closesAt: z.number(),
   language: z.string().nullable(),
+  // Absent on a quiz recorded before the choices were kept.
+  choices: z.array(z.string()).length(4).nullable().default(null),
 });
 
 /** A day as a number (days since 1970-01-01), for scores. */
@@ -188,7 +191,7 @@ export class RedisLearningStore implements LearningStore {
     return updated === 1;
   }
 
-  async registerQuiz(post: Omit<QuizPost, 'closed' | 'answered' | 'right'>): Promise<void> {
+  async registerQuiz(post: QuizRecord): Promise<void> {
     const { post: key, entry } = this.quizKeys(post.channelId, post.day);
     await committed(this.redis
       .multi()

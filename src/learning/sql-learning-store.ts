@@ -8,6 +8,7 @@ import {
   type MemberLearningData,
   type QuizAnswer,
   type QuizPost,
+  type QuizRecord,
   type SavedWord,
   type SavedWordInput,
   type SaveOutcome,
@@ -29,7 +30,7 @@ const SCHEMA = [
   `CREATE INDEX IF NOT EXISTS wotd_learning_saved_due ON {saved} (user_id, due)`,
   `CREATE TABLE IF NOT EXISTS {posts} (channel_id TEXT NOT NULL, day TEXT NOT NULL, guild_id TEXT NOT NULL, message_id TEXT NOT NULL,
      entry_date TEXT NOT NULL, correct INTEGER NOT NULL, closes_at BIGINT NOT NULL, closed INTEGER NOT NULL DEFAULT 0,
-     answered INTEGER NOT NULL DEFAULT 0, right_answers INTEGER NOT NULL DEFAULT 0, language TEXT, PRIMARY KEY (channel_id, day))`,
+     answered INTEGER NOT NULL DEFAULT 0, right_answers INTEGER NOT NULL DEFAULT 0, language TEXT, choices TEXT, PRIMARY KEY (channel_id, day))`,
   `CREATE INDEX IF NOT EXISTS wotd_learning_posts_open ON {posts} (closed, closes_at)`,
   `CREATE INDEX IF NOT EXISTS wotd_learning_posts_guild ON {posts} (guild_id, day)`,
   `CREATE TABLE IF NOT EXISTS {answers} (channel_id TEXT NOT NULL, day TEXT NOT NULL, user_id TEXT NOT NULL, guild_id TEXT NOT NULL,
@@ -71,7 +72,19 @@ function quizPost(row: SqlRow): QuizPost {
     answered: integer(row, 'answered'),
     right: integer(row, 'right_answers'),
     language: optionalText(row, 'language'),
+    choices: choiceDates(optionalText(row, 'choices')),
   };
+}
+
+/** The stored choices (a JSON list of four dates); anything else is none, and the quiz's choices are made again. */
+function choiceDates(stored: string | null): string[] | null {
+  if (stored === null) return null;
+  try {
+    const dates: unknown = JSON.parse(stored);
+    return Array.isArray(dates) && dates.length === 4 && dates.every((date) => typeof date === 'string') ? (dates as string[]) : null;
+  } catch {
+    return null;
+  }
 }
 
 function quizAnswer(row: SqlRow): QuizAnswer {
@@ -117,11 +130,25 @@ export class SqlLearningStore implements LearningStore {
           if (!(db.dialect === 'postgres' && createdElsewhere(error))) throw error;
         }
       }
+      await store.addChoicesColumn();
     } catch (error) {
       await db.close();
       throw error;
     }
     return store;
+  }
+
+  /** Quiz tables made before the choices were kept get their column. */
+  private async addChoicesColumn(): Promise<void> {
+    if (this.db.dialect === 'postgres') {
+      await this.run('ALTER TABLE {posts} ADD COLUMN IF NOT EXISTS choices TEXT').catch((error: unknown) => {
+        // Two cluster members adding it at once: the one refused finds it there.
+        if (!createdElsewhere(error) && (error as { code?: unknown }).code !== '42701') throw error;
+      });
+      return;
+    }
+    const columns = await this.run(`SELECT name FROM pragma_table_info('${TABLES.posts}')`);
+    if (!columns.some((column) => column.name === 'choices')) await this.run('ALTER TABLE {posts} ADD COLUMN choices TEXT');
   }
 
   /** `{saved}` and the like → the quoted table names. */
@@ -179,13 +206,13 @@ export class SqlLearningStore implements LearningStore {
     return (await this.run('UPDATE {saved} SET card = $3, due = $4 WHERE user_id = $1 AND date = $2 RETURNING date', [userId, date, card, due])).length > 0;
   }
 
-  async registerQuiz(post: Omit<QuizPost, 'closed' | 'answered' | 'right'>): Promise<void> {
+  async registerQuiz(post: QuizRecord): Promise<void> {
     await this.run(
-      `INSERT INTO {posts} (channel_id, day, guild_id, message_id, entry_date, correct, closes_at, language)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO {posts} (channel_id, day, guild_id, message_id, entry_date, correct, closes_at, language, choices)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (channel_id, day) DO UPDATE SET message_id = excluded.message_id, entry_date = excluded.entry_date,
-         correct = excluded.correct, closes_at = excluded.closes_at, language = excluded.language`,
-      [post.channelId, post.day, post.guildId, post.messageId, post.entryDate, post.correct, post.closesAt, post.language],
+         correct = excluded.correct, closes_at = excluded.closes_at, language = excluded.language, choices = excluded.choices`,
+      [post.channelId, post.day, post.guildId, post.messageId, post.entryDate, post.correct, post.closesAt, post.language, post.choices ? JSON.stringify(post.choices) : null],
     );
   }
 

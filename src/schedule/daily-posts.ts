@@ -36,9 +36,9 @@ export interface DailyPosts {
   }): DailyScheduler;
   /**
    * Wraps the poster the scheduler will be started with (the daily quiz decorates its channels' posts); set before
-   * start.
+   * start. `claims` are the cluster's, when the scheduler runs under them, for jobs that must run once cluster-wide.
    */
-  wrapPoster(wrap: (poster: ChannelPoster) => ChannelPoster): void;
+  wrapPoster(wrap: (poster: ChannelPoster, context: { claims?: DeliveryClaims }) => ChannelPoster): void;
   /** Stops starting posts and waits for the current pass; the store stays open for commands still running. */
   stopPosting(): Promise<void>;
   close(): Promise<void>;
@@ -69,7 +69,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
   const subscriptions = createSubscriptionService({ store, limit: options.limit, now: options.now });
   const privacy = new PrivacyService(store, options.now);
   let scheduler: DailyScheduler | null = null;
-  const wrappers: Array<(poster: ChannelPoster) => ChannelPoster> = [];
+  const wrappers: Array<(poster: ChannelPoster, context: { claims?: DeliveryClaims }) => ChannelPoster> = [];
   const stopPosting = async (): Promise<void> => {
     await scheduler?.stop();
   };
@@ -85,7 +85,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
       scheduler = new DailyScheduler({
         store,
         lookup,
-        poster: wrappers.reduce((wrapped, wrap) => wrap(wrapped), poster),
+        poster: wrappers.reduce((wrapped, wrap) => wrap(wrapped, claims ? { claims } : {}), poster),
         render,
         ...(threadSuffix ? { threadSuffix } : {}),
         ...(languageOf ? { languageOf } : {}),

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { MAX_SAVED_WORDS, type LearningStore, type QuizAnswer, type QuizPost } from '../../src/learning/learning-store.ts';
+import { MAX_SAVED_WORDS, type LearningStore, type QuizAnswer, type QuizPost, type QuizRecord } from '../../src/learning/learning-store.ts';
 import { openLearningStore } from '../../src/learning/open-learning-store.ts';
 import type { StoreLocation } from '../../src/store/open-store.ts';
 import { storeBackends } from '../support/store-backends.ts';
@@ -15,7 +15,7 @@ async function open(location: StoreLocation): Promise<LearningStore> {
   return store;
 }
 
-function quiz(day: string, overrides: Partial<QuizPost> = {}): Omit<QuizPost, 'closed' | 'answered' | 'right'> {
+function quiz(day: string, overrides: Partial<QuizPost> = {}): QuizRecord {
   return { channelId: 'c1', day, guildId: 'g1', messageId: `m-${day}`, entryDate: day, correct: 2, closesAt: Date.parse(`${day}T23:59:59Z`), language: null, ...overrides };
 }
 
@@ -89,6 +89,17 @@ for (const backend of storeBackends) {
       expect(await store.getQuiz('c1', '2026-03-01')).toMatchObject({ answered: 3 });
       expect(await store.answerQuiz(answer('2026-03-02', 'u1', true))).toEqual({ kind: 'no-quiz' });
       expect(await store.answerQuiz(answer('2026-03-01', 'u9', true, { guildId: 'other' }))).toEqual({ kind: 'no-quiz' });
+    });
+
+    it('keeps a quiz’s choices, and none for a quiz recorded without them', async () => {
+      const store = await open(await backend.fresh());
+      const choices = ['2026-02-01', '2026-03-01', '2026-02-07', '2026-01-30'];
+      await store.registerQuiz(quiz('2026-03-01', { messageId: '', correct: 1, choices }));
+      await store.registerQuiz(quiz('2026-03-01', { channelId: 'c2' }));
+      expect(await store.getQuiz('c1', '2026-03-01')).toMatchObject({ messageId: '', correct: 1, choices });
+      await store.registerQuiz(quiz('2026-03-01', { messageId: 'm1', correct: 1, choices }));
+      expect(await store.getQuiz('c1', '2026-03-01')).toMatchObject({ messageId: 'm1', choices });
+      expect(await store.getQuiz('c2', '2026-03-01')).toMatchObject({ choices: null });
     });
 
     it('counts streaks over quiz days only, ends them when a quiz closes unanswered, and ranks the server', async () => {
