@@ -41,7 +41,7 @@ for (const [name, lookup] of [
     const poster = new RecordingPoster();
     const embed = entryEmbed(entryFor(DAY), { siteUrl: 'https://wotd.site' });
     if (lookup === 'transient') poster.lookupFaults.set('c1', 'transient');
-    else await poster.post({ channelId: 'c1', channelName: 'c1', day: DAY, embeds: [embed], nonce: 'n' });
+    else await poster.post({ channelId: 'c1', channelName: 'c1', day: DAY, embeds: [embed], nonce: 'n', mentionRoleId: null });
     const { logger, lines } = captureLogger();
     const report = await fanOut([{ channelId: 'c1', slot: currentSlot(subscription, AT), embed, record: sending }], {
       store,
