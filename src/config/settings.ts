@@ -196,7 +196,7 @@ const envSchema = z.object({
     .trim()
     .min(1, { message: 'expected a path to a SQLite file' })
     .superRefine((path, context) => {
-      const problem = notARegularFile(path);
+      const problem = notARegularFile(path, { mustRead: true });
       if (problem) context.addIssue({ code: 'custom', message: `expected a path to a SQLite file; this one ${problem}` });
     })
     .default(bundledWordList),
