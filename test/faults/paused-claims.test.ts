@@ -19,8 +19,9 @@ import { faultCell } from './tally.ts';
  * stopped with SIGSTOP while it holds the claim on a channel's day, in the middle of that day's delivery (looking in
  * the channel for an earlier attempt's post), and stays stopped past its lease and past the next minute of the
  * scheduler: the other member claims the day at that minute's tick and posts it. Resumed, the paused one finds its
- * claim may have run out and records and posts nothing; the beat of the minute it slept through joins the pass it was
- * in instead of starting a second one. The pause lasts until a minute
+ * claim may have run out and records and posts nothing (or, stopped past its request's timeout, looks again and
+ * records the other's post); the beat of the minute it slept through joins the pass it was in instead of starting a
+ * second one. The pause lasts until a minute
  * boundary has passed, so 10 to 60 s (the scheduler ticks at each minute of the wall clock, which no test can move in
  * a real process). Discord's nonce window is cut to 50 ms here, so only the claim can stop a second post.
  */
@@ -107,8 +108,13 @@ postgresClusterBackend.describe('a cluster member paused (SIGSTOP) past its clai
     expect(Date.now() - stoppedAt).toBeGreaterThan(LEASE_MS);
     const pausedMs = Date.now() - stoppedAt;
     paused.child.kill('SIGCONT');
+    const resumedMinute = Math.floor(Date.now() / 60_000);
 
-    await until('the resumed member gave the claim up', () => paused.stderr().includes("the claim on this channel's day may have run out"), 15_000);
+    // Resumed, it either finds its claim may have run out, or (stopped longer than its request timeout, which then
+    // fires first and is retried) looks again and finds the other's post: it records that, and posts nothing.
+    const gaveUp = "the claim on this channel's day may have run out";
+    const found = 'an earlier attempt had posted; recorded it instead of posting again';
+    await until('the resumed member left the day alone', () => paused.stderr().includes(gaveUp) || paused.stderr().includes(found), 30_000);
     // The minute it slept through beats late, on resume, and joins the pass still running (the one it was stopped in)
     // rather than starting a second beside it: one pass, which ends with nothing posted.
     const metricsUrl = /"msg":"health at (http:\/\/[^/"]+)\/healthz/.exec(paused.stderr())?.[1];
@@ -116,7 +122,9 @@ postgresClusterBackend.describe('a cluster member paused (SIGSTOP) past its clai
     const ticks = async () => Number(/wotd_bot_scheduler_ticks_total\{outcome="ok"\} (\d+)/.exec(await (await fetch(`${metricsUrl}/metrics`)).text())?.[1] ?? 0);
     await until('the pass it was stopped in ended', async () => (await ticks()) >= 1, 15_000);
     await sleep(500);
-    expect(await ticks(), 'the late beat started no second pass beside it').toBe(1);
+    const passes = await ticks();
+    // Within the minute it resumed in (a later minute's tick is a pass of its own).
+    if (Math.floor(Date.now() / 60_000) === resumedMinute) expect(passes, 'the late beat started no second pass beside it').toBe(1);
     const posts = discord.messagesIn(channel).length;
     figures.duplicated = Math.max(0, posts - 1);
     figures.lost = posts === 0 ? 1 : 0;
@@ -131,6 +139,7 @@ postgresClusterBackend.describe('a cluster member paused (SIGSTOP) past its clai
     expect(await paused.exited, paused.stderr()).toBe(0);
     expect(await survivor.exited, survivor.stderr()).toBe(0);
     const minute = new Date(boundary).toISOString().slice(11, 16);
-    return `paused ${Math.round(pausedMs / 1000)} s (lease ${LEASE_MS / 1000} s, past the ${minute} tick): resumed, gave its claim up and posted nothing (its late beat joined that pass); the other posted the day once`;
+    const what = paused.stderr().includes(gaveUp) ? 'gave its claim up' : "found the other's post and recorded it";
+    return `paused ${Math.round(pausedMs / 1000)} s (lease ${LEASE_MS / 1000} s, past the ${minute} tick): resumed, ${what}, posted nothing (its late beat joined that pass); the other posted the day once`;
   }, 150_000);
 });
