@@ -19,15 +19,15 @@ export function startBot(
   dir: string,
   extraEnv: Record<string, string> = {},
   command: 'console' | 'start' = 'console',
-  options: { user?: string } = {},
+  options: { under?: string[] } = {},
 ): { child: ChildProcessWithoutNullStreams; run: Run; exited: Promise<Run> } {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('WOTD_') && !SETTINGS.includes(key)) env[key] = value;
   }
   Object.assign(env, { WOTD_SERVICE_DB: join(dir, 'words.sqlite'), STORE_URL: `sqlite://${join(dir, 'store.sqlite')}` }, extraEnv);
-  // As another user (the tests run as root, for whom no permission bites): runuser keeps the environment given.
-  const [file, args] = options.user ? ['runuser', ['-u', options.user, '--', process.execPath, BIN, command]] : [process.execPath, [BIN, command]];
+  // `under`: a command that runs it with fewer rights (runuser, setpriv), for tests run as root, whom no permission bites.
+  const [file = process.execPath, ...args] = [...(options.under ?? []), process.execPath, BIN, command];
   const child = spawn(file, args, { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const run: Run = { stdout: '', stderr: '', code: null };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { startWotdService, type RunningService } from '../../src/service/server.ts';
@@ -14,16 +14,28 @@ import { faultRow } from './tally.ts';
 /**
  * Permissions on the paths the bot writes and reads (issue 31: the SQLite lock file's folder made read-only, the
  * blocking-path family's unreadable files). The tests run as root, for whom no permission bites, so the bot runs as
- * `nobody` (runuser) in a folder given to it; run as another user, it runs as that user. At start: refused in one
+ * `nobody` in a folder given to it (or without root's overriding capabilities: lessRights). At start: refused in one
  * line naming the path and what is wrong, nothing stored touched. While running: the system checks permissions when
  * a file is opened only, so the store the bot has open goes on taking writes (a member's change is made and kept);
  * /healthz fails naming the path, since the next start would be refused, and wotd_bot_store_errors_total counts the
  * failed probes; once the permissions are back, /healthz passes again.
  */
 
-const asRoot = process.getuid?.() === 0;
-const user = asRoot ? 'nobody' : undefined;
-const options = user ? { user } : {};
+/**
+ * How the bot runs with rights that permissions bind: as this user when it is not root; as root, as `nobody` where
+ * nobody can run this checkout (runuser), else as root without the capabilities that override permissions (setpriv).
+ */
+function lessRights(): { under?: string[]; user?: string } {
+  if (process.getuid?.() !== 0) return {};
+  const runuser = ['runuser', '-u', 'nobody', '--'];
+  try {
+    execFileSync(runuser[0] ?? '', [...runuser.slice(1), process.execPath, resolve(import.meta.dirname, '../../bin/wotd-bot.js'), '--version'], { stdio: 'ignore' });
+    return { under: runuser, user: 'nobody' };
+  } catch {
+    return { under: ['setpriv', '--bounding-set', '-dac_override,-dac_read_search', '--'] };
+  }
+}
+const { user, ...options } = lessRights();
 let words = '';
 let service: RunningService | undefined;
 const dirs: string[] = [];
@@ -138,7 +150,7 @@ async function whileRunning(fault: (w: World) => Promise<() => Promise<void>>, n
 }
 
 describe('the SQLite store folder (where its lock file is) made read-only', () => {
-  faultRow('locks', 'SQLite lock folder read-only (the bot as another user)', [
+  faultRow('locks', 'SQLite store (lock) folder read-only', [
     [
       'at start',
       async () => {
