@@ -122,7 +122,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
       const location = storeLocation(config);
       // On a PostgreSQL store the claims on each day's posts are kept there, beside the delivery records.
       const claims = isPostgresStore(location)
-        ? await (await import('./schedule/postgres-delivery-claims.ts')).PostgresDeliveryClaims.open(location)
+        ? await (await import('./schedule/postgres-delivery-claims.ts')).PostgresDeliveryClaims.open(location, config.DELIVERY_CLAIM_LEASE_MS)
         : undefined;
       storeClaims = claims;
       // A cluster member: the store, the service's budget, the daily posts and Discord's global limit are shared.
@@ -134,6 +134,7 @@ async function runDiscord(config: Config, token: string, shards: ShardPlan, logi
         rateLimit: config.WOTD_RATE_LIMIT,
         rateLimitScope: config.WOTD_RATE_LIMIT_SCOPE,
         postsPerSecond: postsPerSecondFor(config.DISCORD_GLOBAL_RATE_LIMIT),
+        claimLeaseMs: config.DELIVERY_CLAIM_LEASE_MS,
         logger,
         ...(claims ? { claims } : {}),
       });

@@ -36,6 +36,8 @@ export interface ClusterSettings {
   rateLimitScope: 'service' | 'endpoint';
   /** Discord requests per second across the cluster (a little under Discord's global limit). */
   postsPerSecond?: number;
+  /** How long a claim on one channel's post lasts (DELIVERY_CLAIM_LEASE_MS); 30 s by default. */
+  claimLeaseMs?: number;
   logger: Logger;
   /** Claims kept elsewhere (in the PostgreSQL store, beside the delivery records); by default on this Redis. Not closed here. */
   claims?: DeliveryClaims & { readonly watch: StoreCheck };
@@ -57,7 +59,7 @@ export async function openCluster(settings: ClusterSettings): Promise<Cluster> {
     scope: settings.rateLimitScope,
     logger,
   });
-  const claims = settings.claims ?? new RedisDeliveryClaims(redis, settings.keyPrefix);
+  const claims = settings.claims ?? new RedisDeliveryClaims(redis, settings.keyPrefix, settings.claimLeaseMs);
   return {
     redis,
     budget,

@@ -1,3 +1,4 @@
+import { DEFAULT_CLAIM_LEASE_MS } from '../config/settings.ts';
 import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
 import { heldFor, type DeliveryClaim, type DeliveryClaims } from '../schedule/delivery-claims.ts';
@@ -16,7 +17,7 @@ export class RedisDeliveryClaims implements DeliveryClaims {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    private readonly leaseMs = 30_000,
+    private readonly leaseMs = DEFAULT_CLAIM_LEASE_MS,
   ) {
     this.watch = new StoreWatch('claims', { read: () => redis.ping() });
   }

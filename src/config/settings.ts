@@ -24,6 +24,13 @@ export const DEFAULT_DELIVERY_RETENTION_DAYS = 35;
 /** The scheduler reads records up to a day back (a subscriber far east of UTC), and the overview two days ahead. */
 export const MIN_DELIVERY_RETENTION_DAYS = 3;
 
+/** How long a cluster member's claim on one channel's daily post lasts (DELIVERY_CLAIM_LEASE_MS unset); see schedule/delivery-claims.ts. */
+export const DEFAULT_CLAIM_LEASE_MS = 30_000;
+/** A claim must outlast one post (a look in the channel, the record, the post itself), a few seconds under load. */
+export const MIN_CLAIM_LEASE_MS = 2_000;
+/** A member that died holding claims leaves their posts this long at most: ten minutes late is already late. */
+export const MAX_CLAIM_LEASE_MS = 600_000;
+
 /** Put before every key the bot writes to Redis, so several deployments (or test runs) can share one server. */
 export const DEFAULT_REDIS_KEY_PREFIX = 'wotd-bot:';
 
@@ -189,7 +196,7 @@ const envSchema = z.object({
     .trim()
     .min(1, { message: 'expected a path to a SQLite file' })
     .superRefine((path, context) => {
-      const problem = notARegularFile(path);
+      const problem = notARegularFile(path, { mustRead: true });
       if (problem) context.addIssue({ code: 'custom', message: `expected a path to a SQLite file; this one ${problem}` });
     })
     .default(bundledWordList),
@@ -241,6 +248,11 @@ const envSchema = z.object({
       message: `expected a whole number of days, at least ${MIN_DELIVERY_RETENTION_DAYS} (posts are checked against the last days' records)`,
     })
     .default(DEFAULT_DELIVERY_RETENTION_DAYS),
+  DELIVERY_CLAIM_LEASE_MS: positiveInt(`a whole number of milliseconds from ${MIN_CLAIM_LEASE_MS} to ${MAX_CLAIM_LEASE_MS}`, MAX_CLAIM_LEASE_MS)
+    .refine((value) => value >= MIN_CLAIM_LEASE_MS, {
+      message: `expected a whole number of milliseconds from ${MIN_CLAIM_LEASE_MS} to ${MAX_CLAIM_LEASE_MS} (a claim must outlast one post)`,
+    })
+    .default(DEFAULT_CLAIM_LEASE_MS),
   CONSOLE_LANGUAGE: z
     .string()
     .trim()

@@ -200,12 +200,15 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
     } catch (error) {
       // Nothing was posted this time, so the next try must still look from the attempt that may have posted.
       const unsure = { ...base, attemptStartedAt: lookFrom };
+      // A look that outlasted the claim (a slow channel, a process stopped meanwhile) writes nothing: the day is its new holder's.
+      if (claimLost(claim, options, job)) return 'skipped';
       // Without Read Message History the bot cannot look; the nonce still holds within Discord's window. A look that
       // found the earlier attempt's post stripped of its embed (and removed it) settles the day instead.
       if (!isDeliveryError(error) || error.kind !== 'forbidden' || error.embedsDropped) return recordFailure(subscription, unsure, error, options, job);
       logger.warn({ channelId, day: slot.serviceDay, reason: error.reason }, 'could not look for an earlier attempt\'s post; posting with the same nonce');
     }
     if (earlier) {
+      // Recorded even under a claim that may have run out: the post is there whoever holds the day now.
       await recordSent(subscription, base, earlier.messageId, options, job);
       logger.info({ channelId, day: slot.serviceDay, messageId: earlier.messageId }, 'an earlier attempt had posted; recorded it instead of posting again');
       return 'sent';
@@ -220,6 +223,8 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   try {
     ({ messageId } = await poster.post(message));
   } catch (error) {
+    // Not recorded once the claim may have run out: the record stays `sending`, so its new holder looks first.
+    if (claimLost(claim, options, job)) return 'skipped';
     return recordFailure(subscription, base, error, options, job);
   }
   await options.hooks?.afterSend?.(channelId, messageId);

@@ -1,3 +1,4 @@
+import { DEFAULT_CLAIM_LEASE_MS } from '../config/settings.ts';
 import { randomUUID } from 'node:crypto';
 import type { StoreLocation } from '../store/open-store.ts';
 import { CREATED_ELSEWHERE, openPostgresConnection, type PostgresConnection } from '../store/postgres-connection.ts';
@@ -32,7 +33,7 @@ export class PostgresDeliveryClaims implements DeliveryClaims {
     this.watch = new StoreWatch('claims', { read: () => connection.pool.query('SELECT 1') });
   }
 
-  static async open(where: string | StoreLocation, leaseMs = 30_000): Promise<PostgresDeliveryClaims> {
+  static async open(where: string | StoreLocation, leaseMs = DEFAULT_CLAIM_LEASE_MS): Promise<PostgresDeliveryClaims> {
     const { url, setting } = typeof where === 'string' ? { url: where, setting: undefined } : where;
     const connection = await openPostgresConnection(url, setting);
     const claims = new PostgresDeliveryClaims(connection, leaseMs);

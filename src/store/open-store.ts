@@ -1,4 +1,4 @@
-import { assertRegularFile } from '../config/path-kind.ts';
+import { assertRegularFile, sqliteAccessProblem } from '../config/path-kind.ts';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
@@ -80,7 +80,10 @@ export async function openStore<Value>(
   if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres<Value>(url, namespace, setting);
   const keyv = new Keyv<Value>({ store: await adapterFor(scheme, url), namespace, throwOnErrors });
   const path = sqlitePath(url);
-  if (scheme === 'sqlite' && path !== ':memory:') watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqliteConnection(url));
+  if (scheme === 'sqlite' && path !== ':memory:') {
+    watchSqliteFile(resolve(path), keyv as Keyv<unknown>, () => openSqliteConnection(url));
+    sqliteFiles.set(keyv as Keyv<unknown>, resolve(path));
+  }
   return keyv;
 }
 
@@ -96,11 +99,22 @@ export function storeCheck(keyv: Keyv<unknown>): StoreCheck {
   if (watch instanceof StoreWatch) return watch;
   let check = readChecks.get(keyv);
   if (!check) {
-    check = new StoreWatch(keyv.namespace ?? 'store', { read: () => (keyv.store as KeyvStoreAdapter).get('health-check') });
+    const file = sqliteFiles.get(keyv);
+    check = new StoreWatch(keyv.namespace ?? 'store', {
+      read: async () => {
+        await (keyv.store as KeyvStoreAdapter).get('health-check');
+        // The open file answers whatever its permissions became; the next start would not (sqliteAccessProblem).
+        const denied = file === undefined ? null : sqliteAccessProblem(file);
+        if (denied) throw new Error(`${denied}; the bot goes on with the store it has open, but could not start again`);
+      },
+    });
     readChecks.set(keyv, check);
   }
   return check;
 }
+
+/** The file of each SQLite store opened, for its health check. */
+const sqliteFiles = new WeakMap<Keyv<unknown>, string>();
 
 /** One check per store, so its probe failures add up. */
 const readChecks = new WeakMap<Keyv<unknown>, StoreWatch>();
@@ -235,7 +249,9 @@ async function openSqliteConnection(storeUrl: string): Promise<KeyvSqlite> {
         { cause: error },
       );
     }
-    throw new Error(`could not open the store ${resolve(path)}: ${reason}`, { cause: error });
+    // SQLITE_CANTOPEN and SQLITE_READONLY do not say why; a permission does.
+    const denied = /SQLITE_(CANTOPEN|READONLY|PERM)/.test(reason) ? sqliteAccessProblem(resolve(path)) : null;
+    throw new Error(`could not open the store ${resolve(path)}: ${denied ?? reason}`, { cause: error });
   }
   return adapter;
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import sqlite3 from 'sqlite3';
-import { assertRegularFile } from '../config/path-kind.ts';
+import { assertRegularFile, sqliteAccessProblem } from '../config/path-kind.ts';
 
 /**
  * One running bot per SQLite store: two would each deliver every daily post. The holder keeps a write transaction
@@ -93,6 +93,9 @@ export async function lockSqliteStore(store: string, options: SqliteStoreLockOpt
   const pidFile = `${lockFile}.pid`;
   assertRegularFile(store, 'STORE_URL');
   assertRegularFile(lockFile, "the store's lock file");
+  // Said plainly before SQLite says SQLITE_READONLY or SQLITE_CANTOPEN without why.
+  const denied = sqliteAccessProblem(store);
+  if (denied) throw new Error(denied);
   mkdirSync(dirname(store), { recursive: true });
   let held: { db: sqlite3.Database; inode: string };
   try {

@@ -85,6 +85,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DELIVERY_RETENTION_DAYS: 'a month' })).toThrow(/^Invalid DELIVERY_RETENTION_DAYS="a month": expected a whole number of days, at least 3$/);
   });
 
+  it('reads DELIVERY_CLAIM_LEASE_MS, default 30 s, refusing a lease shorter than a post or longer than ten minutes', () => {
+    expect(loadConfig({}).DELIVERY_CLAIM_LEASE_MS).toBe(30_000);
+    expect(loadConfig({ DELIVERY_CLAIM_LEASE_MS: ' 3000 ' }).DELIVERY_CLAIM_LEASE_MS).toBe(3000);
+    expect(loadConfig({ DELIVERY_CLAIM_LEASE_MS: '600000' }).DELIVERY_CLAIM_LEASE_MS).toBe(600_000);
+    expect(() => loadConfig({ DELIVERY_CLAIM_LEASE_MS: '1999' })).toThrow(
+      new ConfigError('Invalid DELIVERY_CLAIM_LEASE_MS="1999": expected a whole number of milliseconds from 2000 to 600000 (a claim must outlast one post)'),
+    );
+    expect(() => loadConfig({ DELIVERY_CLAIM_LEASE_MS: '600001' })).toThrow(/^Invalid DELIVERY_CLAIM_LEASE_MS="600001": expected a whole number of milliseconds from 2000 to 600000$/);
+    expect(() => loadConfig({ DELIVERY_CLAIM_LEASE_MS: '30s' })).toThrow(/^Invalid DELIVERY_CLAIM_LEASE_MS="30s": expected a whole number of milliseconds from 2000 to 600000$/);
+  });
+
   it('reads DISCORD_GLOBAL_RATE_LIMIT, default 50 a second, refusing what is not a positive whole number', () => {
     expect(loadConfig({}).DISCORD_GLOBAL_RATE_LIMIT).toBe(50);
     expect(loadConfig({ DISCORD_GLOBAL_RATE_LIMIT: ' 500 ' }).DISCORD_GLOBAL_RATE_LIMIT).toBe(500);

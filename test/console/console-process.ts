@@ -15,13 +15,20 @@ export interface Run {
  * `wotd-bot console` as `npm run console` runs it, in `dir` (no .env there), with stdin a pipe, the word list and store in
  * `dir`, and none of the caller's own WOTD_ or Discord settings.
  */
-export function startBot(dir: string, extraEnv: Record<string, string> = {}, command: 'console' | 'start' = 'console'): { child: ChildProcessWithoutNullStreams; run: Run; exited: Promise<Run> } {
+export function startBot(
+  dir: string,
+  extraEnv: Record<string, string> = {},
+  command: 'console' | 'start' = 'console',
+  options: { under?: string[] } = {},
+): { child: ChildProcessWithoutNullStreams; run: Run; exited: Promise<Run> } {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('WOTD_') && !SETTINGS.includes(key)) env[key] = value;
   }
   Object.assign(env, { WOTD_SERVICE_DB: join(dir, 'words.sqlite'), STORE_URL: `sqlite://${join(dir, 'store.sqlite')}` }, extraEnv);
-  const child = spawn(process.execPath, [BIN, command], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // `under`: a command that runs it with fewer rights (runuser, setpriv), for tests run as root, whom no permission bites.
+  const [file = process.execPath, ...args] = [...(options.under ?? []), process.execPath, BIN, command];
+  const child = spawn(file, args, { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const run: Run = { stdout: '', stderr: '', code: null };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));

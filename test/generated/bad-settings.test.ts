@@ -65,6 +65,7 @@ function badValues(): Record<string, Partial<Record<Kind, fc.Arbitrary<string>>>
     SUBSCRIPTION_LIMIT: { range: outside(1, Number.MAX_SAFE_INTEGER) },
     DELIVERY_CONCURRENCY: { range: outside(1, Number.MAX_SAFE_INTEGER) },
     DELIVERY_RETENTION_DAYS: { range: outside(3, Number.MAX_SAFE_INTEGER) },
+    DELIVERY_CLAIM_LEASE_MS: { range: outside(2000, 600_000) },
     DISCORD_GLOBAL_RATE_LIMIT: { range: outside(1, Number.MAX_SAFE_INTEGER) },
     METRICS_PORT: { range: outside(0, 65_535) },
     DISCORD_SHARD_COUNT: { range: fc.constantFrom('0', '4097', '99999999999'), shape: notOneOf(['auto']) },

@@ -49,6 +49,7 @@ const SANE: Record<Setting, (value: unknown) => boolean> = {
   DELIVERY_CONCURRENCY: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
   DISCORD_GLOBAL_RATE_LIMIT: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
   DELIVERY_RETENTION_DAYS: (value) => Number.isSafeInteger(value) && (value as number) >= 3,
+  DELIVERY_CLAIM_LEASE_MS: (value) => Number.isSafeInteger(value) && (value as number) >= 2000 && (value as number) <= 600_000,
   METRICS_PORT: (value) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 65_535,
   METRICS_HOST: (value) => typeof value === 'string' && /^[A-Za-z0-9.:-]+$/.test(value),
   CONSOLE_LANGUAGE: (value) => typeof value === 'string' && /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(value),
