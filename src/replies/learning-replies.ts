@@ -8,6 +8,7 @@ import { discordTimestamp } from './date-text.ts';
 import { ACCENT, attribution, escapeText, formatDefinition, formatPosAndIpa } from './embeds.ts';
 import { translatorFor, type Translate } from './i18n/translate.ts';
 import { dailyQuizButtonId, type QuizRendering } from '../learning/quiz-poster.ts';
+import type { DailyButton } from '../schedule/poster.ts';
 import type { ButtonSpec, OutgoingMessage } from './interactions.ts';
 
 /**
@@ -41,6 +42,12 @@ export function saveButtonId(date: string): string {
 /** The Save button under one entry (/wotd, the daily post). */
 export function saveButton(t: Translate, date: string): ButtonSpec {
   return { customId: saveButtonId(date), label: t('learning.save.button'), style: 'secondary' };
+}
+
+/** A daily post's Save button for its day's word, in the post's language (src/learning/save-poster.ts). */
+export function dailySaveButton(day: string, language: string | null): DailyButton {
+  const { customId, label: text } = saveButton(translatorFor(language), day);
+  return { customId, label: text };
 }
 
 /** Save buttons for several entries (history, find), one each, named by word, at most `room`. */
@@ -169,7 +176,7 @@ export function leaderboardMessage(
   };
 }
 
-/** The daily quiz post, in the channel's language: its question with four buttons, and its reveal once closed. */
+/** The daily quiz post, in the channel's language: its question with four buttons, and its reveal once closed (with Save). */
 export function quizRendering(siteUrl: string): QuizRendering {
   return {
     question(quiz, language) {
@@ -193,7 +200,11 @@ export function quizRendering(siteUrl: string): QuizRendering {
             footer: { text: clip(`${entry.date} · ${attribution(siteUrl)}`, DISCORD_LIMITS.footerText) },
           },
         ],
-        buttons: CHOICE_LETTERS.map((letter, index) => ({ customId: dailyQuizButtonId(post.day, index), label: letter, disabled: true })),
+        // The edit replaces the post's buttons: Save (src/learning/save-poster.ts) stays, on its row under the answers.
+        buttons: [
+          ...CHOICE_LETTERS.map((letter, index) => ({ customId: dailyQuizButtonId(post.day, index), label: letter, disabled: true })),
+          { ...dailySaveButton(post.day, post.language), newRow: true },
+        ],
       };
     },
   };

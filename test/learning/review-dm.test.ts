@@ -8,7 +8,8 @@ import { LearningService } from '../../src/learning/learning-service.ts';
 import { openLearningStore } from '../../src/learning/open-learning-store.ts';
 import { reviewReminderPoster } from '../../src/learning/review-reminder.ts';
 import { wordListOf } from '../../src/learning/word-list.ts';
-import { reviewReminderLine } from '../../src/replies/learning-replies.ts';
+import { savePoster } from '../../src/learning/save-poster.ts';
+import { dailySaveButton, reviewReminderLine } from '../../src/replies/learning-replies.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
 import { captureLogger, tempStore } from '../schedule/helpers.ts';
@@ -47,6 +48,7 @@ async function world() {
   const store = await openLearningStore({ url: temp.url });
   cleanups.push(() => store.close());
   const learning = new LearningService(store, wordListOf(words.adapter), { now: () => clock.now.getTime() });
+  daily.wrapPoster((inner) => savePoster(inner, { subscriptionOf: (id) => daily.store.get(id), button: dailySaveButton }));
   daily.wrapPoster((inner) =>
     reviewReminderPoster(inner, { store, subscriptionOf: (id) => daily.store.get(id), line: reviewReminderLine, now: learning.now }),
   );
@@ -105,6 +107,15 @@ describe('the daily DM says how many saved words are due (review:true)', () => {
     // Chloe's DMs are in Russian (her language when she subscribed): five takes the "many" form.
     expect(dm(CHLOE)).toBe('5 слов к повторению — /wotd-повторение');
     expect(dm(DAN)).toBe('');
+    // Each DM has Save, labelled in the DM's language; pressed, it saves the day's word to the presser's list.
+    const dmPost = (user: string) => discord.messagesIn(discord.dmChannelOf(user))[0];
+    const saveOn = (user: string) => (dmPost(user)?.components ?? []).flatMap((row) => (row as { components: Array<{ custom_id?: string; label?: string }> }).components);
+    expect(saveOn(BORIS)).toMatchObject([{ custom_id: `words:save:${TODAY}`, label: 'Save' }]);
+    expect(saveOn(CHLOE)).toMatchObject([{ custom_id: `words:save:${TODAY}`, label: 'Сохранить' }]);
+    const boris = dmPost(BORIS);
+    const saved = await discord.pressButton({ customId: `words:save:${TODAY}`, channelId: discord.dmChannelOf(BORIS), user: BORIS, messageId: boris?.id ?? '' }).waitForResponse();
+    expect(saved.content).toMatch(/^Saved \*\*/);
+    expect((await store.exportMember(BORIS)).savedWords.map((word) => word.date)).toContain(TODAY);
 
     // Subscribing again without the option turns it off, and says so.
     const off = await subscribeMe(ANNA, {});
