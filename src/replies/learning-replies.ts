@@ -88,18 +88,26 @@ export function reviewReminderLine(count: number, language: string | null): stri
   return t('learning.review.reminder', { count, command: `/${t('command.wotd-review.name')}` });
 }
 
-/** The review's question: the word alone, and a button to see its meaning. */
-export function reviewPrompt(t: Translate, word: SavedWord, due: number, note?: string): OutgoingMessage {
+/**
+ * A review button's id: the member it is for (checked against whoever presses it), the word's day, and for a grade
+ * the grade.
+ */
+export function reviewButtonId(userId: string, step: 'show' | 'grade', date: string, grade?: string): string {
+  return `${REVIEW_PREFIX}:${step}:${userId}:${date}${grade ? `:${grade}` : ''}`;
+}
+
+/** The review's question for member `userId`: the word alone, and a button to see its meaning. */
+export function reviewPrompt(t: Translate, userId: string, word: SavedWord, due: number, note?: string): OutgoingMessage {
   const lines = [note, t('learning.review.prompt', { word: shownWord(word.word), pos: escapeText(clip(word.pos, 60)) }), `-# ${t('learning.review.dueCount', { count: due })}`];
   return {
     ephemeral: true,
     content: clip(lines.filter(Boolean).join('\n\n'), DISCORD_LIMITS.content),
-    buttons: [{ customId: `${REVIEW_PREFIX}:show:${word.date}`, label: t('learning.review.reveal'), style: 'primary' }],
+    buttons: [{ customId: reviewButtonId(userId, 'show', word.date), label: t('learning.review.reveal'), style: 'primary' }],
   };
 }
 
-/** The meaning, and the four grades. */
-export function reviewAnswer(t: Translate, entry: Entry): OutgoingMessage {
+/** The meaning, and the four grades, for member `userId`. */
+export function reviewAnswer(t: Translate, userId: string, entry: Entry): OutgoingMessage {
   const content = t('learning.review.meaning', {
     word: shownWord(entry.word),
     pos: escapeText(clip(entry.pos, 60)),
@@ -110,7 +118,7 @@ export function reviewAnswer(t: Translate, entry: Entry): OutgoingMessage {
     ephemeral: true,
     content: clip(content, DISCORD_LIMITS.content),
     buttons: grades.map((grade) => ({
-      customId: `${REVIEW_PREFIX}:grade:${entry.date}:${grade}`,
+      customId: reviewButtonId(userId, 'grade', entry.date, grade),
       label: t(`learning.review.${grade}`),
       style: grade === 'again' ? 'danger' : grade === 'good' ? 'primary' : 'secondary',
     })),
