@@ -67,7 +67,7 @@ async function world() {
     const saved = await discord.pressButton({ customId: `words:save:${date}`, channelId: general, user }).waitForResponse();
     expect(saved.content).toMatch(/^Saved \*\*/);
   };
-  return { discord, daily, clock, store, subscribeMe, save };
+  return { discord, daily, clock, store, subscribeMe, save, general };
 }
 
 describe('the daily DM says how many saved words are due (review:true)', () => {
@@ -121,5 +121,28 @@ describe('the daily DM says how many saved words are due (review:true)', () => {
     const off = await subscribeMe(ANNA, {});
     expect(off.content).toContain('Changed: the review count from on to off.');
     expect((await daily.store.get(`dm:${ANNA}`))?.review).toBeUndefined();
+  });
+});
+
+describe('/wotd-review on Discord', () => {
+  it('the meaning, then the next word, replace the same private message', async () => {
+    const { discord, save, general } = await world();
+    await save(ANNA, '2025-01-14');
+    const question = await discord.invokeCommand({ name: 'wotd-review', channelId: general, user: ANNA }).waitForResponse();
+    expect(question.ephemeral).toBe(true);
+    expect(question.content).toContain('Do you remember what **serendipity** (noun) means?');
+    const step = async (customId: string) => {
+      const press = discord.pressButton({ customId, channelId: question.channelId, user: ANNA, messageId: question.id });
+      const shown = await press.waitForResponse();
+      // Discord's UPDATE_MESSAGE (7), or a deferred update (6) then its edit: the clicked message, no new one.
+      expect([6, 7]).toContain(press.callback?.type);
+      expect(press.followUps).toEqual([]);
+      expect(shown.id).toBe(question.id);
+      return shown;
+    };
+    const meaning = await step(`review:show:${ANNA}:2025-01-14`);
+    expect(meaning.content).toContain('faculty of finding things');
+    const graded = await step(`review:grade:${ANNA}:2025-01-14:good`);
+    expect(graded.content).toMatch(/^Next review of \*\*serendipity\*\*: <t:\d+:R>\./);
   });
 });
