@@ -6,7 +6,8 @@ import { wordListOf } from './learning/word-list.ts';
 import { startQuizCloseJob } from './learning/quiz-close-job.ts';
 import { quizPoster } from './learning/quiz-poster.ts';
 import { reviewReminderPoster } from './learning/review-reminder.ts';
-import { quizRendering, reviewReminderLine } from './replies/learning-replies.ts';
+import { savePoster } from './learning/save-poster.ts';
+import { dailySaveButton, quizRendering, reviewReminderLine } from './replies/learning-replies.ts';
 import type { BotServices } from './replies/interactions.ts';
 import type { DailyPosts } from './schedule/daily-posts.ts';
 import { storeLocation } from './store/open-store.ts';
@@ -34,6 +35,8 @@ export async function openBotServices(
   const rendering = quizRendering(config.WOTD_SITE_URL);
   let closing: { stop(): Promise<void> } | undefined;
   const subscriptionOf = (channelId: string) => daily.store.get(channelId);
+  // Every daily post has Save, next to the transport: under the quiz's answers, which the quiz puts in above it.
+  daily.wrapPoster((inner) => savePoster(inner, { subscriptionOf, button: dailySaveButton }));
   daily.wrapPoster((inner, { claims }) => {
     // In a cluster every member runs the job, and each quiz is closed by whichever member claims it.
     if (inner.edit) closing = startQuizCloseJob({ store, poster: inner, lookup, rendering, logger, ...(claims ? { claims } : {}) });

@@ -66,3 +66,11 @@ export function replyWhenReady(target: Respondable, answer: Promise<OutgoingMess
 export function updateWhenReady(target: ButtonContext, answer: Promise<OutgoingMessage>, options: DeliverOptions = {}): Promise<void> {
   return deliver(target, answer, (message) => (message.ephemeral ? target.respond(message) : target.update(message)), options);
 }
+
+/**
+ * Answers a button press by replacing the button's message in place, private or public alike (a private message is
+ * the presser's own: /wotd-review's next step); a failure still comes as its own private message.
+ */
+export function replaceWhenReady(target: ButtonContext, answer: Promise<OutgoingMessage>, options: DeliverOptions = {}): Promise<void> {
+  return deliver(target, answer, (message) => target.update(message), options);
+}

@@ -8,6 +8,7 @@ import { discordTimestamp } from './date-text.ts';
 import { ACCENT, attribution, escapeText, formatDefinition, formatPosAndIpa } from './embeds.ts';
 import { translatorFor, type Translate } from './i18n/translate.ts';
 import { dailyQuizButtonId, type QuizRendering } from '../learning/quiz-poster.ts';
+import type { DailyButton } from '../schedule/poster.ts';
 import type { ButtonSpec, OutgoingMessage } from './interactions.ts';
 
 /**
@@ -41,6 +42,12 @@ export function saveButtonId(date: string): string {
 /** The Save button under one entry (/wotd, the daily post). */
 export function saveButton(t: Translate, date: string): ButtonSpec {
   return { customId: saveButtonId(date), label: t('learning.save.button'), style: 'secondary' };
+}
+
+/** A daily post's Save button for its day's word, in the post's language (src/learning/save-poster.ts). */
+export function dailySaveButton(day: string, language: string | null): DailyButton {
+  const { customId, label: text } = saveButton(translatorFor(language), day);
+  return { customId, label: text };
 }
 
 /** Save buttons for several entries (history, find), one each, named by word, at most `room`. */
@@ -81,18 +88,26 @@ export function reviewReminderLine(count: number, language: string | null): stri
   return t('learning.review.reminder', { count, command: `/${t('command.wotd-review.name')}` });
 }
 
-/** The review's question: the word alone, and a button to see its meaning. */
-export function reviewPrompt(t: Translate, word: SavedWord, due: number, note?: string): OutgoingMessage {
+/**
+ * A review button's id: the member it is for (checked against whoever presses it), the word's day, and for a grade
+ * the grade.
+ */
+export function reviewButtonId(userId: string, step: 'show' | 'grade', date: string, grade?: string): string {
+  return `${REVIEW_PREFIX}:${step}:${userId}:${date}${grade ? `:${grade}` : ''}`;
+}
+
+/** The review's question for member `userId`: the word alone, and a button to see its meaning. */
+export function reviewPrompt(t: Translate, userId: string, word: SavedWord, due: number, note?: string): OutgoingMessage {
   const lines = [note, t('learning.review.prompt', { word: shownWord(word.word), pos: escapeText(clip(word.pos, 60)) }), `-# ${t('learning.review.dueCount', { count: due })}`];
   return {
     ephemeral: true,
     content: clip(lines.filter(Boolean).join('\n\n'), DISCORD_LIMITS.content),
-    buttons: [{ customId: `${REVIEW_PREFIX}:show:${word.date}`, label: t('learning.review.reveal'), style: 'primary' }],
+    buttons: [{ customId: reviewButtonId(userId, 'show', word.date), label: t('learning.review.reveal'), style: 'primary' }],
   };
 }
 
-/** The meaning, and the four grades. */
-export function reviewAnswer(t: Translate, entry: Entry): OutgoingMessage {
+/** The meaning, and the four grades, for member `userId`. */
+export function reviewAnswer(t: Translate, userId: string, entry: Entry): OutgoingMessage {
   const content = t('learning.review.meaning', {
     word: shownWord(entry.word),
     pos: escapeText(clip(entry.pos, 60)),
@@ -103,7 +118,7 @@ export function reviewAnswer(t: Translate, entry: Entry): OutgoingMessage {
     ephemeral: true,
     content: clip(content, DISCORD_LIMITS.content),
     buttons: grades.map((grade) => ({
-      customId: `${REVIEW_PREFIX}:grade:${entry.date}:${grade}`,
+      customId: reviewButtonId(userId, 'grade', entry.date, grade),
       label: t(`learning.review.${grade}`),
       style: grade === 'again' ? 'danger' : grade === 'good' ? 'primary' : 'secondary',
     })),
@@ -169,7 +184,7 @@ export function leaderboardMessage(
   };
 }
 
-/** The daily quiz post, in the channel's language: its question with four buttons, and its reveal once closed. */
+/** The daily quiz post, in the channel's language: its question with four buttons, and its reveal once closed (with Save). */
 export function quizRendering(siteUrl: string): QuizRendering {
   return {
     question(quiz, language) {
@@ -193,7 +208,11 @@ export function quizRendering(siteUrl: string): QuizRendering {
             footer: { text: clip(`${entry.date} · ${attribution(siteUrl)}`, DISCORD_LIMITS.footerText) },
           },
         ],
-        buttons: CHOICE_LETTERS.map((letter, index) => ({ customId: dailyQuizButtonId(post.day, index), label: letter, disabled: true })),
+        // The edit replaces the post's buttons: Save (src/learning/save-poster.ts) stays, on its row under the answers.
+        buttons: [
+          ...CHOICE_LETTERS.map((letter, index) => ({ customId: dailyQuizButtonId(post.day, index), label: letter, disabled: true })),
+          { ...dailySaveButton(post.day, post.language), newRow: true },
+        ],
       };
     },
   };

@@ -8,18 +8,20 @@ import type { FailureReason } from './failure-reason.ts';
  * The discord.js implementation lives in src/discord/channel-poster.ts; tests hand the scheduler a fake.
  */
 
-/** A button under a daily post (the quiz's answers); its id says what pressing it asks. */
+/** A button under a daily post (the quiz's answers, Save); its id says what pressing it asks. */
 export interface DailyButton {
   customId: string;
   label: string;
   disabled?: boolean;
+  /** Starts a row of its own below the buttons before it (Save under the quiz's four answers). */
+  newRow?: boolean;
 }
 
 export interface DailyMessage {
   channelId: string;
   /** The service day the post is for. */
   day?: IsoDate;
-  /** One row of buttons under the post (the daily quiz's). */
+  /** Buttons under the post (Save; the daily quiz's answers): five to a row, a new row where one asks for it. */
   buttons?: DailyButton[];
   /** The channel's name as subscribed, for the failure reasons people read ("Missing Embed Links in #words"). */
   channelName?: string;

@@ -15,7 +15,10 @@ import { expectCleanExit, expectInOrder, runConsole, startBot } from './console-
  */
 
 let dir: string;
-/** The console's service day: the daily post carries its word. */
+/**
+ * The day the words are written around (the daily post's day is read from the post itself: a run that crosses 00:00
+ * UTC posts the next day's word, which is written too).
+ */
 const today = utcDateOf(new Date());
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'wotd-console-learning-'));
@@ -68,16 +71,16 @@ describe('wotd-bot console: the learning loop with press', () => {
       'Pressed Remove: mark_down on message #4 (/wotd-words).\n(message #4 is updated)\n(only you can see this)\nRemoved mark_down from your words.',
       'message #4: [1: Newer (disabled)]  [2: Older (disabled)]  [3: Remove: serendipity]',
       '(only you can see this)\nDo you remember what serendipity (noun) means?\n\n-# 1 word due\nmessage #5: [1: Show the meaning]',
-      // The meaning comes privately beside the question, as on Discord (a private answer to a button is a new message).
-      'Pressed Show the meaning on message #5 (/wotd-review).\n(only you can see this)\nserendipity (noun): (historical) The "happy" faculty',
-      'message #6: [1: Again]  [2: Hard]  [3: Good]  [4: Easy]',
-      'Pressed Good on message #6 (press #5 Show the meaning).\n(message #6 is updated)\n(only you can see this)\nNext review of serendipity: in 10 minutes.',
+      // The meaning and the grades replace the question in place, as on Discord; the grade's outcome replaces them.
+      'Pressed Show the meaning on message #5 (/wotd-review).\n(message #5 is updated)\n(only you can see this)\nserendipity (noun): (historical) The "happy" faculty',
+      'message #5: [1: Again]  [2: Hard]  [3: Good]  [4: Easy]',
+      'Pressed Good on message #5 (/wotd-review).\n(message #5 is updated)\n(only you can see this)\nNext review of serendipity: in 10 minutes.',
       'Nothing is due for review right now.',
-      'message #7: [1: A]  [2: B]  [3: C]  [4: D]',
-      'Pressed C on message #7 (/wotd-quiz date:2025-01-14).\n(message #7 is updated)\n',
+      'message #6: [1: A]  [2: B]  [3: C]  [4: D]',
+      'Pressed C on message #6 (/wotd-quiz date:2025-01-14).\n(message #6 is updated)\n',
     ]);
     // The private quiz's verdict replaces it: right or wrong, with the real definition.
-    expect(result.stdout).toMatch(/\(message #7 is updated\)\n(?:Right! serendipity: |Not quite\. serendipity means: )\(historical\) The "happy"/);
+    expect(result.stdout).toMatch(/\(message #6 is updated\)\n(?:Right! serendipity: |Not quite\. serendipity means: )\(historical\) The "happy"/);
     expect(result.stdout).not.toContain('(no reply)');
   });
 
@@ -98,12 +101,22 @@ describe('wotd-bot console: the learning loop with press', () => {
     await printed('Daily word in #words:');
     await printed('Daily word in your DMs:');
     expect(run.stdout).toMatch(/Daily word in #words:\n│ What does “later\d+” mean\?/);
-    expect(run.stdout).toContain('message #1: [1: A]  [2: B]  [3: C]  [4: D]');
-    expect(run.stdout).toMatch(/Daily word in your DMs:\n1 word to review — \/wotd-review\n│ later\d+/);
-    child.stdin.write('press #1 A\n');
-    await printed('Pressed A on message #1 (daily post in #words).\n(only you can see this)\n');
-    child.stdin.write('press #1 D\n');
-    await printed('Pressed D on message #1 (daily post in #words).\n(only you can see this)\nYou already answered this quiz');
+    // The post's own day, from its footer: the service day when the scheduler posted it.
+    const day = /Daily word in #words:\n[^]*?(\d{4}-\d{2}-\d{2}) · /.exec(run.stdout)?.[1] ?? 'none';
+    expect([today, addDays(today, 1)]).toContain(day);
+    // Save under the four answers, and alone under the DM's word; the two posts are numbered in the order printed.
+    const quiz = /message #(\d+): \[1: A\]  \[2: B\]  \[3: C\]  \[4: D\]  \[5: Save\]/.exec(run.stdout)?.[1];
+    const dm = /Daily word in your DMs:\n1 word to review — \/wotd-review\n│ later\d+[^]*?message #(\d+): \[1: Save\]/.exec(run.stdout)?.[1];
+    expect([quiz, dm].sort()).toEqual(['1', '2']);
+    child.stdin.write(`press #${quiz} A\n`);
+    await printed(`Pressed A on message #${quiz} (daily post in #words).\n(only you can see this)\n`);
+    child.stdin.write(`press #${quiz} D\n`);
+    await printed(`Pressed D on message #${quiz} (daily post in #words).\n(only you can see this)\nYou already answered this quiz`);
+    // Save on the quiz post saves the day's word; the DM's Save, for the same day, finds it saved.
+    child.stdin.write(`press #${quiz} Save\n`);
+    await printed(`Pressed Save on message #${quiz} (daily post in #words).\n(only you can see this)\nSaved later`);
+    child.stdin.write(`press #${dm} Save\n`);
+    await printed(`Pressed Save on message #${dm} (daily post in your DMs).\n(only you can see this)\nlater`);
     child.stdin.end('help\n');
     const ended = await exited;
     expectCleanExit(ended);
@@ -115,8 +128,9 @@ describe('wotd-bot console: the learning loop with press', () => {
     // One answer stored, for the console's member, on that post.
     const store = await openLearningStore({ url: `sqlite://${join(dir, 'store.sqlite')}` });
     try {
-      expect(await store.getQuiz('words', today)).toMatchObject({ guildId: 'console', messageId: expect.stringMatching(/^console-[12]$/), answered: 1, closed: false });
-      expect((await store.exportMember('console')).answers).toMatchObject([{ channelId: 'words', day: today, choice: 0 }]);
+      expect(await store.getQuiz('words', day)).toMatchObject({ guildId: 'console', messageId: expect.stringMatching(/^console-[12]$/), answered: 1, closed: false });
+      expect((await store.exportMember('console')).answers).toMatchObject([{ channelId: 'words', day, choice: 0 }]);
+      expect((await store.exportMember('console')).savedWords.map((word) => word.date)).toEqual(expect.arrayContaining(['2025-01-14', day]));
     } finally {
       await store.close();
     }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { restApiBase } from '../../src/discord/client.ts';
 import { channelKind } from '../../src/discord/command-options.ts';
 import { buttonRows, newMessagePayload, replacementPayload } from '../../src/discord/interaction-payloads.ts';
+import { dailyButtonRows } from '../../src/discord/daily-post-edit.ts';
 import { parseDeployArgs } from '../../src/discord/deploy-commands.ts';
 import { BOT_PERMISSIONS, inviteUrl } from '../../src/discord/invite.ts';
 import { buttonPrefix } from '../../src/replies/interactions.ts';
@@ -73,5 +74,18 @@ describe('message payloads', () => {
     expect(channelKind(ChannelType.GuildText)).toBe('text');
     expect(channelKind(ChannelType.GuildAnnouncement)).toBe('announcement');
     expect(channelKind(ChannelType.GuildForum)).toBe('other');
+  });
+});
+
+describe('daily post buttons', () => {
+  const buttons = (count: number) => Array.from({ length: count }, (_, index) => ({ customId: `b${index}`, label: `B${index}` }));
+  const shape = (rows: ReturnType<typeof dailyButtonRows>) => rows.map((row) => row.components.map((button) => button.custom_id));
+
+  it('puts a button that asks for a new row (Save under the quiz) on its own, five to a row, at most five rows', () => {
+    expect(dailyButtonRows([])).toEqual([]);
+    expect(shape(dailyButtonRows([...buttons(4), { customId: 'save', label: 'Save', newRow: true }]))).toEqual([['b0', 'b1', 'b2', 'b3'], ['save']]);
+    expect(shape(dailyButtonRows([{ customId: 'save', label: 'Save', newRow: false }]))).toEqual([['save']]);
+    expect(shape(dailyButtonRows(buttons(12))).map((row) => row.length)).toEqual([5, 5, 2]);
+    expect(shape(dailyButtonRows(buttons(30))).flat()).toEqual(buttons(25).map((button) => button.customId));
   });
 });

@@ -11,7 +11,8 @@ import { openLearningStore } from '../../src/learning/open-learning-store.ts';
 import { startQuizCloseJob } from '../../src/learning/quiz-close-job.ts';
 import { quizPoster } from '../../src/learning/quiz-poster.ts';
 import { wordListOf } from '../../src/learning/word-list.ts';
-import { quizRendering } from '../../src/replies/learning-replies.ts';
+import { savePoster } from '../../src/learning/save-poster.ts';
+import { dailySaveButton, quizRendering } from '../../src/replies/learning-replies.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import type { DataExport } from '../../src/schedule/privacy.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
@@ -72,6 +73,7 @@ async function world() {
   });
   daily.privacy.include(store);
   const rendering = quizRendering(SITE_URL);
+  daily.wrapPoster((inner) => savePoster(inner, { subscriptionOf: (id) => daily.store.get(id), button: dailySaveButton }));
   daily.wrapPoster((inner) => quizPoster(inner, { learning, lookup: words.adapter, rendering, logger, subscriptionOf: (id) => daily.store.get(id) }));
   const services = { ...words.services, logger, subscriptions: daily.subscriptions, privacy: daily.privacy, learning };
   const bot = await startDiscordBot({ config: { ...env, DISCORD_APPLICATION_ID: undefined }, commands, services, logger });
@@ -98,7 +100,10 @@ describe('the daily quiz on Discord', () => {
     expect(embed.title).toMatch(/^What does “.+” mean\?$/);
     expect(embed.description?.match(/\*\*[A-D]\.\*\*/g)).toHaveLength(4);
     const ids = buttonsOf(post).map((button) => button.custom_id);
-    expect(ids).toEqual([0, 1, 2, 3].map((index) => `quiz:day:${DAY}:${index}`));
+    const save = `words:save:${DAY}`;
+    expect(ids).toEqual([...[0, 1, 2, 3].map((index) => `quiz:day:${DAY}:${index}`), save]);
+    // Save has a row of its own under the four answers.
+    expect(post.components.map((row) => (row as { components: unknown[] }).components.length)).toEqual([4, 1]);
     const quiz = await store.getQuiz(channel, DAY);
     expect(quiz).toMatchObject({ messageId: post.id, closed: false, closesAt: Date.parse('2025-01-21T00:00:00Z') });
     const right = `quiz:day:${DAY}:${quiz?.correct}`;
@@ -117,6 +122,13 @@ describe('the daily quiz on Discord', () => {
     ]);
     expect([first.content, second.content].filter((text) => /already answered/.test(text ?? ''))).toHaveLength(1);
     expect(await store.getQuiz(channel, DAY)).toMatchObject({ answered: 2 });
+    // Save on the post saves the day's word to the presser's own list, as /wotd's does, and answers nothing.
+    const saved = await discord.pressButton({ customId: save, channelId: channel, user: ALICE, messageId: post.id }).waitForResponse();
+    expect(saved.ephemeral).toBe(true);
+    expect(saved.content).toMatch(/^Saved \*\*.+\*\* to your words/);
+    expect((await store.exportMember(ALICE)).savedWords).toMatchObject([{ date: DAY }]);
+    expect((await store.exportMember(BOB)).savedWords).toEqual([]);
+    expect(await store.getQuiz(channel, DAY)).toMatchObject({ answered: 2 });
 
     // Closing: the post is edited once to reveal the answer and the counts, its buttons disabled.
     clock.now = new Date('2025-01-21T00:00:30Z');
@@ -126,7 +138,11 @@ describe('the daily quiz on Discord', () => {
     expect(embedOf(revealed).description).toMatch(/Answer: \*\*[A-D]\.\*\* /);
     expect(embedOf(revealed).description).toMatch(/2 members answered, [12] right\./);
     const disabled = buttonsOf(revealed).map((button) => button.disabled);
-    expect(disabled).toEqual([true, true, true, true]);
+    expect(disabled).toEqual([true, true, true, true, false]);
+    // The reveal keeps Save, and it still saves.
+    expect(buttonsOf(revealed).at(-1)?.custom_id).toBe(save);
+    const later = await discord.pressButton({ customId: save, channelId: channel, user: BOB, messageId: post.id }).waitForResponse();
+    expect(later.content).toMatch(/^Saved \*\*/);
     expect(discord.requests.filter((request) => (request.route ?? '').startsWith('PATCH /channels/') && request.path.includes(post.id))).toHaveLength(1);
 
     expect((await invoke('wotd-streak', ALICE).waitForResponse()).content).toBe('Your streak here: **1 day** (best: 1) · 1 right answer in all.');

@@ -48,9 +48,16 @@ async function run(command: SlashCommand, services: BotServices, options: Record
 }
 
 async function press(command: SlashCommand, services: BotServices, customId: string, invoker: Invoker = MEMBER, messageId = 'm1') {
+  return (await pressed(command, services, customId, invoker, messageId)).answer;
+}
+
+/** A press's answer and how it came: a new message (respond) or the button's own message replaced (update). */
+async function pressed(command: SlashCommand, services: BotServices, customId: string, invoker: Invoker = MEMBER, messageId = 'm1') {
   const context = Object.assign(buttonContext(customId), { invoker, messageId });
   await command.button?.handle(context, services);
-  return context.recorder.answer;
+  const answer = context.recorder.answer;
+  const kinds = context.recorder.events.map((event) => event.kind).filter((kind) => kind !== 'defer');
+  return { answer, kind: kinds[0] };
 }
 
 function button(message: OutgoingMessage, label: string | RegExp): ButtonSpec {
@@ -106,17 +113,28 @@ describe('spaced review', () => {
     const question = await run(wotdReviewCommand, services);
     expect(question.content).toContain('Do you remember what **serendipity** (noun) means?');
     expect(question.content).not.toContain('faculty');
-    const answer = await press(wotdReviewCommand, services, button(question, 'Show the meaning').customId);
+    const reveal = button(question, 'Show the meaning').customId;
+    expect(reveal).toBe(`review:show:${MEMBER.userId}:2025-01-14`);
+    // Another member pressing it (a forged or copied id) is told so, and nothing of either list is shown or changed.
+    const other = await pressed(wotdReviewCommand, services, reveal, { ...MEMBER, userId: '101' });
+    expect(other).toMatchObject({ kind: 'respond', answer: { ephemeral: true, content: 'This button belongs to someone else.' } });
+    // The meaning and the grades replace the question in the same private message, as does the grade's outcome.
+    const { answer, kind } = await pressed(wotdReviewCommand, services, reveal);
+    expect(kind).toBe('update');
     expect(answer.content).toContain('faculty of finding things');
     expect(answer.buttons?.map((candidate) => candidate.label)).toEqual(['Again', 'Hard', 'Good', 'Easy']);
-    const graded = await press(wotdReviewCommand, services, button(answer, 'Good').customId);
+    const good = button(answer, 'Good').customId;
+    expect((await pressed(wotdReviewCommand, services, good, { ...MEMBER, userId: '101' })).answer.content).toBe('This button belongs to someone else.');
+    expect(JSON.parse((await services.learning.store.getWord(MEMBER.userId, '2025-01-14'))?.card ?? 'null')).toBeNull();
+    const { answer: graded, kind: gradedKind } = await pressed(wotdReviewCommand, services, good);
+    expect(gradedKind).toBe('update');
     expect(graded.content).toMatch(/Next review of \*\*serendipity\*\*: <t:\d+:R>\./);
     expect(graded.content).toContain('Nothing is due');
     const stored = await services.learning.store.getWord(MEMBER.userId, '2025-01-14');
     expect(stored?.due).toBeGreaterThan(clock.now);
     expect(JSON.parse(stored?.card ?? '{}')).toMatchObject({ reps: 1 });
     // A forged grade for a word the member never saved changes nothing.
-    expect((await press(wotdReviewCommand, services, 'review:grade:2025-01-02:easy')).content).toContain('no longer in your list');
+    expect((await press(wotdReviewCommand, services, `review:grade:${MEMBER.userId}:2025-01-02:easy`)).content).toContain('no longer in your list');
   });
 });
 

@@ -8,7 +8,8 @@ import { LearningService } from '../../src/learning/learning-service.ts';
 import { openLearningStore } from '../../src/learning/open-learning-store.ts';
 import { reviewReminderPoster } from '../../src/learning/review-reminder.ts';
 import { wordListOf } from '../../src/learning/word-list.ts';
-import { reviewReminderLine } from '../../src/replies/learning-replies.ts';
+import { savePoster } from '../../src/learning/save-poster.ts';
+import { dailySaveButton, reviewReminderLine } from '../../src/replies/learning-replies.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
 import { captureLogger, tempStore } from '../schedule/helpers.ts';
@@ -47,6 +48,7 @@ async function world() {
   const store = await openLearningStore({ url: temp.url });
   cleanups.push(() => store.close());
   const learning = new LearningService(store, wordListOf(words.adapter), { now: () => clock.now.getTime() });
+  daily.wrapPoster((inner) => savePoster(inner, { subscriptionOf: (id) => daily.store.get(id), button: dailySaveButton }));
   daily.wrapPoster((inner) =>
     reviewReminderPoster(inner, { store, subscriptionOf: (id) => daily.store.get(id), line: reviewReminderLine, now: learning.now }),
   );
@@ -65,7 +67,7 @@ async function world() {
     const saved = await discord.pressButton({ customId: `words:save:${date}`, channelId: general, user }).waitForResponse();
     expect(saved.content).toMatch(/^Saved \*\*/);
   };
-  return { discord, daily, clock, store, subscribeMe, save };
+  return { discord, daily, clock, store, subscribeMe, save, general };
 }
 
 describe('the daily DM says how many saved words are due (review:true)', () => {
@@ -105,10 +107,42 @@ describe('the daily DM says how many saved words are due (review:true)', () => {
     // Chloe's DMs are in Russian (her language when she subscribed): five takes the "many" form.
     expect(dm(CHLOE)).toBe('5 слов к повторению — /wotd-повторение');
     expect(dm(DAN)).toBe('');
+    // Each DM has Save, labelled in the DM's language; pressed, it saves the day's word to the presser's list.
+    const dmPost = (user: string) => discord.messagesIn(discord.dmChannelOf(user))[0];
+    const saveOn = (user: string) => (dmPost(user)?.components ?? []).flatMap((row) => (row as { components: Array<{ custom_id?: string; label?: string }> }).components);
+    expect(saveOn(BORIS)).toMatchObject([{ custom_id: `words:save:${TODAY}`, label: 'Save' }]);
+    expect(saveOn(CHLOE)).toMatchObject([{ custom_id: `words:save:${TODAY}`, label: 'Сохранить' }]);
+    const boris = dmPost(BORIS);
+    const saved = await discord.pressButton({ customId: `words:save:${TODAY}`, channelId: discord.dmChannelOf(BORIS), user: BORIS, messageId: boris?.id ?? '' }).waitForResponse();
+    expect(saved.content).toMatch(/^Saved \*\*/);
+    expect((await store.exportMember(BORIS)).savedWords.map((word) => word.date)).toContain(TODAY);
 
     // Subscribing again without the option turns it off, and says so.
     const off = await subscribeMe(ANNA, {});
     expect(off.content).toContain('Changed: the review count from on to off.');
     expect((await daily.store.get(`dm:${ANNA}`))?.review).toBeUndefined();
+  });
+});
+
+describe('/wotd-review on Discord', () => {
+  it('the meaning, then the next word, replace the same private message', async () => {
+    const { discord, save, general } = await world();
+    await save(ANNA, '2025-01-14');
+    const question = await discord.invokeCommand({ name: 'wotd-review', channelId: general, user: ANNA }).waitForResponse();
+    expect(question.ephemeral).toBe(true);
+    expect(question.content).toContain('Do you remember what **serendipity** (noun) means?');
+    const step = async (customId: string) => {
+      const press = discord.pressButton({ customId, channelId: question.channelId, user: ANNA, messageId: question.id });
+      const shown = await press.waitForResponse();
+      // Discord's UPDATE_MESSAGE (7), or a deferred update (6) then its edit: the clicked message, no new one.
+      expect([6, 7]).toContain(press.callback?.type);
+      expect(press.followUps).toEqual([]);
+      expect(shown.id).toBe(question.id);
+      return shown;
+    };
+    const meaning = await step(`review:show:${ANNA}:2025-01-14`);
+    expect(meaning.content).toContain('faculty of finding things');
+    const graded = await step(`review:grade:${ANNA}:2025-01-14:good`);
+    expect(graded.content).toMatch(/^Next review of \*\*serendipity\*\*: <t:\d+:R>\./);
   });
 });
