@@ -25,24 +25,47 @@ const HEAL_RANK = `${RANK_SCORE}
 if redis.call('ZCARD', KEYS[2]) ~= redis.call('HLEN', KEYS[1]) then
   redis.call('DEL', KEYS[2], KEYS[3])
   local all = redis.call('HGETALL', KEYS[1])
-  for i = 1, #all, 2 do redis.call('ZADD', KEYS[2], rankScore(cjson.decode(all[i + 1])), all[i]) end
+  local batch = {}
+  for i = 1, #all, 2 do
+    table.insert(batch, rankScore(cjson.decode(all[i + 1])))
+    table.insert(batch, all[i])
+    if #batch >= 1000 or i + 1 >= #all then
+      redis.call('ZADD', KEYS[2], unpack(batch))
+      batch = {}
+    end
+  end
 end
 `;
 
-/** KEYS as HEAL_RANK's. ARGV: 1 offset, 2 limit. Returns {members, streak JSON…} of the page. */
-export const BOARD_PAGE_SCRIPT = `${HEAL_RANK}
-local page = redis.call('ZRANGE', KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[1]) + tonumber(ARGV[2]) - 1)
+/**
+ * A rank (BoardRow's: tied members share it) is one plus the members of a lower score, counted by the zset:
+ * ZCOUNT below the member's score.
+ */
+const RANK_OF = `
+local function rankOf(score)
+  return redis.call('ZCOUNT', KEYS[2], '-inf', '(' .. score) + 1
+end
+`;
+
+/** KEYS as HEAL_RANK's. ARGV: 1 offset, 2 limit. Returns {members, streak JSON, rank, streak JSON, rank…}. */
+export const BOARD_PAGE_SCRIPT = `${HEAL_RANK}${RANK_OF}
+local page = redis.call('ZRANGE', KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[1]) + tonumber(ARGV[2]) - 1, 'WITHSCORES')
 local result = {redis.call('ZCARD', KEYS[2])}
-for _, member in ipairs(page) do
-  local stored = redis.call('HGET', KEYS[1], member)
-  if stored then table.insert(result, stored) end
+for i = 1, #page, 2 do
+  local stored = redis.call('HGET', KEYS[1], page[i])
+  if stored then
+    table.insert(result, stored)
+    table.insert(result, rankOf(page[i + 1]))
+  end
 end
 return result
 `;
 
-/** KEYS as HEAL_RANK's. ARGV: 1 member. Returns the 0-based rank, or false. */
-export const BOARD_RANK_SCRIPT = `${HEAL_RANK}
-return redis.call('ZRANK', KEYS[2], ARGV[1])
+/** KEYS as HEAL_RANK's. ARGV: 1 member. Returns the member's rank, or false. */
+export const BOARD_RANK_SCRIPT = `${HEAL_RANK}${RANK_OF}
+local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not score then return false end
+return rankOf(score)
 `;
 
 /**

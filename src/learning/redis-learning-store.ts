@@ -6,6 +6,7 @@ import type { IsoDate } from '../wotd/dates.ts';
 import {
   MAX_SAVED_WORDS,
   type AnswerOutcome,
+  type BoardRow,
   type LeaderboardPage,
   type LearningStore,
   type MemberLearningData,
@@ -285,13 +286,15 @@ export class RedisLearningStore implements LearningStore {
   }
 
   async leaderboard(guildId: string, offset: number, limit: number): Promise<LeaderboardPage> {
-    const [count, ...values] = (await this.redis.eval(BOARD_PAGE_SCRIPT, 3, ...this.boardKeys(guildId), offset, limit)) as [number, ...string[]];
-    return { rows: values.map((value) => parsed(streakSchema, value, 'streak')), members: count };
+    const [count, ...values] = (await this.redis.eval(BOARD_PAGE_SCRIPT, 3, ...this.boardKeys(guildId), offset, limit)) as [number, ...Array<string | number>];
+    const rows: BoardRow[] = [];
+    for (let i = 0; i + 1 < values.length; i += 2) rows.push({ ...parsed(streakSchema, String(values[i]), 'streak'), rank: Number(values[i + 1]) });
+    return { rows, members: count };
   }
 
   async rankOf(guildId: string, userId: string): Promise<number | null> {
     const rank = (await this.redis.eval(BOARD_RANK_SCRIPT, 3, ...this.boardKeys(guildId), userId)) as number | null;
-    return rank === null ? null : rank + 1;
+    return rank;
   }
 
   async exportMember(userId: string): Promise<MemberLearningData> {

@@ -4,9 +4,9 @@ import { integer, type SqlDriver, type SqlQuery, type SqlRow } from './sql-drive
 /**
  * The leaderboard's counts on SQLite and PostgreSQL, kept beside the streaks table so a rank and a page are found
  * without counting the server: members per (server, current streak) and per (server, current streak, total). A
- * member's rank is the members of higher streaks (one row per streak value), plus those of the same streak and a
- * higher total (one row per total), plus those of the same streak and total before them by id (an index range
- * within that one tie). A page is found the same way, then read from the board index.
+ * member's rank (tied members share it) is one plus the members of higher streaks (one count row per streak value)
+ * and those of the same streak and a higher total (one row per total). A page's first row is found the same way,
+ * then within its tie by id in the board index (skipping the tie's members before it), and the page read from there.
  *
  * Every write that changes a streak row changes the counts in the same transaction: an answer, a quiz closing (the
  * streaks it ends, grouped), forget. On PostgreSQL those transactions take the server's advisory lock first, so two
@@ -34,6 +34,12 @@ export interface CountedRows {
 }
 
 const ORDER = 'ORDER BY current DESC, total DESC, user_id';
+
+/** A leaderboard row's rank (BoardRow's), for the streaks row `s`, from the counts alone. */
+function rankOf(s: string, t: BoardTables): string {
+  return `(SELECT COALESCE(SUM(members), 0) FROM ${t.levels} l WHERE l.guild_id = ${s}.guild_id AND l.current > ${s}.current)
+        + (SELECT COALESCE(SUM(members), 0) FROM ${t.ties} t WHERE t.guild_id = ${s}.guild_id AND t.current = ${s}.current AND t.total > ${s}.total) + 1`;
+}
 
 export class SqlBoard {
   constructor(
@@ -155,25 +161,19 @@ export class SqlBoard {
     return erased.length;
   }
 
-  /** Members ahead of the member, plus one; null without a streak record. One statement: one snapshot. */
+  /** The member's rank, null without a streak record: the counts of the streaks and totals above. */
   async rank(guildId: string, userId: string): Promise<number | null> {
-    const [row] = await this.db.query(
-      `SELECT (SELECT COALESCE(SUM(members), 0) FROM ${this.t.levels} l WHERE l.guild_id = s.guild_id AND l.current > s.current)
-            + (SELECT COALESCE(SUM(members), 0) FROM ${this.t.ties} t WHERE t.guild_id = s.guild_id AND t.current = s.current AND t.total > s.total)
-            + (SELECT COUNT(*) FROM ${this.t.streaks} o WHERE o.guild_id = s.guild_id AND o.current = s.current AND o.total = s.total AND o.user_id < s.user_id)
-            AS ahead
-       FROM ${this.t.streaks} s WHERE s.guild_id = $1 AND s.user_id = $2`,
-      [guildId, userId],
-    );
-    return row ? integer(row, 'ahead') + 1 : null;
+    const [row] = await this.db.query(`SELECT ${rankOf('s', this.t)} AS rank FROM ${this.t.streaks} s WHERE s.guild_id = $1 AND s.user_id = $2`, [guildId, userId]);
+    return row ? integer(row, 'rank') : null;
   }
 
   /** Rows [offset, offset + limit) of the board and the server's member count, from one consistent reading. */
   async page(guildId: string, offset: number, limit: number): Promise<CountedRows> {
     const members = `(SELECT COALESCE(SUM(members), 0) FROM ${this.t.levels} WHERE guild_id = $1)`;
+    const ranked = `${rankOf('s', this.t)} AS rank`;
     if (offset === 0) {
       // The first page, the usual one: the index's first rows and the count in one statement.
-      const rows = await this.db.query(`SELECT s.*, ${members} AS members FROM ${this.t.streaks} s WHERE guild_id = $1 ${ORDER} LIMIT $2`, [guildId, limit]);
+      const rows = await this.db.query(`SELECT s.*, ${members} AS members, ${ranked} FROM ${this.t.streaks} s WHERE guild_id = $1 ${ORDER} LIMIT $2`, [guildId, limit]);
       return { rows, members: rows[0] ? integer(rows[0], 'members') : 0 };
     }
     return this.db.transaction(async (query) => {
@@ -187,7 +187,9 @@ export class SqlBoard {
       const tie = within(ties, level.offset);
       if (!tie) throw new Error(`learning store: the board's counts of streak ${current} do not add up`);
       const total = integer(tie.row, 'total');
-      const rows = await query(`SELECT * FROM ${this.t.streaks} WHERE guild_id = $1 AND current = $2 AND total = $3 ORDER BY user_id LIMIT $4 OFFSET $5`, [
+      // The first row's id is found in the index alone (the skipped rows are not read from the table).
+      const tied = `FROM ${this.t.streaks} s WHERE guild_id = $1 AND current = $2 AND total = $3`;
+      const rows = await query(`SELECT s.*, ${ranked} ${tied} AND user_id >= (SELECT user_id ${tied} ORDER BY user_id LIMIT 1 OFFSET $5) ORDER BY user_id LIMIT $4`, [
         guildId,
         current,
         total,
@@ -195,10 +197,10 @@ export class SqlBoard {
         tie.offset,
       ]);
       if (rows.length < limit) {
-        rows.push(...(await query(`SELECT * FROM ${this.t.streaks} WHERE guild_id = $1 AND current = $2 AND total < $3 ${ORDER} LIMIT $4`, [guildId, current, total, limit - rows.length])));
+        rows.push(...(await query(`SELECT s.*, ${ranked} FROM ${this.t.streaks} s WHERE guild_id = $1 AND current = $2 AND total < $3 ${ORDER} LIMIT $4`, [guildId, current, total, limit - rows.length])));
       }
       if (rows.length < limit) {
-        rows.push(...(await query(`SELECT * FROM ${this.t.streaks} WHERE guild_id = $1 AND current < $2 ${ORDER} LIMIT $3`, [guildId, current, limit - rows.length])));
+        rows.push(...(await query(`SELECT s.*, ${ranked} FROM ${this.t.streaks} s WHERE guild_id = $1 AND current < $2 ${ORDER} LIMIT $3`, [guildId, current, limit - rows.length])));
       }
       return { rows, members: count };
     });

@@ -279,7 +279,7 @@ export class SqlLearningStore implements LearningStore {
 
   async leaderboard(guildId: string, offset: number, limit: number): Promise<LeaderboardPage> {
     const { rows, members } = await this.board.page(guildId, offset, limit);
-    return { rows: rows.map(streak), members };
+    return { rows: rows.map((row) => ({ ...streak(row), rank: integer(row, 'rank') })), members };
   }
 
   rankOf(guildId: string, userId: string): Promise<number | null> {

@@ -31,11 +31,14 @@ function answer(day: string, userId: string, correct: boolean, overrides: Partia
 async function expectBoard(store: LearningStore, guildId: string, members: readonly string[]): Promise<void> {
   const records = (await Promise.all(members.map((userId) => store.streak(guildId, userId)))).filter((record): record is Streak => record !== null);
   const sorted = records.sort((a, b) => b.current - a.current || b.total - a.total || (a.userId < b.userId ? -1 : 1));
-  for (let offset = 0; offset <= sorted.length + 1; offset += 3) {
-    expect(await store.leaderboard(guildId, offset, 7)).toEqual({ rows: sorted.slice(offset, offset + 7), members: sorted.length });
+  // Tied members (the same streak and total) share a rank: one plus the members strictly ahead.
+  const ranked = sorted.map((record) => ({ ...record, rank: 1 + sorted.filter((other) => other.current > record.current || (other.current === record.current && other.total > record.total)).length }));
+  for (let offset = 0; offset <= ranked.length + 1; offset += 3) {
+    expect(await store.leaderboard(guildId, offset, 7)).toEqual({ rows: ranked.slice(offset, offset + 7), members: ranked.length });
   }
   const ranks = await Promise.all(members.map((userId) => store.rankOf(guildId, userId)));
-  expect(ranks).toEqual(members.map((userId) => (sorted.findIndex((record) => record.userId === userId) + 1) || null));
+  expect(ranks).toEqual(members.map((userId) => ranked.find((record) => record.userId === userId)?.rank ?? null));
+  expect(new Set(ranked.map((record) => record.rank)).size).toBeLessThan(ranked.length);
 }
 
 /** A store as the bot wrote it before the board's counts (SQL) or rank zset (Redis): those taken away. */
