@@ -5,7 +5,8 @@
  * reads it for a random member: the first page and the member's rank (`p50`/`p99`, the figure issue 36 sets at
  * 20 ms), and a random page of the 10,000 and the rank (`page_`). On SQLite and PostgreSQL the baseline is the
  * queries the store ran before the counts, on the same rows in the same rounds: LIMIT/OFFSET, COUNT(*) of the server
- * and the rows ahead counted.
+ * and the rows ahead counted. The floor is one trivial round trip to the same store in the same rounds (SELECT 1,
+ * PING): what the machine's load alone costs a read.
  *
  * 40% of the members have a streak that ended (current 0) and a total of 1 to 3: three ties of 13,333 members each,
  * the board's worst case for a rank (counted within the tie).
@@ -33,6 +34,8 @@ export interface BoardFigures {
   baselineP50: number | null;
   baselineP99: number | null;
   baselinePageP99: number | null;
+  floorP50: number;
+  floorP99: number;
   upgradeMs: number;
   bytesPerMember: number;
   bytesPerSavedWord: number | null;
@@ -149,17 +152,21 @@ export async function measureBoard(backend: BenchBackend, options: { savedWords:
     const pages: number[] = [];
     const baseline: number[] = [];
     const baselinePages: number[] = [];
+    const floor: number[] = [];
+    const redis = backend.name === 'redis' ? new Redis(location.url) : null;
     for (let read = 0; read < READS; read += 1) {
       const member = memberId(Math.floor(Math.random() * BOARD_MEMBERS));
       const page = 1 + Math.floor(Math.random() * (BOARD_MEMBERS / 10 - 1));
       first.push(await timed(() => service.leaderboardPage(GUILD, member, 0)));
       pages.push(await timed(() => service.leaderboardPage(GUILD, member, page)));
       const sql = driver;
+      floor.push(await timed(async () => (sql ? sql.query('SELECT 1') : redis?.ping())));
       if (sql) {
         baseline.push(await timed(() => baselineRead(sql, member, 0)));
         baselinePages.push(await timed(() => baselineRead(sql, member, page * 10)));
       }
     }
+    redis?.disconnect();
     let bytesPerSavedWord: number | null = null;
     if (options.savedWords) {
       await saveWords(store);
@@ -174,6 +181,8 @@ export async function measureBoard(backend: BenchBackend, options: { savedWords:
       baselineP50: driver ? round(percentile(baseline, 0.5)) : null,
       baselineP99: driver ? round(percentile(baseline, 0.99)) : null,
       baselinePageP99: driver ? round(percentile(baselinePages, 0.99)) : null,
+      floorP50: round(percentile(floor, 0.5)),
+      floorP99: round(percentile(floor, 0.99)),
       upgradeMs: Math.round(upgradeMs),
       bytesPerMember: Math.round((afterBoard - before) / BOARD_MEMBERS),
       bytesPerSavedWord,

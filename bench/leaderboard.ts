@@ -17,6 +17,8 @@ for (const backend of benchBackends) {
         baseline_p50: figures.baselineP50,
         baseline_p99: figures.baselineP99,
         baseline_page_p99: figures.baselinePageP99,
+        floor_p50: figures.floorP50,
+        floor_p99: figures.floorP99,
         upgrade_ms: figures.upgradeMs,
         bytes_per_member: figures.bytesPerMember,
       }
