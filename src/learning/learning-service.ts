@@ -117,14 +117,15 @@ export class LearningService {
     return quizChoices(entry, await this.words.candidatesFor(entry, priority), seed);
   }
 
-  /** One page of a server's leaderboard (clamped to the last), and the member's own rank. */
+  /** One page of a server's leaderboard (clamped to the last), and the member's own rank, read side by side. */
   async leaderboardPage(guildId: string, userId: string, page: number) {
     const wanted = clampPage(page);
-    let board = await this.store.leaderboard(guildId, wanted * BOARD_PAGE_SIZE, BOARD_PAGE_SIZE);
+    const [first, ownRank] = await Promise.all([this.store.leaderboard(guildId, wanted * BOARD_PAGE_SIZE, BOARD_PAGE_SIZE), this.store.rankOf(guildId, userId)]);
+    let board = first;
     const pages = Math.max(1, Math.ceil(board.members / BOARD_PAGE_SIZE));
     const shown = Math.min(wanted, pages - 1);
     if (shown !== wanted) board = await this.store.leaderboard(guildId, shown * BOARD_PAGE_SIZE, BOARD_PAGE_SIZE);
-    return { ...board, page: shown, pages, ownRank: await this.store.rankOf(guildId, userId) };
+    return { ...board, page: shown, pages, ownRank };
   }
 
   close(): Promise<void> {

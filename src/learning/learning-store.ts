@@ -86,8 +86,16 @@ export interface Streak {
   lastDay: IsoDate;
 }
 
+/**
+ * A member's place on the board: 1 + the members with a higher current streak, or the same streak and a higher
+ * total. Members with the same streak and total are tied and share it ("1, 2, 2, 4"), listed by id.
+ */
+export interface BoardRow extends Streak {
+  rank: number;
+}
+
 export interface LeaderboardPage {
-  rows: Streak[];
+  rows: BoardRow[];
   /** Members with a streak record in the server. */
   members: number;
 }
@@ -135,9 +143,9 @@ export interface LearningStore {
   pruneQuizzes(day: IsoDate): Promise<number>;
 
   streak(guildId: string, userId: string): Promise<Streak | null>;
-  /** By current streak, then total, then id: rows [offset, offset + limit). */
+  /** By current streak, then total, then id: rows [offset, offset + limit), each with its rank. */
   leaderboard(guildId: string, offset: number, limit: number): Promise<LeaderboardPage>;
-  /** 1-based, null without a streak record. */
+  /** The member's rank (BoardRow's), null without a streak record. */
   rankOf(guildId: string, userId: string): Promise<number | null>;
 
   exportMember(userId: string): Promise<MemberLearningData>;

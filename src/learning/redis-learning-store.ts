@@ -6,6 +6,7 @@ import type { IsoDate } from '../wotd/dates.ts';
 import {
   MAX_SAVED_WORDS,
   type AnswerOutcome,
+  type BoardRow,
   type LeaderboardPage,
   type LearningStore,
   type MemberLearningData,
@@ -17,13 +18,13 @@ import {
   type SaveOutcome,
   type Streak,
 } from './learning-store.ts';
-import { ANSWER_SCRIPT, CLOSE_SCRIPT } from './redis-learning-scripts.ts';
+import { ANSWER_SCRIPT, BOARD_PAGE_SCRIPT, BOARD_RANK_SCRIPT, CLOSE_SCRIPT } from './redis-learning-scripts.ts';
 
 /**
  * The learning store on Redis, in hashes and sorted sets under `<prefix>learning:`:
  * a member's saved words (hash by date, plus zsets by saved time and by due time), each quiz (hash) and its
- * answers (hash by member), a server's streaks (hash) and its leaderboard (zset scored by current streak then
- * total), so the top ten and a rank are a range and a rank read, never a scan. The steps that must be atomic are
+ * answers (hash by member), a server's streaks (hash) and its leaderboard (the rank zset, ordered by current streak,
+ * total and id), so any page and a rank are a range and a rank read, never a scan. The steps that must be atomic are
  * Lua scripts (redis-learning-scripts.ts).
  */
 
@@ -220,7 +221,7 @@ export class RedisLearningStore implements LearningStore {
       answers,
       this.key('answered', answer.userId),
       this.key('streaks', answer.guildId),
-      this.key('board', answer.guildId),
+      this.key('rank', answer.guildId),
       this.key('active', answer.guildId),
       this.key('quiz-days', answer.guildId),
       this.key('guilds', answer.userId),
@@ -256,7 +257,7 @@ export class RedisLearningStore implements LearningStore {
       this.key('open'),
       this.key('active', guildId),
       this.key('streaks', guildId),
-      this.key('board', guildId),
+      this.key('rank', guildId),
       entry,
       dayNumber(day),
     );
@@ -286,18 +287,21 @@ export class RedisLearningStore implements LearningStore {
     return value === null ? null : parsed(streakSchema, value, 'streak');
   }
 
+  /** The keys of a server's board, for BOARD_PAGE_SCRIPT and BOARD_RANK_SCRIPT. */
+  private boardKeys(guildId: string): [string, string, string] {
+    return [this.key('streaks', guildId), this.key('rank', guildId), this.key('board', guildId)];
+  }
+
   async leaderboard(guildId: string, offset: number, limit: number): Promise<LeaderboardPage> {
-    const [members, count] = await Promise.all([
-      this.redis.zrevrange(this.key('board', guildId), offset, offset + limit - 1),
-      this.redis.zcard(this.key('board', guildId)),
-    ]);
-    const values = members.length === 0 ? [] : await this.redis.hmget(this.key('streaks', guildId), ...members);
-    return { rows: values.flatMap((value) => (value === null ? [] : [parsed(streakSchema, value, 'streak')])), members: count };
+    const [count, ...values] = (await this.redis.eval(BOARD_PAGE_SCRIPT, 3, ...this.boardKeys(guildId), offset, limit)) as [number, ...Array<string | number>];
+    const rows: BoardRow[] = [];
+    for (let i = 0; i + 1 < values.length; i += 2) rows.push({ ...parsed(streakSchema, String(values[i]), 'streak'), rank: Number(values[i + 1]) });
+    return { rows, members: count };
   }
 
   async rankOf(guildId: string, userId: string): Promise<number | null> {
-    const rank = await this.redis.zrevrank(this.key('board', guildId), userId);
-    return rank === null ? null : rank + 1;
+    const rank = (await this.redis.eval(BOARD_RANK_SCRIPT, 3, ...this.boardKeys(guildId), userId)) as number | null;
+    return rank;
   }
 
   async exportMember(userId: string): Promise<MemberLearningData> {
@@ -332,7 +336,8 @@ export class RedisLearningStore implements LearningStore {
       pipeline.hdel(this.quizKeys(channelId, day).answers, userId);
     }
     for (const guildId of guilds) {
-      pipeline.hdel(this.key('streaks', guildId), userId).zrem(this.key('board', guildId), userId).zrem(this.key('active', guildId), userId);
+      pipeline.hdel(this.key('streaks', guildId), userId).zrem(this.key('active', guildId), userId);
+      for (const key of this.boardKeys(guildId).slice(1)) pipeline.zrem(key, userId);
     }
     pipeline.del(this.key('answered', userId), this.key('guilds', userId));
     await committed(pipeline);
@@ -354,8 +359,7 @@ export class RedisLearningStore implements LearningStore {
     const pipeline = this.redis.multi();
     for (const member of members) pipeline.srem(this.key('guilds', member), guildId);
     pipeline.del(
-      this.key('streaks', guildId),
-      this.key('board', guildId),
+      ...this.boardKeys(guildId),
       this.key('active', guildId),
       this.key('quiz-days', guildId),
       this.key('guild-quizzes', guildId),

@@ -14,13 +14,15 @@ import {
   type SaveOutcome,
   type Streak,
 } from './learning-store.ts';
+import { BOARD_TABLE_NAMES, SqlBoard } from './sql-board.ts';
 import { integer, optionalText, text, type SqlDriver, type SqlQuery, type SqlRow } from './sql-driver.ts';
 import { streakAfterRightAnswer } from './streak-rule.ts';
 
 /**
  * The learning store in SQL tables beside Keyv's, in the same SQLite file or PostgreSQL schema. Every read a
  * command makes goes through an index: a member's words by (member, saved time) and (member, due time), a server's
- * leaderboard by (server, current streak, total, member), so the top ten and a rank do not read the whole server.
+ * leaderboard by (server, current streak, total, member), with the counts of sql-board.ts, so the top ten, any page
+ * and a rank do not read the whole server.
  */
 
 const SCHEMA = [
@@ -113,17 +115,19 @@ function streak(row: SqlRow): Streak {
 
 export class SqlLearningStore implements LearningStore {
   private readonly t: typeof TABLES;
+  private readonly board: SqlBoard;
 
   private constructor(private readonly db: SqlDriver) {
     this.t = { saved: db.table(TABLES.saved), posts: db.table(TABLES.posts), answers: db.table(TABLES.answers), streaks: db.table(TABLES.streaks) };
+    this.board = new SqlBoard(db, { streaks: this.t.streaks, levels: db.table(BOARD_TABLE_NAMES.levels), ties: db.table(BOARD_TABLE_NAMES.ties) });
   }
 
   static async open(db: SqlDriver): Promise<SqlLearningStore> {
     const store = new SqlLearningStore(db);
     try {
-      for (const statement of SCHEMA) {
+      for (const statement of [...SCHEMA.map((text) => store.sql(text)), ...store.board.schema()]) {
         try {
-          await db.query(store.sql(statement));
+          await db.query(statement);
         } catch (error) {
           // Two processes starting at once on one PostgreSQL (cluster mode) race CREATE … IF NOT EXISTS: the one
           // refused finds the other's table there.
@@ -131,6 +135,7 @@ export class SqlLearningStore implements LearningStore {
         }
       }
       await store.addChoicesColumn();
+      await store.board.upgrade();
     } catch (error) {
       await db.close();
       throw error;
@@ -259,6 +264,7 @@ export class SqlLearningStore implements LearningStore {
   }
 
   private async countRightAnswer(answer: QuizAnswer, query: SqlQuery, lock: string): Promise<Streak | null> {
+    await this.board.lock([answer.guildId], query);
     const existing = await this.readStreak(answer.guildId, answer.userId, query, lock);
     const previous = await this.run('SELECT MAX(day) AS day FROM {posts} WHERE guild_id = $1 AND day < $2', [answer.guildId, answer.day], query);
     const next = streakAfterRightAnswer(existing, answer.guildId, answer.userId, answer.day, previous[0] ? optionalText(previous[0], 'day') : null);
@@ -270,6 +276,7 @@ export class SqlLearningStore implements LearningStore {
       [next.guildId, next.userId, next.run, next.current, next.best, next.total, next.lastDay],
       query,
     );
+    await this.board.move(answer.guildId, existing, next, query);
     return next;
   }
 
@@ -283,7 +290,8 @@ export class SqlLearningStore implements LearningStore {
       const closed = await this.run('UPDATE {posts} SET closed = 1 WHERE channel_id = $1 AND day = $2 AND closed = 0 RETURNING guild_id', [channelId, day], query);
       const row = closed[0];
       if (!row) return false;
-      await this.run('UPDATE {streaks} SET current = 0 WHERE guild_id = $1 AND last_day < $2 AND current > 0', [text(row, 'guild_id'), day], query);
+      await this.board.lock([text(row, 'guild_id')], query);
+      await this.board.lapse(text(row, 'guild_id'), day, query);
       return true;
     });
   }
@@ -301,22 +309,12 @@ export class SqlLearningStore implements LearningStore {
   }
 
   async leaderboard(guildId: string, offset: number, limit: number): Promise<LeaderboardPage> {
-    const rows = await this.run('SELECT * FROM {streaks} WHERE guild_id = $1 ORDER BY current DESC, total DESC, user_id LIMIT $2 OFFSET $3', [guildId, limit, offset]);
-    const count = await this.run('SELECT COUNT(*) AS n FROM {streaks} WHERE guild_id = $1', [guildId]);
-    return { rows: rows.map(streak), members: count[0] ? integer(count[0], 'n') : 0 };
+    const { rows, members } = await this.board.page(guildId, offset, limit);
+    return { rows: rows.map((row) => ({ ...streak(row), rank: integer(row, 'rank') })), members };
   }
 
-  async rankOf(guildId: string, userId: string): Promise<number | null> {
-    const own = await this.streak(guildId, userId);
-    if (!own) return null;
-    // Three ranges of the board's index, counted each (one OR over them reads the whole server).
-    const ahead = await this.run(
-      `SELECT (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current > $2)
-            + (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current = $2 AND total > $3)
-            + (SELECT COUNT(*) FROM {streaks} WHERE guild_id = $1 AND current = $2 AND total = $3 AND user_id < $4) AS n`,
-      [guildId, own.current, own.total, userId],
-    );
-    return (ahead[0] ? integer(ahead[0], 'n') : 0) + 1;
+  rankOf(guildId: string, userId: string): Promise<number | null> {
+    return this.board.rank(guildId, userId);
   }
 
   async exportMember(userId: string): Promise<MemberLearningData> {
@@ -331,20 +329,21 @@ export class SqlLearningStore implements LearningStore {
   forgetMember(userId: string): Promise<number> {
     return this.db.transaction(async (query) => {
       let erased = 0;
-      for (const table of ['saved', 'answers', 'streaks'] as const) {
+      for (const table of ['saved', 'answers'] as const) {
         erased += (await this.run(`DELETE FROM {${table}} WHERE user_id = $1 RETURNING user_id`, [userId], query)).length;
       }
-      return erased;
+      return erased + (await this.board.forgetMember(userId, query));
     });
   }
 
   forgetServer(guildId: string): Promise<number> {
     return this.db.transaction(async (query) => {
       let erased = 0;
-      for (const table of ['posts', 'answers', 'streaks'] as const) {
+      for (const table of ['posts', 'answers'] as const) {
         erased += (await this.run(`DELETE FROM {${table}} WHERE guild_id = $1 RETURNING guild_id`, [guildId], query)).length;
       }
-      return erased;
+      // After the posts: an answer holds its post, then the server's lock; this takes them in the same order.
+      return erased + (await this.board.forgetServer(guildId, query));
     });
   }
 

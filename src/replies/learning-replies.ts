@@ -1,7 +1,6 @@
 import type { APIEmbed } from 'discord.js';
-import { BOARD_PAGE_SIZE } from '../learning/learning-service.ts';
 import type { QuizChoices } from '../learning/quiz-choices.ts';
-import type { SavedWord, Streak } from '../learning/learning-store.ts';
+import type { BoardRow, SavedWord, Streak } from '../learning/learning-store.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { clip, DISCORD_LIMITS } from '../schedule/discord-limits.ts';
 import { discordTimestamp } from './date-text.ts';
@@ -160,11 +159,11 @@ export function streakNote(t: Translate, streak: Streak | null): string {
 
 export function leaderboardMessage(
   t: Translate,
-  view: { rows: Streak[]; members: number; page: number; pages: number; ownRank: number | null },
+  view: { rows: BoardRow[]; members: number; page: number; pages: number; ownRank: number | null },
 ): OutgoingMessage {
   if (view.members === 0) return { ephemeral: true, content: t('learning.board.empty') };
-  const lines = view.rows.map((row, index) =>
-    t('learning.board.row', { rank: view.page * BOARD_PAGE_SIZE + index + 1, member: `<@${row.userId}>`, current: row.current, total: row.total }),
+  const lines = view.rows.map((row) =>
+    t('learning.board.row', { rank: row.rank, member: `<@${row.userId}>`, current: row.current, total: row.total }),
   );
   const own = view.ownRank === null ? t('learning.board.notYou') : t('learning.board.you', { rank: view.ownRank, members: view.members });
   return {

@@ -1,8 +1,12 @@
 import { afterEach, expect, it } from 'vitest';
-import { MAX_SAVED_WORDS, type LearningStore, type QuizAnswer, type QuizPost, type QuizRecord } from '../../src/learning/learning-store.ts';
+import { boardScore, MAX_SAVED_WORDS, type LearningStore, type QuizAnswer, type QuizPost, type QuizRecord, type Streak } from '../../src/learning/learning-store.ts';
 import { openLearningStore } from '../../src/learning/open-learning-store.ts';
+import { openPostgresLearningDriver } from '../../src/learning/postgres-learning-driver.ts';
+import { BOARD_TABLE_NAMES } from '../../src/learning/sql-board.ts';
+import { openSqliteLearningDriver } from '../../src/learning/sqlite-learning-driver.ts';
 import type { StoreLocation } from '../../src/store/open-store.ts';
-import { storeBackends } from '../support/store-backends.ts';
+import { redisClient } from '../support/redis.ts';
+import { storeBackends, type BackendName } from '../support/store-backends.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -21,6 +25,38 @@ function quiz(day: string, overrides: Partial<QuizPost> = {}): QuizRecord {
 
 function answer(day: string, userId: string, correct: boolean, overrides: Partial<QuizAnswer> = {}): QuizAnswer {
   return { channelId: 'c1', day, guildId: 'g1', userId, choice: correct ? 2 : 0, correct, answeredAt: Date.parse(`${day}T12:00:00Z`), ...overrides };
+}
+
+/** The board as it must be: every member's streak record, sorted by current streak, total and id. */
+async function expectBoard(store: LearningStore, guildId: string, members: readonly string[]): Promise<void> {
+  const records = (await Promise.all(members.map((userId) => store.streak(guildId, userId)))).filter((record): record is Streak => record !== null);
+  const sorted = records.sort((a, b) => b.current - a.current || b.total - a.total || (a.userId < b.userId ? -1 : 1));
+  // Tied members (the same streak and total) share a rank: one plus the members strictly ahead.
+  const ranked = sorted.map((record) => ({ ...record, rank: 1 + sorted.filter((other) => other.current > record.current || (other.current === record.current && other.total > record.total)).length }));
+  for (let offset = 0; offset <= ranked.length + 1; offset += 3) {
+    expect(await store.leaderboard(guildId, offset, 7)).toEqual({ rows: ranked.slice(offset, offset + 7), members: ranked.length });
+  }
+  const ranks = await Promise.all(members.map((userId) => store.rankOf(guildId, userId)));
+  expect(ranks).toEqual(members.map((userId) => ranked.find((record) => record.userId === userId)?.rank ?? null));
+  expect(new Set(ranked.map((record) => record.rank)).size).toBeLessThan(ranked.length);
+}
+
+/** A store as the bot wrote it before the board's counts (SQL) or rank zset (Redis): those taken away. */
+async function asBefore(name: BackendName, location: StoreLocation, guildId: string): Promise<void> {
+  if (name === 'Redis') {
+    const redis = await redisClient();
+    const prefix = `${location.keyPrefix ?? ''}learning:`;
+    const streaks = await redis.hGetAll(`${prefix}streaks:${guildId}`);
+    await redis.del(`${prefix}rank:${guildId}`);
+    for (const [userId, json] of Object.entries(streaks)) {
+      const streak = JSON.parse(json) as Streak;
+      await redis.zAdd(`${prefix}board:${guildId}`, { score: boardScore(streak.current, streak.total), value: userId });
+    }
+    return;
+  }
+  const driver = name === 'SQLite' ? await openSqliteLearningDriver(location.url) : await openPostgresLearningDriver(location.url);
+  for (const table of Object.values(BOARD_TABLE_NAMES)) await driver.query(`DROP TABLE ${driver.table(table)}`);
+  await driver.close();
 }
 
 for (const backend of storeBackends) {
@@ -153,6 +189,50 @@ for (const backend of storeBackends) {
       await store.answerQuiz(answer('2026-03-01', 'u5', false)).catch(() => undefined);
       expect(await store.pruneQuizzes('2026-03-02')).toBeGreaterThanOrEqual(1);
       expect(await store.getQuiz('c1', '2026-03-01')).toBeNull();
+    });
+
+    it('ranks and pages the board as a brute-force sort does, with ties, ended streaks, concurrent answers and forget', async () => {
+      const store = await open(await backend.fresh());
+      const days = ['2026-04-01', '2026-04-02', '2026-04-03', '2026-04-04', '2026-04-05'];
+      const members = Array.from({ length: 23 }, (_, i) => `m${String(i).padStart(2, '0')}`);
+      for (const day of days) await store.registerQuiz(quiz(day));
+      await store.registerQuiz(quiz(days[0] ?? '', { channelId: 'c2', guildId: 'g2' }));
+      await store.answerQuiz(answer(days[0] ?? '', 'm00', true, { channelId: 'c2', guildId: 'g2' }));
+      for (const [d, day] of days.entries()) {
+        // Right, right, right, wrong or no answer by turns: many ties, and streaks that end when the day closes.
+        await Promise.all(
+          members.map((userId, i) => ((i * 7 + d * 3) % 5 === 4 ? undefined : store.answerQuiz(answer(day, userId, (i * 7 + d * 3) % 5 < 3)))),
+        );
+        if (d < days.length - 1) await store.closeQuiz('c1', day);
+        // m00 answered day 1 wrong: when it closed, the streak of day 0 ended.
+        if (d === 1) expect(await store.streak('g1', 'm00')).toMatchObject({ current: 0, total: 1 });
+        await expectBoard(store, 'g1', members);
+      }
+      await store.forgetMember('m00');
+      await store.forgetMember('m05');
+      await expectBoard(store, 'g1', members);
+      expect(await store.leaderboard('g2', 0, 10)).toEqual({ rows: [], members: 0 });
+      await store.answerQuiz(answer(days[4] ?? '', 'm05', true));
+      await expectBoard(store, 'g1', members);
+      await store.forgetServer('g1');
+      expect(await store.leaderboard('g1', 0, 10)).toEqual({ rows: [], members: 0 });
+      expect(await store.rankOf('g1', 'm02')).toBeNull();
+    });
+
+    it('builds the board of a store written before it, at open', async () => {
+      const location = await backend.fresh();
+      const members = ['a1', 'a2', 'a3', 'a4', 'a5'];
+      const before = await open(location);
+      for (const day of ['2026-05-01', '2026-05-02']) {
+        await before.registerQuiz(quiz(day));
+        for (const [i, userId] of members.entries()) if (i < 4 || day === '2026-05-02') await before.answerQuiz(answer(day, userId, i !== 2));
+      }
+      await before.closeQuiz('c1', '2026-05-01');
+      await asBefore(backend.name, location, 'g1');
+      const after = await open(location);
+      await expectBoard(after, 'g1', members);
+      await after.answerQuiz(answer('2026-05-02', 'a6', true));
+      await expectBoard(after, 'g1', [...members, 'a6']);
     });
   });
 }
