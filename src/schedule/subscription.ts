@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
+import { dateStyleSchema, postPartsSchema } from './post-look.ts';
 import { pauseSchema, weekdaysSchema } from './post-rules.ts';
 import { statusNoticeSchema } from './status-notice.ts';
 
@@ -85,6 +86,10 @@ export const subscriptionSchema = z.object({
   colour: z.number().int().min(0).max(0xffffff).optional(),
   /** A line above the embed, with {word}, {date} and {role} (post-shape.ts); absent: the role mention alone. */
   intro: z.string().max(200).optional(),
+  /** The parts the embed shows besides the word (post-look.ts); absent: all of them. */
+  parts: postPartsSchema.optional(),
+  /** How the post writes its date (post-look.ts); absent: today's look (the footer's short date, {date} as ISO). */
+  dateStyle: dateStyleSchema.optional(),
   /** A change of state the admin is still to be told about (admin-notices.ts). */
   noticeOwed: statusNoticeSchema.optional(),
 });
