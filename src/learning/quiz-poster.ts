@@ -1,6 +1,7 @@
 import type { Logger } from '../config/logger.ts';
 import type { ChannelPoster, DailyButton, DailyMessage } from '../schedule/poster.ts';
 import type { Subscription } from '../schedule/subscription.ts';
+import type { PostPart } from '../schedule/post-look.ts';
 import { localDateOf, parseLocalTime, zonedInstant } from '../schedule/zoned-time.ts';
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
@@ -11,7 +12,8 @@ import { TooFewWordsError, type QuizChoices } from './quiz-choices.ts';
 
 /** How a quiz post looks: its question, and its reveal once closed. Built in src/replies/, handed in. */
 export interface QuizRendering {
-  question(quiz: QuizChoices, language: string | null): { embeds: DailyMessage['embeds']; buttons: DailyButton[] };
+  /** `parts`: the subscription's parts (post-look.ts); absent, all. */
+  question(quiz: QuizChoices, language: string | null, parts?: readonly PostPart[]): { embeds: DailyMessage['embeds']; buttons: DailyButton[] };
   reveal(entry: Entry, post: QuizPost): { embeds: DailyMessage['embeds']; buttons: DailyButton[] };
 }
 
@@ -63,7 +65,7 @@ export function quizPoster(inner: ChannelPoster, options: QuizPosterOptions): Ch
       options.logger.warn({ channelId: message.channelId, day }, 'too few other words for a quiz; posting the word without one');
       return null;
     }
-    const shown = options.rendering.question(quiz, subscription.language ?? null);
+    const shown = options.rendering.question(quiz, subscription.language ?? null, subscription.parts);
     const record = async (messageId: string) => {
       await options.learning.store.registerQuiz({
         channelId: message.channelId,

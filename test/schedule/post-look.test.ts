@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dailyPostEmbed, dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { footerDate } from '../../src/replies/date-style.ts';
+import { quizRendering } from '../../src/replies/learning-replies.ts';
 import { parsePostParts } from '../../src/schedule/post-look.ts';
 import { settingsOf } from '../../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
@@ -41,6 +42,17 @@ describe('the parts a post shows and its date style', () => {
     expect(footerDate('2026-11-27', 'long', 'ja')).toBe('2026年11月27日');
   });
 
+  it('shows the quiz’s part of speech and IPA only when chosen, its definition never before it closes', () => {
+    const quiz = { entry, definitions: ['The word for 2026-11-27.', 'Two.', 'Three.', 'Four.'], correct: 0, dates: ['2026-11-27', 'a', 'b', 'c'], from: [] };
+    const asked = (parts?: Parameters<ReturnType<typeof quizRendering>['question']>[2]) => quizRendering('https://wotd.site').question(quiz, null, parts).embeds[0]?.description ?? '';
+    expect(asked()).toContain('**noun** · /wɜːd/');
+    const plain = asked(['definition', 'date']);
+    expect(plain).not.toContain('/wɜːd/');
+    expect(plain).not.toContain('noun');
+    expect(plain.match(/\*\*[A-D]\.\*\*/g)).toHaveLength(4);
+    expect(asked(['ipa'])).toMatch(/^\/wɜːd\//);
+  });
+
   it('reads parts as typed, naming the first it does not know', () => {
     const names = new Map<string, 'word' | 'all' | 'ipa' | 'definition'>([['word', 'word'], ['all', 'all'], ['ipa', 'ipa'], ['definition', 'definition']]);
     const nameOf = (typed: string) => names.get(typed);
@@ -70,12 +82,12 @@ describe('the parts a post shows and its date style', () => {
     expect(shaped?.content).toBe('Heute, 15. Juni 2026: word-2026-06-15');
     expect(shaped?.embeds[0]).toMatchObject({ title: 'word-2026-06-15', description: 'The word for 2026-06-15.' });
     expect(shaped?.embeds[0]?.url).toBeUndefined();
-    expect(shaped?.embeds[0]?.footer?.text).toMatch(/^15\. Juni 2026 · /);
+    expect(shaped?.embeds[0]).toMatchObject({ footer: { text: expect.stringMatching(/^15\. Juni 2026 · /) } });
     // Without the settings, the post is as it always was.
     const [before] = discord.messagesIn(plain);
     expect(before?.content).toBe('2026-06-15');
     expect(before?.embeds[0]).toMatchObject({ url: 'https://wotd.site', description: '**noun** · /wɜːd/\n\nThe word for 2026-06-15.' });
-    expect(before?.embeds[0]?.footer?.text).toMatch(/^2026-06-15 · /);
+    expect(before?.embeds[0]).toMatchObject({ footer: { text: expect.stringMatching(/^2026-06-15 · /) } });
   });
 });
 
