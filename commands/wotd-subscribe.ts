@@ -86,8 +86,8 @@ async function submitIntro(context: ModalContext, services: BotServices): Promis
     },
     defer: (options) => context.defer(options),
     respond: (message) => context.respond(message),
-    ...(context.botPermissionsIn ? { botPermissionsIn: (id: string) => context.botPermissionsIn!(id) } : {}),
-    ...(context.memberCanManageChannel ? { memberCanManageChannel: (id: string) => context.memberCanManageChannel!(id) } : {}),
+    ...(context.botPermissionsIn ? { botPermissionsIn: context.botPermissionsIn.bind(context) } : {}),
+    ...(context.memberCanManageChannel ? { memberCanManageChannel: context.memberCanManageChannel.bind(context) } : {}),
   };
   return subscribe(command, services, true);
 }
