@@ -4,6 +4,7 @@ import { footerDate } from '../../src/replies/date-style.ts';
 import { quizRendering } from '../../src/replies/learning-replies.ts';
 import { parsePostParts } from '../../src/schedule/post-look.ts';
 import { settingsOf } from '../../src/schedule/subscription-service.ts';
+import { PrivacyService } from '../../src/schedule/privacy.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
 import { sqliteBackend, storeBackends } from '../support/store-backends.ts';
@@ -88,6 +89,9 @@ describe('the parts a post shows and its date style', () => {
     expect(before?.content).toBe('2026-06-15');
     expect(before?.embeds[0]).toMatchObject({ url: 'https://wotd.site', description: '**noun** · /wɜːd/\n\nThe word for 2026-06-15.' });
     expect(before?.embeds[0]).toMatchObject({ footer: { text: expect.stringMatching(/^2026-06-15 · /) } });
+    // A server's /wotd-data export shows them with the rest of the subscription.
+    const exported = await new PrivacyService(store, () => new Date('2026-06-15T10:00:00Z')).exportData('u1', guild.id);
+    expect(exported.server?.subscriptions.find((item) => item.channelId === daily)).toMatchObject({ parts: ['definition', 'date'], dateStyle: 'long' });
   });
 });
 
