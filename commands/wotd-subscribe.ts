@@ -1,6 +1,10 @@
 import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { dailyPostEmbed, dailyPostRendering } from '../src/replies/daily-embeds.ts';
-import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, Invoker, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
+import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, Invoker, ModalContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
+import { DATE_STYLE_CHOICES, PARTS_OPTION_MAX_LENGTH } from '../src/replies/look-options.ts';
+import { givesOtherOptions, INTRO_INPUT_ID, INTRO_MODAL_PREFIX, introModal, introModalChannel, introModalOptions } from '../src/replies/intro-modal.ts';
+import { lookOf } from '../src/schedule/post-look.ts';
+import { introDate } from '../src/replies/date-style.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { privateNote, quoteInput, staleNote, userError } from '../src/replies/messages.ts';
 import { buildMessage } from '../src/schedule/delivery.ts';
@@ -55,9 +59,41 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'co
   .addStringOption((option) =>
     named(option, 'option.language.name', 'command.wotd-subscribe.language.description').setMaxLength(32).setAutocomplete(true),
   )
-  .addBooleanOption((option) => named(option, 'option.quiz.name', 'command.wotd-subscribe.quiz.description'));
+  .addBooleanOption((option) => named(option, 'option.quiz.name', 'command.wotd-subscribe.quiz.description'))
+  .addStringOption((option) => named(option, 'option.parts.name', 'command.wotd-subscribe.parts.description').setMaxLength(PARTS_OPTION_MAX_LENGTH))
+  .addStringOption((option) =>
+    named(option, 'option.dateStyle.name', 'command.wotd-subscribe.date-style.description').addChoices(...DATE_STYLE_CHOICES.map(({ key, value }) => choice(key, value))),
+  )
+  .addBooleanOption((option) => named(option, 'option.introEdit.name', 'command.wotd-subscribe.intro-edit.description'));
 
-async function execute(context: CommandContext, services: BotServices): Promise<void> {
+function execute(context: CommandContext, services: BotServices): Promise<void> {
+  return subscribe(context, services, false);
+}
+
+/** A submitted intro form: the command again with the channel and the intro typed, checked exactly as the option. */
+async function submitIntro(context: ModalContext, services: BotServices): Promise<void> {
+  const t = privateT(context.invoker);
+  const channelId = introModalChannel(context.customId);
+  const intro = context.value(INTRO_INPUT_ID);
+  if (channelId === null || intro === null) return context.respond(userError(t('subscribe.modal.stale')));
+  const channel = (await context.channel(channelId)) ?? { id: channelId, name: channelId, kind: 'text' as const };
+  const command: CommandContext = {
+    commandName: 'wotd-subscribe',
+    options: introModalOptions(channel, intro),
+    invoker: context.invoker,
+    get acknowledged() {
+      return context.acknowledged;
+    },
+    defer: (options) => context.defer(options),
+    respond: (message) => context.respond(message),
+    ...(context.botPermissionsIn ? { botPermissionsIn: context.botPermissionsIn.bind(context) } : {}),
+    ...(context.memberCanManageChannel ? { memberCanManageChannel: context.memberCanManageChannel.bind(context) } : {}),
+  };
+  return subscribe(command, services, true);
+}
+
+/** `fromForm`: a submitted intro form, which changes a subscription that exists and never makes one. */
+async function subscribe(context: CommandContext, services: BotServices, fromForm: boolean): Promise<void> {
   const t = privateT(context.invoker);
   const locale = privateLocale(context.invoker);
   const channel = context.options.getChannel('channel');
@@ -71,6 +107,13 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   // Options left out keep what the channel's subscription has (a new one: the defaults), unless `reset` names them.
   const saved = await gate.subscriptions.current(channel.id);
   const existing = saved?.guildId === gate.guildId ? saved : null;
+  if (fromForm && !existing) return context.respond(userError(t('subscribe.modal.noSubscription', { channel: where })));
+  if (context.options.getBoolean('intro-edit') === true) {
+    if (givesOtherOptions(context.options)) return context.respond(userError(t('subscribe.modal.alone')));
+    if (!existing) return context.respond(userError(t('subscribe.modal.noSubscription', { channel: where })));
+    if (!context.showModal) return context.respond(userError(t('subscribe.modal.unsupported')));
+    return context.showModal(introModal(channel.id, existing.intro ?? null, t));
+  }
   const read = readSubscribeOptions(context.options, existing, t, locale, gate.subscriptions.now());
   if (!read.ok) return context.respond(userError(read.message));
 
@@ -152,8 +195,11 @@ async function previewMessage(
   const found = await services.lookup.getEntry(services.lookup.today(), INTERACTIVE);
   const settings = settingsOf(draft);
   const postLocale = publicLocale(invoker, settings.language);
-  const embed = dailyPostEmbed(found.value, settings.style, { siteUrl: services.siteUrl, locale: postLocale });
-  const post = buildMessage(draft, embed, found.value.date, { threadSuffix: dailyPostRendering(services.siteUrl).threadSuffix(found.value.date, postLocale) });
+  const embed = dailyPostEmbed(found.value, settings.style, { siteUrl: services.siteUrl, locale: postLocale }, lookOf(draft));
+  const post = buildMessage(draft, embed, found.value.date, {
+    threadSuffix: dailyPostRendering(services.siteUrl).threadSuffix(found.value.date, postLocale),
+    dateText: introDate(found.value.date, settings.dateStyle, postLocale),
+  });
   const lines = [
     t('subscribe.preview', { channel: where, summary: settingsSummary(settings, t, locale, mentions) }),
     post.thread ? t('subscribe.preview.thread', { name: post.thread.name }) : '',
@@ -179,4 +225,4 @@ export async function autocomplete(context: AutocompleteContext): Promise<void> 
   await context.respond(zones.map((zone) => ({ name: zone.replaceAll('_', ' '), value: zone })));
 }
 
-export const wotdSubscribeCommand: SlashCommand = { data, execute, autocomplete };
+export const wotdSubscribeCommand: SlashCommand = { data, execute, autocomplete, modal: { prefix: INTRO_MODAL_PREFIX, handle: submitIntro } };

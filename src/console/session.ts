@@ -27,6 +27,8 @@ import { dmUserOf } from '../schedule/subscription.ts';
 import { terminalText } from '../replies/terminal-text.ts';
 import { translatorFor, type Translate } from '../replies/i18n/translate.ts';
 import { consoleLocale } from './console-locale.ts';
+import { formContext, formPrompt, type PendingForm } from './console-form.ts';
+import { buttonPrefix as formPrefix } from '../replies/interactions.ts';
 
 export { consoleLocale } from './console-locale.ts';
 
@@ -103,8 +105,15 @@ export class ConsoleSession {
     return (discord && localizations?.[discord as keyof LocalizationMap]) || text;
   }
 
+  /** A form waiting for its line (the next one typed). */
+  private form: PendingForm | null = null;
+
   /** Handles one typed line; resolves to false when the member asked to leave. */
   async handleLine(line: string): Promise<boolean> {
+    if (this.form) {
+      await this.submitForm(this.form, line);
+      return true;
+    }
     const input = parseConsoleLine(line, this.options.commands, this.t, this.names);
     switch (input.kind) {
       case 'empty':
@@ -212,12 +221,13 @@ export class ConsoleSession {
 
   private async run(invocation: Invocation, line: string): Promise<void> {
     const base = this.respondable(line);
+    let formShown = false;
     const context: CommandContext = {
       commandName: invocation.command.data.name,
       options: optionsFrom(invocation.values, invocation.subcommand),
       invoker: base.invoker,
       get acknowledged() {
-        return base.acknowledged;
+        return base.acknowledged || formShown;
       },
       defer: (options) => base.defer(options),
       respond: (message) => base.respond(message),
@@ -225,6 +235,13 @@ export class ConsoleSession {
       botPermissionsIn: async () => new Set(Object.keys(PERMISSION_NAMES) as ChannelPermission[]),
       // The person at the console is its server's admin, in every channel alike (CONSOLE_INVOKER).
       memberCanManageChannel: async () => CONSOLE_INVOKER.canManageChannels,
+      showModal: async (modal) => {
+        const prompt = formPrompt(modal, this.t);
+        if (!prompt) return;
+        this.form = prompt.pending;
+        formShown = true;
+        this.print(prompt.text);
+      },
     };
     await this.guard(context, () => invocation.command.execute(context, this.options.services));
     const notice = await pendingDmNotice(this.options.services, CONSOLE_INVOKER.userId, this.locale).catch(() => null);
@@ -268,6 +285,16 @@ export class ConsoleSession {
       return;
     }
     const handler = command.button;
+    await this.guard(context, () => handler.handle(context, this.options.services));
+  }
+
+  /** The line typed for a form, sent back to the command that showed it, as Discord sends a modal's submit. */
+  private async submitForm(form: PendingForm, line: string): Promise<void> {
+    this.form = null;
+    const command = this.options.commands.find((candidate) => candidate.modal?.prefix === formPrefix(form.modal.customId));
+    const context = formContext(form, line, this.respondable(form.modal.title), CONSOLE_INVOKER.canManageChannels);
+    const handler = command?.modal;
+    if (!handler) return context.respond({ content: this.t('console.press.stale'), ephemeral: true });
     await this.guard(context, () => handler.handle(context, this.options.services));
   }
 

@@ -1,28 +1,25 @@
-import type { ChatInputCommandInteraction, Guild, GuildBasedChannel } from 'discord.js';
-import type { ChannelPermission, CommandContext, CommandOptions } from '../replies/interactions.ts';
+import type { ChatInputCommandInteraction, Guild, GuildBasedChannel, ModalSubmitInteraction } from 'discord.js';
+import type { ChannelPermission, ChannelRef, CommandContext, CommandOptions, ModalContext, ModalSpec } from '../replies/interactions.ts';
 import { botPermissionsIn, readGuildChannel } from './bot-permissions.ts';
-import { commandOptions } from './command-options.ts';
+import { channelKind, commandOptions } from './command-options.ts';
 import { memberCanManageChannelIn } from './discord-member-permissions.ts';
+import { modalPayload } from './interaction-payloads.ts';
 import { RespondableContext } from './respondable-context.ts';
 import { watched, type SendingHooks, type TrackedResponses } from './sending-hooks.ts';
 
-class DiscordCommandContext extends RespondableContext implements CommandContext {
-  readonly commandName: string;
-  readonly options: CommandOptions;
-
+/** What a command and a form sent back share: the permissions of the bot and the member in a channel of the server. */
+abstract class GuildChannelContext extends RespondableContext {
   constructor(
-    private readonly interaction: ChatInputCommandInteraction,
+    protected readonly interaction: ChatInputCommandInteraction | ModalSubmitInteraction,
     hooks: SendingHooks | undefined,
   ) {
     super(interaction, hooks);
-    this.commandName = interaction.commandName;
-    this.options = commandOptions(interaction);
   }
 
   /** Channels read for this interaction: the bot's check and the member's share one GET /channels/:id. */
   private reads: Map<string, Promise<GuildBasedChannel | null>> | undefined;
 
-  private readChannel(guild: Guild, channelId: string): Promise<GuildBasedChannel | null> {
+  protected readChannel(guild: Guild, channelId: string): Promise<GuildBasedChannel | null> {
     this.reads ??= new Map();
     let read = this.reads.get(channelId);
     if (!read) {
@@ -50,6 +47,51 @@ class DiscordCommandContext extends RespondableContext implements CommandContext
   }
 }
 
+class DiscordCommandContext extends GuildChannelContext implements CommandContext {
+  readonly commandName: string;
+  readonly options: CommandOptions;
+
+  constructor(
+    private readonly command: ChatInputCommandInteraction,
+    hooks: SendingHooks | undefined,
+  ) {
+    super(command, hooks);
+    this.commandName = command.commandName;
+    this.options = commandOptions(command);
+  }
+
+  showModal(modal: ModalSpec): Promise<void> {
+    return watched(this.hooks, modal, () => this.responder.showModal(() => this.command.showModal(modalPayload(modal))));
+  }
+}
+
+class DiscordModalContext extends GuildChannelContext implements ModalContext {
+  readonly customId: string;
+
+  constructor(
+    private readonly submit: ModalSubmitInteraction,
+    hooks: SendingHooks | undefined,
+  ) {
+    super(submit, hooks);
+    this.customId = submit.customId;
+  }
+
+  value(inputId: string): string | null {
+    const field = this.submit.fields.fields.get(inputId);
+    return field && 'value' in field && typeof field.value === 'string' ? field.value : null;
+  }
+
+  async channel(channelId: string): Promise<ChannelRef | null> {
+    const guild = this.submit.guild;
+    const channel = guild ? await this.readChannel(guild, channelId) : null;
+    return channel ? { id: channel.id, name: channel.name, kind: channelKind(channel.type) } : null;
+  }
+}
+
 export function createCommandContext(interaction: ChatInputCommandInteraction, hooks?: SendingHooks): CommandContext & TrackedResponses {
   return new DiscordCommandContext(interaction, hooks);
+}
+
+export function createModalContext(interaction: ModalSubmitInteraction, hooks?: SendingHooks): ModalContext & TrackedResponses {
+  return new DiscordModalContext(interaction, hooks);
 }

@@ -3,14 +3,16 @@ import {
   ButtonStyle,
   ComponentType,
   MessageFlags,
+  TextInputStyle,
   type APIActionRowComponent,
+  type APIModalInteractionResponseCallbackData,
   type APIButtonComponentWithCustomId,
   type APIEmbed,
   type InteractionEditReplyOptions,
   type InteractionReplyOptions,
   type JSONEncodable,
 } from 'discord.js';
-import type { ButtonSpec, OutgoingFile, OutgoingMessage } from '../replies/interactions.ts';
+import type { ButtonSpec, ModalSpec, OutgoingFile, OutgoingMessage } from '../replies/interactions.ts';
 import { clip } from '../replies/embeds.ts';
 
 // An OutgoingMessage as discord.js sends it: a new message (reply, follow-up) or a replacement (edit, update).
@@ -89,4 +91,25 @@ export function replacementPayload(message: OutgoingMessage): InteractionEditRep
   // Only answers that come after a deferral carry files (the export), so the message replaced never has any.
   if (message.files !== undefined && message.files.length > 0) payload.files = attachmentsOf(message.files);
   return payload;
+}
+
+/** A form as Discord's modal: each input a one-line text input under its label (component 18), sent as it is. */
+export function modalPayload(modal: ModalSpec): APIModalInteractionResponseCallbackData & JSONEncodable<APIModalInteractionResponseCallbackData> {
+  return sentAsIs({
+    custom_id: modal.customId,
+    title: modal.title,
+    components: modal.inputs.map((input) => ({
+      type: ComponentType.Label as const,
+      label: input.label,
+      ...(input.description ? { description: input.description } : {}),
+      component: {
+        type: ComponentType.TextInput as const,
+        custom_id: input.customId,
+        style: TextInputStyle.Short,
+        max_length: input.maxLength,
+        required: false,
+        ...(input.value ? { value: clip(input.value, input.maxLength) } : {}),
+      },
+    })),
+  });
 }

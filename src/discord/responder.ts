@@ -1,4 +1,4 @@
-import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction } from 'discord.js';
+import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type ModalSubmitInteraction } from 'discord.js';
 import type { OutgoingMessage } from '../replies/interactions.ts';
 import { newMessagePayload, replacementPayload } from './interaction-payloads.ts';
 
@@ -21,9 +21,11 @@ export type Acknowledgement =
   /** The original response is the message the button sits on (deferred update or update). */
   | { kind: 'component' }
   /** The original reply was deleted to make way for an ephemeral follow-up; later answers are follow-ups. */
-  | { kind: 'gone' };
+  | { kind: 'gone' }
+  /** A form (modal) was the answer: what is typed in it comes back as an interaction of its own. */
+  | { kind: 'modal' };
 
-export type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction;
+export type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
 
 /** Shared bookkeeping of what has been sent for one interaction. */
 export class Responder {
@@ -75,10 +77,21 @@ export class Responder {
         break;
       case 'component':
       case 'gone':
+      case 'modal':
         await this.interaction.followUp(newMessagePayload(message));
         break;
     }
     this.answered = true;
+  }
+
+  /** Answers with a form, unless something was sent already. */
+  showModal(send: () => Promise<unknown>): Promise<void> {
+    return this.inTurn(async () => {
+      if (this.acknowledged) throw new Error('a form can only be the first answer to an interaction');
+      await send();
+      this.ack = { kind: 'modal' };
+      this.answered = true;
+    });
   }
 
   followUp(message: OutgoingMessage): Promise<void> {

@@ -1,6 +1,6 @@
-import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
+import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction, ModalSubmitInteraction } from 'discord.js';
 import type { InteractionObserver } from '../replies/interaction-outcome.ts';
-import { buttonPrefix, type BotServices, type OutgoingMessage, type Respondable, type SlashCommand } from '../replies/interactions.ts';
+import { buttonPrefix, type BotServices, type ButtonContext, type ModalContext, type OutgoingMessage, type Respondable, type SlashCommand } from '../replies/interactions.ts';
 import type { Logger } from '../config/logger.ts';
 import { pendingDmNotice } from '../replies/admin-replies.ts';
 import { traceWrites, type WriteTrace } from '../store/store-watch.ts';
@@ -8,7 +8,7 @@ import { storeFailureReply } from '../replies/store-failure.ts';
 import { translatorFor } from '../replies/i18n/translate.ts';
 import { createAutocompleteContext } from './autocomplete-context.ts';
 import { createButtonContext } from './button-context.ts';
-import { createCommandContext } from './command-context.ts';
+import { createCommandContext, createModalContext } from './command-context.ts';
 import { InteractionWatch } from './interaction-watch.ts';
 import type { TrackedResponses } from './sending-hooks.ts';
 
@@ -58,8 +58,10 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
   const { services, logger } = options;
   const byName = new Map(options.commands.map((command) => [command.data.name, command]));
   const byPrefix = new Map<string, SlashCommand>();
+  const byModalPrefix = new Map<string, SlashCommand>();
   for (const command of options.commands) {
     if (command.button) byPrefix.set(command.button.prefix, command);
+    if (command.modal) byModalPrefix.set(command.modal.prefix, command);
   }
 
   /**
@@ -122,33 +124,51 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
   }
 
   async function handleButton(interaction: ButtonInteraction, watch?: InteractionWatch): Promise<void> {
-    const prefix = buttonPrefix(interaction.customId);
-    const log = lazyChild(logger, () => ({ interactionId: interaction.id, button: prefix, guildId: interaction.guildId }));
+    const command = byPrefix.get(buttonPrefix(interaction.customId));
+    const handler = command?.button;
     const context = createButtonContext(interaction, watch);
-    const command = byPrefix.get(prefix);
-    if (watch) watch.kind = 'button';
-    if (watch && command?.button) watch.name = command.button.prefix;
-    if (!command?.button) {
-      // A button of a message from an older version of the bot: stale, not broken.
+    await handleComponent('button', interaction, context, handler && (() => handler.handle(context, services)), watch);
+  }
+
+  /** A form sent back (Discord's modal submit), routed by its custom id's prefix like a button. */
+  async function handleModal(interaction: ModalSubmitInteraction, watch?: InteractionWatch): Promise<void> {
+    const command = byModalPrefix.get(buttonPrefix(interaction.customId));
+    const handler = command?.modal;
+    const context = createModalContext(interaction, watch);
+    await handleComponent('modal', interaction, context, handler && (() => handler.handle(context, services)), watch);
+  }
+
+  async function handleComponent(
+    kind: 'button' | 'modal',
+    interaction: ButtonInteraction | ModalSubmitInteraction,
+    context: (ButtonContext | ModalContext) & TrackedResponses,
+    run: (() => Promise<void>) | undefined,
+    watch?: InteractionWatch,
+  ): Promise<void> {
+    const prefix = buttonPrefix(interaction.customId);
+    const log = lazyChild(logger, () => ({ interactionId: interaction.id, [kind]: prefix, guildId: interaction.guildId }));
+    if (watch) watch.kind = kind;
+    if (watch && run) watch.name = prefix;
+    if (!run) {
+      // A button or form of a message from an older version of the bot: stale, not broken.
       watch?.record('user_error');
-      log().warn({ customId: interaction.customId }, 'unknown button');
+      log().warn({ customId: interaction.customId }, `unknown ${kind}`);
       await answerPrivately(context, { content: translatorFor(interaction.locale)('router.unknownButton') }, log);
       return;
     }
-    const handler = command.button;
-    const { trace, done } = traceWrites(async () => handler.handle(context, services));
+    const { trace, done } = traceWrites(run);
     try {
       await done;
       if (!context.acknowledged) {
         watch?.record('internal_error');
-        log().error({ customId: interaction.customId }, 'button finished without answering');
+        log().error({ customId: interaction.customId }, `${kind} finished without answering`);
         await answerPrivately(context, { content: translatorFor(interaction.locale)('router.failed') }, log);
         return;
       }
-      if (logger.isLevelEnabled('debug')) log().debug('button handled');
+      if (logger.isLevelEnabled('debug')) log().debug(`${kind} handled`);
     } catch (error) {
       watch?.record('internal_error');
-      log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, 'button failed');
+      log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, `${kind} failed`);
       await answerPrivately(context, { content: failedReply(error, trace, interaction.locale) }, log);
     }
   }
@@ -184,6 +204,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     try {
       if (interaction.isChatInputCommand()) await handleCommand(interaction, watch);
       else if (interaction.isButton()) await handleButton(interaction, watch);
+      else if (interaction.isModalSubmit()) await handleModal(interaction, watch);
       else if (interaction.isAutocomplete()) await handleAutocomplete(interaction, watch);
       else {
         logger.debug({ interactionId: interaction.id, type: interaction.type }, 'ignored an interaction of another kind');

@@ -1,6 +1,7 @@
 import type { Logger } from '../config/logger.ts';
 import type { ChannelPoster, DailyButton, DailyMessage } from '../schedule/poster.ts';
 import type { Subscription } from '../schedule/subscription.ts';
+import type { PostPart } from '../schedule/post-look.ts';
 import { localDateOf, parseLocalTime, zonedInstant } from '../schedule/zoned-time.ts';
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import type { Entry } from '../wotd/entry.ts';
@@ -11,7 +12,8 @@ import { quizFrom, TooFewWordsError, type QuizChoices } from './quiz-choices.ts'
 
 /** How a quiz post looks: its question, and its reveal once closed. Built in src/replies/, handed in. */
 export interface QuizRendering {
-  question(quiz: QuizChoices, language: string | null): { embeds: DailyMessage['embeds']; buttons: DailyButton[] };
+  /** `parts`: the subscription's parts (post-look.ts); absent, all. */
+  question(quiz: QuizChoices, language: string | null, parts?: readonly PostPart[]): { embeds: DailyMessage['embeds']; buttons: DailyButton[] };
   reveal(entry: Entry, post: QuizPost): { embeds: DailyMessage['embeds']; buttons: DailyButton[] };
 }
 
@@ -86,7 +88,7 @@ export function quizPoster(inner: ChannelPoster, options: QuizPosterOptions): Ch
       // Kept before the post: an attempt that dies after Discord made the post leaves them for the next.
       await record(quiz, earlier?.messageId ?? '');
     }
-    const shown = options.rendering.question(quiz, subscription.language ?? null);
+    const shown = options.rendering.question(quiz, subscription.language ?? null, subscription.parts);
     return { message: { ...message, embeds: shown.embeds, buttons: shown.buttons }, record: (messageId: string) => record(quiz, messageId) };
   };
   const poster: ChannelPoster = {

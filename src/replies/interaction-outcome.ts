@@ -10,7 +10,7 @@
  */
 export type InteractionOutcome = 'ok' | 'user_error' | 'upstream_error' | 'internal_error';
 
-export type InteractionKind = 'command' | 'button' | 'autocomplete';
+export type InteractionKind = 'command' | 'button' | 'modal' | 'autocomplete';
 
 export interface InteractionDone {
   interactionId: string;

@@ -118,6 +118,42 @@ export interface CommandContext extends Respondable {
    * and the commands that change a subscription then refuse.
    */
   memberCanManageChannel?(channelId: string): Promise<boolean | null>;
+  /**
+   * Answers with a form (Discord's modal); its submit goes to the command's `modal` handler. Only as the first
+   * answer. A transport without forms leaves it out.
+   */
+  showModal?(modal: ModalSpec): Promise<void>;
+}
+
+/** A form (Discord's modal) of one-line text inputs; its custom id names the command that handles its submit. */
+export interface ModalSpec {
+  /** `${prefix}:…`, at most 100 characters; only what the handler checks again on submit may travel in it. */
+  customId: string;
+  /** At most 45 characters. */
+  title: string;
+  inputs: ModalInput[];
+}
+
+export interface ModalInput {
+  customId: string;
+  /** At most 45 characters. */
+  label: string;
+  /** At most 100 characters. */
+  description?: string;
+  /** Filled in (the current value); at most maxLength. */
+  value?: string;
+  maxLength: number;
+}
+
+/** A form sent back: its custom id and what was typed, where it was opened. */
+export interface ModalContext extends Respondable {
+  readonly customId: string;
+  /** The text typed in input `inputId`; null when the form has no such input. */
+  value(inputId: string): string | null;
+  /** A channel of the invoking server as a ChannelRef, or null when it cannot be read. */
+  channel(channelId: string): Promise<ChannelRef | null>;
+  botPermissionsIn?(channelId: string): Promise<ReadonlySet<ChannelPermission>>;
+  memberCanManageChannel?(channelId: string): Promise<boolean | null>;
 }
 
 export interface ButtonContext extends Respondable {
@@ -163,6 +199,11 @@ export interface SlashCommand {
   button?: {
     prefix: string;
     handle(context: ButtonContext, services: BotServices): Promise<void>;
+  };
+  /** Forms whose custom id starts with `${prefix}:` are routed to this command when sent back. */
+  modal?: {
+    prefix: string;
+    handle(context: ModalContext, services: BotServices): Promise<void>;
   };
 }
 

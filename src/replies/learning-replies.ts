@@ -186,10 +186,12 @@ export function leaderboardMessage(
 /** The daily quiz post, in the channel's language: its question with four buttons, and its reveal once closed (with Save). */
 export function quizRendering(siteUrl: string): QuizRendering {
   return {
-    question(quiz, language) {
+    question(quiz, language, parts) {
       const t = translatorFor(language);
+      // The channel's parts: its part of speech and IPA shown only when chosen (the choices are the definitions).
+      const entry = parts ? { ...quiz.entry, pos: parts.includes('pos') ? quiz.entry.pos : '', ipa: parts.includes('ipa') ? quiz.entry.ipa : '' } : quiz.entry;
       return {
-        embeds: [quizEmbed(t, quiz, siteUrl, t('learning.quiz.dailyFooter'))],
+        embeds: [quizEmbed(t, { ...quiz, entry }, siteUrl, t('learning.quiz.dailyFooter'))],
         buttons: CHOICE_LETTERS.map((letter, index) => ({ customId: dailyQuizButtonId(quiz.entry.date, index), label: letter })),
       };
     },

@@ -16,6 +16,7 @@ import { CATALOG_LOCALES, catalogLocaleOf, SOURCE_LOCALE, type CatalogLocale } f
 import { CATALOGS, type MessageKey, type Translate } from './i18n/translate.ts';
 import { quoteInput } from './messages.ts';
 import { parseSchedule } from './schedule-options.ts';
+import { readLookOptions } from './look-options.ts';
 import { changesText, pauseState, settingChanges, settingsSummary, type Mentions } from './subscribe-replies.ts';
 import { addDays } from '../wotd/dates.ts';
 
@@ -33,6 +34,8 @@ const RESETTABLE: ReadonlyArray<{ key: MessageKey; setting: SettingName }> = [
   { key: 'option.notices.name', setting: 'noticeChannelId' },
   { key: 'option.colour.name', setting: 'colour' },
   { key: 'option.intro.name', setting: 'intro' },
+  { key: 'option.parts.name', setting: 'parts' },
+  { key: 'option.dateStyle.name', setting: 'dateStyle' },
   { key: 'option.language.name', setting: 'language' },
   { key: 'option.quiz.name', setting: 'quiz' },
 ];
@@ -111,6 +114,11 @@ export function readSubscribeOptions(
     // An intro of spaces only is none.
     request.intro = intro.trim() === '' ? null : intro.trim();
   }
+
+  const look = readLookOptions(options, t);
+  if (!look.ok) return look;
+  if (look.parts) request.parts = look.parts;
+  if (look.dateStyle) request.dateStyle = look.dateStyle;
 
   const daysText = options.getString('days');
   if (daysText !== null) {

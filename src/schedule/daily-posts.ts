@@ -28,6 +28,7 @@ export interface DailyPosts {
     lookup: Pick<WotdLookup, 'getEntry'>;
     render: SchedulerOptions['render'];
     threadSuffix?: SchedulerOptions['threadSuffix'];
+    dateText?: SchedulerOptions['dateText'];
     languageOf?: SchedulerOptions['languageOf'];
     /** Cluster mode: every process runs the scheduler, and posts only what it claims. */
     claims?: DeliveryClaims;
@@ -80,7 +81,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
     wrapPoster(wrap) {
       wrappers.push(wrap);
     },
-    start({ poster, lookup, render, threadSuffix, languageOf, claims, notices }) {
+    start({ poster, lookup, render, threadSuffix, dateText, languageOf, claims, notices }) {
       if (scheduler) return scheduler;
       scheduler = new DailyScheduler({
         store,
@@ -88,6 +89,7 @@ export async function openDailyPosts(options: OpenDailyPostsOptions): Promise<Da
         poster: wrappers.reduce((wrapped, wrap) => wrap(wrapped, claims ? { claims } : {}), poster),
         render,
         ...(threadSuffix ? { threadSuffix } : {}),
+        ...(dateText ? { dateText } : {}),
         ...(languageOf ? { languageOf } : {}),
         logger,
         concurrency: options.concurrency,

@@ -1,6 +1,7 @@
 import type { APIEmbed } from 'discord.js';
 import { clip, DISCORD_LIMITS } from './discord-limits.ts';
 import { coloured, postContent } from './post-shape.ts';
+import type { DateStyle } from './post-look.ts';
 import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { DeliveryClaim, DeliveryClaims } from './delivery-claims.ts';
@@ -74,6 +75,8 @@ export interface FanOutOptions {
   claims?: DeliveryClaims;
   /** What follows the word in a post's thread name, in the subscription's language ("word of the day, 2025-01-14"). */
   threadSuffix?: ThreadSuffix;
+  /** A local day as a subscription's intro writes {date}, in its language and date style (default: YYYY-MM-DD). */
+  dateText?: DateText;
   /** The language a subscription's posts are written in (see SchedulerOptions.languageOf). */
   languageOf?: (subscription: Subscription) => string | undefined;
   /** Tells a subscription's admin when it starts failing, is disabled or recovers (admin-notices.ts). */
@@ -81,6 +84,7 @@ export interface FanOutOptions {
 }
 
 export type ThreadSuffix = (day: IsoDate, language: string | undefined) => string;
+export type DateText = (day: IsoDate, language: string | undefined, style: DateStyle | null) => string;
 
 export interface FanOutReport {
   total: number;
@@ -118,7 +122,7 @@ export function buildMessage(
   subscription: Subscription,
   embed: APIEmbed,
   day: IsoDate,
-  shape: { threadSuffix?: string | undefined; localDay?: IsoDate } = {},
+  shape: { threadSuffix?: string | undefined; localDay?: IsoDate; dateText?: string | undefined } = {},
 ): DailyMessage {
   const message: DailyMessage = {
     channelId: subscription.channelId,
@@ -128,7 +132,7 @@ export function buildMessage(
     mentionRoleId: subscription.roleId,
     nonce: deliveryNonce(subscription.channelId, day),
   };
-  const content = postContent({ intro: subscription.intro, roleId: subscription.roleId, embed, localDay: shape.localDay ?? day });
+  const content = postContent({ intro: subscription.intro, roleId: subscription.roleId, embed, localDay: shape.localDay ?? day, dateText: shape.dateText });
   if (content) message.content = content;
   if (subscription.openThread === true) message.thread = { name: threadName(embed, shape.threadSuffix ?? day) };
   if (subscription.publish === true) message.publish = true;
@@ -173,6 +177,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   const message = buildMessage(subscription, job.embed, slot.serviceDay, {
     threadSuffix: options.threadSuffix?.(slot.serviceDay, language),
     localDay: slot.localDay,
+    dateText: options.dateText?.(slot.localDay, language, subscription.dateStyle ?? null),
   });
   const previous = job.record;
   const startedAt = options.now().toISOString();

@@ -50,13 +50,13 @@ function inert(text: string, atStart: boolean): string {
 
 /**
  * The content above the embed: the intro with {word} (the embed's title, already escaped), {date} (the local day
- * in the channel's zone) and {role} (the role's mention) filled in; without an intro, the role's mention alone as
+ * in the channel's zone, written in its date style when the caller gives `dateText`) and {role} (the role's mention) filled in; without an intro, the role's mention alone as
  * before. An intro without {role} still mentions the role, first. Within Discord's 2,000.
  */
-export function postContent(options: { intro?: string | undefined; roleId: string | null; embed: APIEmbed; localDay: IsoDate }): string | undefined {
+export function postContent(options: { intro?: string | undefined; roleId: string | null; embed: APIEmbed; localDay: IsoDate; dateText?: string | undefined }): string | undefined {
   const mention = options.roleId ? `<@&${options.roleId}>` : '';
   if (options.intro === undefined || options.intro.trim() === '') return mention || undefined;
-  const values: Record<IntroPlaceholder, string> = { word: options.embed.title ?? '', date: options.localDay, role: mention };
+  const values: Record<IntroPlaceholder, string> = { word: options.embed.title ?? '', date: options.dateText ?? options.localDay, role: mention };
   let rendered = '';
   let last = 0;
   for (const match of options.intro.matchAll(PLACEHOLDER)) {

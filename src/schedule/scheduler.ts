@@ -5,7 +5,8 @@ import type { Entry } from '../wotd/entry.ts';
 import { isWotdError } from '../wotd/errors.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { deliverableSlots, owesPost, postsSlotNow, type Slot } from './due.ts';
-import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport, type ThreadSuffix } from './delivery.ts';
+import { fanOut, retryDelayMs, type DeliveryHooks, type DeliveryOutcome, type FanOutReport, type DateText, type ThreadSuffix } from './delivery.ts';
+import { lookKey, lookOf, type PostLook } from './post-look.ts';
 import { DueJobs } from './due-jobs.ts';
 import { describeJump, MinuteTicker, type ClockJump } from './minute-ticker.ts';
 import type { DueMove } from '../store/due-index.ts';
@@ -26,9 +27,11 @@ export interface SchedulerOptions {
    * The daily post's embed in a subscription's style and language (a Discord locale; undefined: the default); the
    * full style is the same one /wotd shows.
    */
-  render: (entry: Entry, style: PostStyle, language?: string) => APIEmbed;
+  render: (entry: Entry, style: PostStyle, language?: string, look?: PostLook) => APIEmbed;
   /** A post's thread name after the word, in the subscription's language; without it, the bare day. */
   threadSuffix?: ThreadSuffix;
+  /** The intro's {date} in the subscription's language and date style; without it, YYYY-MM-DD. */
+  dateText?: DateText;
   /**
    * The language a subscription's posts are written in: by default the one it was given; a transport may fill in
    * one it did not get (the server's preferred locale at posting time).
@@ -206,6 +209,7 @@ export class DailyScheduler {
       stopping: () => this.stopping,
       ...(this.options.claims ? { claims: this.options.claims } : {}),
       ...(this.options.threadSuffix ? { threadSuffix: this.options.threadSuffix } : {}),
+      ...(this.options.dateText ? { dateText: this.options.dateText } : {}),
       ...(this.options.languageOf ? { languageOf: this.options.languageOf } : {}),
       ...(this.options.notices ? { notices: this.options.notices } : {}),
     });
@@ -286,13 +290,14 @@ export class DailyScheduler {
           waitingForEntry += 1;
           continue;
         }
-        // Each style's embed is rendered once per day and language, however many channels use it.
+        // Each style's embed is rendered once per day, language and look, however many channels use it.
         const style = postStyleOf(subscription);
         const language = this.options.languageOf ? this.options.languageOf(subscription) : subscription.language;
-        const key = language ? `${style} ${language}` : style;
+        const look = lookOf(subscription);
+        const key = `${style} ${language ?? ''} ${lookKey(look)}`;
         let embed = day.byStyle.get(key);
         if (!embed) {
-          embed = this.options.render(day.entry, style, language);
+          embed = this.options.render(day.entry, style, language, look);
           day.byStyle.set(key, embed);
         }
         jobs.add(channelId, slot, embed, recordOf(channelId, slot), dueAt);

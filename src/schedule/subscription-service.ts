@@ -1,5 +1,6 @@
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, dueSlot, nextPostTime, nextSlot, slotFor } from './due.ts';
+import { POST_PARTS, storedParts, type DateStyle, type PostPart } from './post-look.ts';
 import { EVERY_DAY, storedDays, type Weekday } from './post-rules.ts';
 import { dmTarget, owesDmNotice, postStyleOf, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
@@ -32,6 +33,10 @@ export interface SubscriptionSettings {
   colour: number | null;
   /** A line above the embed with {word}, {date} and {role}, already checked (post-shape.ts), or null. */
   intro: string | null;
+  /** The parts the embed shows besides the word (post-look.ts). */
+  parts: PostPart[];
+  /** How the post writes its date; null: today's look. */
+  dateStyle: DateStyle | null;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -49,6 +54,8 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   noticeChannelId: null,
   colour: null,
   intro: null,
+  parts: [...POST_PARTS],
+  dateStyle: null,
 };
 
 /**
@@ -252,6 +259,8 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     noticeChannelId: subscription.noticeChannelId ?? null,
     colour: subscription.colour ?? null,
     intro: subscription.intro ?? null,
+    parts: subscription.parts ?? [...POST_PARTS],
+    dateStyle: subscription.dateStyle ?? null,
   };
 }
 
@@ -277,6 +286,8 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     noticeChannelId: pick('noticeChannelId'),
     colour: pick('colour'),
     intro: pick('intro'),
+    parts: pick('parts'),
+    dateStyle: pick('dateStyle'),
   };
 }
 
@@ -287,6 +298,7 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
 export function subscriptionRecord(request: SubscribeRequest, existing: Subscription | null, at: string, skipDay?: IsoDate): Subscription {
   const settings = requestedSettings(request, existing);
   const days = storedDays(settings.days);
+  const parts = storedParts(settings.parts);
   let pause = existing?.pause;
   if (request.pause === 'resume') {
     if (pause && pause.endedAt === undefined) pause = { ...pause, endedAt: at };
@@ -317,6 +329,8 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(settings.noticeChannelId ? { noticeChannelId: settings.noticeChannelId } : {}),
     ...(settings.colour !== null ? { colour: settings.colour } : {}),
     ...(settings.intro ? { intro: settings.intro } : {}),
+    ...(parts ? { parts } : {}),
+    ...(settings.dateStyle ? { dateStyle: settings.dateStyle } : {}),
     configuredBy: request.userId,
     ...(request.userLocale && request.userLocale.length >= 2 && request.userLocale.length <= 16 ? { configuredLocale: request.userLocale } : {}),
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
+import { dateStyleSchema, postPartsSchema } from './post-look.ts';
 import { pauseSchema, weekdaysSchema } from './post-rules.ts';
 import { failureReasonSchema, legacyReason } from './failure-reason.ts';
 import { statusNoticeSchema } from './status-notice.ts';
@@ -104,6 +105,10 @@ export const subscriptionSchema = z.object({
   intro: z.string().max(200).optional(),
   /** The client language of configuredBy when they last configured it: their notices are written in it. */
   configuredLocale: z.string().min(2).max(16).optional(),
+  /** The parts the embed shows besides the word (post-look.ts); absent: all of them. */
+  parts: postPartsSchema.optional(),
+  /** How the post writes its date (post-look.ts); absent: today's look (the footer's short date, {date} as ISO). */
+  dateStyle: dateStyleSchema.optional(),
   /** A change of state the admin is still to be told about (admin-notices.ts). */
   noticeOwed: statusNoticeSchema.optional(),
 });

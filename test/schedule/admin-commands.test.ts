@@ -144,6 +144,9 @@ describe('admin command definitions', () => {
       ['preview', false],
       ['language', false],
       ['quiz', false],
+      ['parts', false],
+      ['date-style', false],
+      ['intro-edit', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });

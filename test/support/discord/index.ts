@@ -44,6 +44,8 @@
  *     every response is made ephemeral when the member lacks Use External Apps there, and an interaction that only
  *     the user install authorized may create at most 5 follow-ups (40094), as on Discord;
  *   pressButton({ customId, channelId, messageId? }) — the button must be on a message the bot sent;
+ *   submitModal({ interactionId, values, user?, memberPermissions?, forged? }) — submits the form (modal, callback 9)
+ *     the bot answered that interaction with, as a type 5 interaction, within its inputs' lengths unless `forged`;
  *   autocomplete({ name, options, focused, channelId }) → choices; startAutocomplete → handle; interactionHandles().
  * Recording: requests (every REST request with time, route, body, status, response, headers, limited, faulted),
  *   messagesIn(channelId), waitForMessages(channelId, n), allMessages() (MessageView with content, embeds and
@@ -105,6 +107,7 @@ export type {
   InvokeCommandSpec,
   InvokeUser,
   PressButtonSpec,
+  SubmitModalSpec,
   RecordedCallback,
   RecordedRequest,
   SecondStats,

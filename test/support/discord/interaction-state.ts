@@ -23,6 +23,9 @@ export interface InteractionState {
   original: StoredMessage | undefined;
   followUps: StoredMessage[];
   choices: { name: string; value: string | number }[] | undefined;
+  /** The form the bot answered with (callback type 9), as it sent it; a member may submit it once. */
+  modal?: Json | undefined;
+  modalSubmitted?: boolean;
   /** Only the user install authorized it (authorizing_integration_owners has no "0"): at most 5 follow-ups. */
   userInstallOnly: boolean;
   /** Discord makes every response ephemeral: a user-installed app in a server where the member may not use external apps. */
@@ -64,6 +67,9 @@ export function handleFor(changes: Changes, state: InteractionState): Interactio
     },
     get choices() {
       return state.choices;
+    },
+    get modal() {
+      return state.modal;
     },
     waitForCallback: (timeoutMs = 5000) =>
       until(() => state.acknowledged ?? state.callbacks[0], `a callback for interaction ${state.id}`, timeoutMs),

@@ -335,4 +335,31 @@ describe('fake Discord interactions', () => {
     expect(error).toBeInstanceOf(DiscordAPIError);
     expect([(error as DiscordAPIError).status, (error as DiscordAPIError).code]).toEqual([401, 50027]);
   });
+
+  it('takes a form (callback 9) checked as Discord does, and its submit reaches discord.js as a modal submit (type 5)', async () => {
+    const api = `${discord.apiUrl}/v10`;
+    const json = { 'Content-Type': 'application/json' };
+    const form = (value: string) => ({
+      type: 9,
+      data: { custom_id: 'form:1', title: 'A form', components: [{ type: 18, label: 'Line', component: { type: 4, custom_id: 'line', style: 1, max_length: 5, value } }] },
+    });
+    const refused = discord.invokeCommand({ name: 'wotd', channelId: general });
+    const tooLong = await fetch(`${api}/interactions/${refused.id}/${refused.token}/callback`, { method: 'POST', headers: json, body: JSON.stringify(form('123456')) });
+    expect([tooLong.status, ((await tooLong.json()) as { code: number }).code]).toEqual([400, 50035]);
+    expect(refused.modal).toBeUndefined();
+
+    const submitted = new Promise<string>((resolve) => {
+      client.on(Events.InteractionCreate, (interaction) => {
+        if (interaction.isModalSubmit()) resolve(`${interaction.customId} ${interaction.fields.getTextInputValue('line')}`);
+      });
+    });
+    const opened = discord.invokeCommand({ name: 'wotd', channelId: general });
+    const shown = await fetch(`${api}/interactions/${opened.id}/${opened.token}/callback`, { method: 'POST', headers: json, body: JSON.stringify(form('12')) });
+    expect(shown.status).toBe(204);
+    expect(() => discord.submitModal({ interactionId: opened.id, values: { line: '123456' }, channelId: general })).toThrow(/within 0\.\.5/);
+    const submit = discord.submitModal({ interactionId: opened.id, values: { line: 'hey' }, channelId: general });
+    expect(await submitted).toBe('form:1 hey');
+    expect(submit.payload).toMatchObject({ type: 5, data: { custom_id: 'form:1', components: [{ type: 18, component: { type: 4, custom_id: 'line', value: 'hey' } }] } });
+    expect(errors).toEqual([]);
+  });
 });

@@ -10,7 +10,7 @@ import { ownersIn, placeFor, placeUser, resolveContext, type Place } from './int
 import { handleFor } from './interaction-state.ts';
 import type { StoredMessage } from './messages.ts';
 import { ALL_PERMISSIONS, basePermissions, toBits } from './model.ts';
-import type { AutocompleteSpec, InteractionHandle, InvokeCommandSpec, PressButtonSpec } from './public-types.ts';
+import type { AutocompleteSpec, InteractionHandle, InvokeCommandSpec, PressButtonSpec, SubmitModalSpec } from './public-types.ts';
 import type { World } from './world.ts';
 
 type Json = Record<string, unknown>;
@@ -77,6 +77,39 @@ export function pressButton(world: World, spec: PressButtonSpec): InteractionHan
   const owners = componentOwners(world, place, message);
   if (Object.keys(owners).length === 0) throw new Error(`the app is not installed where channel ${channelId} is, for user ${placeUser(place).id}`);
   return dispatchInteraction(world, 3, place, spec, { custom_id: spec.customId, component_type: 2 }, owners, message);
+}
+
+/**
+ * Submits the form the bot answered interaction `interactionId` with (a modal submit, type 5), as Discord's client
+ * does: each text input's value (empty when not given), under its label, within the input's min/max_length and
+ * filled when required (unless `forged`). A form is submitted once; by its opener unless `user` says otherwise.
+ */
+export function submitModal(world: World, spec: SubmitModalSpec): InteractionHandle {
+  const opened = world.interactions.get(spec.interactionId);
+  if (!opened?.modal) throw new Error(`interaction ${spec.interactionId} was not answered with a form`);
+  if (opened.modalSubmitted) throw new Error(`the form of interaction ${spec.interactionId} was already submitted`);
+  const modal = opened.modal;
+  const known = new Set<string>();
+  let nextId = 1;
+  const components = ((modal.components ?? []) as Json[]).map((row) => {
+    const input = (row.type === 18 ? row.component : ((row.components as Json[] | undefined) ?? [])[0]) as Json;
+    const customId = String(input.custom_id);
+    known.add(customId);
+    const value = spec.values[customId] ?? '';
+    const max = typeof input.max_length === 'number' ? input.max_length : 4000;
+    const min = typeof input.min_length === 'number' ? input.min_length : 0;
+    if (!spec.forged && (value.length > max || value.length < min)) throw new Error(`Discord's client keeps ${customId} within ${min}..${max} characters (got ${value.length})`);
+    if (!spec.forged && input.required !== false && value === '') throw new Error(`Discord's client does not submit a form with ${customId} (required) empty`);
+    const submitted = { type: 4, id: nextId + 1, custom_id: customId, value };
+    const wrapped = row.type === 18 ? { type: 18, id: nextId, component: submitted } : { type: 1, id: nextId, components: [submitted] };
+    nextId += 2;
+    return wrapped;
+  });
+  for (const id of Object.keys(spec.values)) if (!known.has(id)) throw new Error(`the form has no text input ${id}`);
+  opened.modalSubmitted = true;
+  const place = placeFor(world, { ...spec, user: spec.user ?? opened.user.id, channelId: spec.channelId ?? opened.channelId });
+  const owners = opened.payload.authorizing_integration_owners as Record<string, string>;
+  return dispatchInteraction(world, 5, place, spec, { custom_id: modal.custom_id, components }, { ...owners }, opened.original);
 }
 
 /** Every interaction dispatched so far. */

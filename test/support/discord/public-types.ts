@@ -179,6 +179,18 @@ export interface PressButtonSpec extends InteractionTarget {
   messageId?: string;
 }
 
+export interface SubmitModalSpec extends InteractionTarget {
+  /** The interaction the bot answered with the form (callback type 9). */
+  interactionId: string;
+  /** What the member typed, by text input custom_id; an input left out is submitted empty. */
+  values: Record<string, string>;
+  /**
+   * Submit values Discord's client would not let through (over the input's max_length, or a required one empty),
+   * as a modified client could: the bot must check them itself.
+   */
+  forged?: boolean;
+}
+
 export interface AutocompleteSpec extends InvokeCommandSpec {
   focused: string;
   timeoutMs?: number;
@@ -227,6 +239,8 @@ export interface InteractionHandle {
   /** The interaction's original response message as it stands now (for components: the message the button is on after update). */
   readonly original: MessageView | undefined;
   readonly followUps: MessageView[];
+  /** The form (modal) sent with callback type 9, as the bot sent it. */
+  readonly modal: Record<string, unknown> | undefined;
   /** Autocomplete choices sent with callback type 8. */
   readonly choices: { name: string; value: string | number }[] | undefined;
   waitForCallback(timeoutMs?: number): Promise<RecordedCallback>;

@@ -6,7 +6,7 @@ import { Faults } from './faults.ts';
 import { FrontDoor } from './front-door.ts';
 import type { Gateway, GatewayDispatch, GatewayEvent, IdentifyRefusalCode } from './gateway.ts';
 import { handleRequest } from './http-core.ts';
-import { autocomplete, interactionHandles, invokeCommand, pressButton, startAutocomplete } from './interactions.ts';
+import { autocomplete, interactionHandles, invokeCommand, pressButton, startAutocomplete, submitModal } from './interactions.ts';
 import type { MessageView } from './messages.ts';
 import type { ChannelSpec, Guild, GuildSpec, MemberSpec, OverwriteSpec, User } from './model.ts';
 import type {
@@ -19,6 +19,7 @@ import type {
   InvokeCommandSpec,
   InvokeUser,
   PressButtonSpec,
+  SubmitModalSpec,
   RecordedCallback,
   RecordedRequest,
   ShardView,
@@ -245,6 +246,10 @@ export class DiscordServer {
 
   pressButton(spec: PressButtonSpec): InteractionHandle {
     return pressButton(this.world, spec);
+  }
+
+  submitModal(spec: SubmitModalSpec): InteractionHandle {
+    return submitModal(this.world, spec);
   }
 
   interactionHandles(): InteractionHandle[] {

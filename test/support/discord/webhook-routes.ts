@@ -55,7 +55,7 @@ function interactionCallback(world: World, params: Record<string, string>, body:
   };
   if (state.acknowledged) reject(new ApiError(400, 40060, 'Interaction has already been acknowledged.'));
   if (now - state.sentAt > world.options.interactionDeadlineMs) reject(unknown(10062, 'interaction'));
-  const allowed = state.type === 2 ? [4, 5, 9] : state.type === 3 ? [4, 5, 6, 7, 9] : state.type === 4 ? [8] : [1];
+  const allowed = state.type === 2 ? [4, 5, 9] : state.type === 3 ? [4, 5, 6, 7, 9] : state.type === 4 ? [8] : state.type === 5 ? [4, 5] : [1];
   if (!allowed.includes(type)) {
     const errors = new FormErrors();
     errors.add(['type'], 'INTERACTION_CALLBACK_TYPE_INVALID', `Interaction callback type ${type} is not valid for interaction type ${state.type}`);
@@ -95,6 +95,10 @@ function interactionCallback(world: World, params: Record<string, string>, body:
     message = state.original;
   } else if (type === 6) {
     message = state.original;
+  } else if (type === 9) {
+    const errors = validateModal(data ?? {});
+    if (!errors.empty) reject(invalidForm(prefixErrors(errors, 'data')));
+    state.modal = data ?? {};
   } else if (type === 8) {
     const errors = validateAutocompleteChoices(data ?? {});
     if (!errors.empty) reject(invalidForm(prefixErrors(errors, 'data')));
@@ -188,4 +192,32 @@ function followUp(world: World, params: Record<string, string>, body: Json, atta
   // interactions/receiving-and-responding): 200 with the message whatever ?wait says. The 204 without ?wait=true is
   // for a channel webhook's token, which this server does not serve (10015 above).
   return { status: 200, body: serializeMessage(message, world.applicationId) };
+}
+
+/**
+ * What Discord checks in a form beyond the API description's shapes: text input custom ids unique in the form, a
+ * prefilled value within the input's min_length..max_length (max_length 1..4000), min_length not above max_length.
+ */
+function validateModal(data: Json): FormErrors {
+  const errors = new FormErrors();
+  const seen = new Set<string>();
+  const components = Array.isArray(data.components) ? (data.components as Json[]) : [];
+  components.forEach((row, index) => {
+    const inputs = row.type === 18 ? [row.component as Json] : Array.isArray(row.components) ? (row.components as Json[]) : [];
+    inputs.forEach((input, inner) => {
+      if (input.type !== 4) return;
+      const path = row.type === 18 ? ['components', index, 'component'] : ['components', index, 'components', inner];
+      const id = String(input.custom_id);
+      if (seen.has(id)) errors.add([...path, 'custom_id'], 'COMPONENT_CUSTOM_ID_DUPLICATED', 'Component custom id cannot be duplicated');
+      seen.add(id);
+      const max = typeof input.max_length === 'number' ? input.max_length : 4000;
+      const min = typeof input.min_length === 'number' ? input.min_length : 0;
+      if (min > max) errors.add([...path, 'min_length'], 'BASE_TYPE_BAD_RANGE', 'min_length must not exceed max_length.');
+      const value = typeof input.value === 'string' ? input.value : null;
+      if (value !== null && (value.length > max || value.length < min)) {
+        errors.add([...path, 'value'], 'BASE_TYPE_BAD_LENGTH', `Must be between ${min} and ${max} in length.`);
+      }
+    });
+  });
+  return errors;
 }
