@@ -8,7 +8,8 @@ import type { DueMove } from '../store/due-index.ts';
 import { sendOwedNotice, withNotice, type StatusNotifier } from './admin-notices.ts';
 import { owesPost, postsSlotNow, type Slot } from './due.ts';
 import { dueAfterDelivery } from './next-due.ts';
-import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
+import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage, type PostResult } from './poster.ts';
+import { pinned, pinPlan } from './daily-pin-plan.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 
@@ -56,6 +57,8 @@ export interface DeliveryHooks {
   afterJob?(outcome: DeliveryOutcome): void;
   /** Called when a job's delivery record was found damaged, before the channel is checked (metrics); must not throw. */
   damagedRecord?(): void;
+  /** Called when a post was made but its pin (or the previous post's unpin) failed (metrics); must not throw. */
+  pinFailed?(): void;
 }
 
 export interface FanOutOptions {
@@ -129,8 +132,14 @@ export function buildMessage(
   };
   const content = postContent({ intro: subscription.intro, roleId: subscription.roleId, embed, localDay: shape.localDay ?? day });
   if (content) message.content = content;
+  if (subscription.forum === true) {
+    // A forum post is a thread of its own: a thread under it, publishing or pinning it do not apply.
+    message.forumPost = { title: threadName(embed, shape.threadSuffix ?? day), ...(subscription.forumTag ? { tagId: subscription.forumTag.id } : {}) };
+    return message;
+  }
   if (subscription.openThread === true) message.thread = { name: threadName(embed, shape.threadSuffix ?? day) };
   if (subscription.publish === true) message.publish = true;
+  if (subscription.pin === true) message.pin = {};
   return message;
 }
 
@@ -173,6 +182,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
     threadSuffix: options.threadSuffix?.(slot.serviceDay, language),
     localDay: slot.localDay,
   });
+  if (message.pin) message.pin = await pinPlan(store, channelId, slot.serviceDay);
   const previous = job.record;
   const startedAt = options.now().toISOString();
   const base: DeliveryRecord = {
@@ -193,7 +203,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
     // A stored time that is not one (a damaged field) is as unknown as a damaged record.
     const stored = previous.state === 'damaged' ? null : (previous.attemptStartedAt ?? previous.updatedAt);
     const lookFrom = stored !== null && Number.isFinite(Date.parse(stored)) ? stored : earliestAttemptAt(slot.serviceDay).toISOString();
-    let earlier: { messageId: string } | null = null;
+    let earlier: PostResult | null = null;
     try {
       earlier = await poster.findEarlierPost(message, new Date(lookFrom));
     } catch (error) {
@@ -205,7 +215,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
       logger.warn({ channelId, day: slot.serviceDay, reason: error.reason }, 'could not look for an earlier attempt\'s post; posting with the same nonce');
     }
     if (earlier) {
-      await recordSent(subscription, base, earlier.messageId, options, job);
+      await recordSent(subscription, pinned(base, earlier, options), earlier.messageId, options, job);
       logger.info({ channelId, day: slot.serviceDay, messageId: earlier.messageId }, 'an earlier attempt had posted; recorded it instead of posting again');
       return 'sent';
     }
@@ -215,14 +225,15 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   // The entry moves with the record that ends the attempt.
   await store.putDelivery(base, job.dueAt === undefined ? undefined : null);
   if (claimLost(claim, options, job)) return 'skipped';
-  let messageId: string;
+  let posted: PostResult;
   try {
-    ({ messageId } = await poster.post(message));
+    posted = await poster.post(message);
   } catch (error) {
     return recordFailure(subscription, base, error, options, job);
   }
+  const { messageId } = posted;
   await options.hooks?.afterSend?.(channelId, messageId);
-  await recordSent(subscription, base, messageId, options, job);
+  await recordSent(subscription, pinned(base, posted, options), messageId, options, job);
   logger.debug({ channelId, day: slot.serviceDay, messageId }, 'daily post sent');
   return 'sent';
 }
