@@ -40,7 +40,7 @@ describe('fake Discord forum posts, active threads and pins', () => {
     const general = guild.channelId('general');
     const message = (await rest.post(Routes.channelMessages(general), { body: { content: 'pin me' } })) as { id: string };
     expect(await apiError(rest.put(Routes.channelMessagesPin(general, message.id)))).toMatchObject({ status: 403, code: 50013 });
-    discord.updateRole(guild.id, guild.botRoleId, { permissions: PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.PinMessages });
+    discord.updateRole(guild.id, guild.botRoleId ?? '', { permissions: PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.PinMessages });
     await rest.put(Routes.channelMessagesPin(general, message.id));
     expect(discord.messagesIn(general)[0]?.pinned).toBe(true);
     await rest.delete(Routes.channelMessagesPin(general, message.id));
