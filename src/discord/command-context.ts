@@ -2,6 +2,8 @@ import type { ChatInputCommandInteraction, Guild, GuildBasedChannel } from 'disc
 import type { ChannelPermission, CommandContext, CommandOptions } from '../replies/interactions.ts';
 import { botPermissionsIn, readGuildChannel } from './bot-permissions.ts';
 import { commandOptions } from './command-options.ts';
+import { forumFactsIn } from './forum-facts.ts';
+import type { ForumFacts } from '../replies/interactions.ts';
 import { memberCanManageChannelIn } from './discord-member-permissions.ts';
 import { RespondableContext } from './respondable-context.ts';
 import { watched, type SendingHooks, type TrackedResponses } from './sending-hooks.ts';
@@ -34,6 +36,10 @@ class DiscordCommandContext extends RespondableContext implements CommandContext
 
   botPermissionsIn(channelId: string): Promise<ReadonlySet<ChannelPermission>> {
     return botPermissionsIn(this.interaction.guild, channelId, (guild, id) => this.readChannel(guild, id));
+  }
+
+  forumFactsOf(channelId: string): Promise<ForumFacts | null> {
+    return forumFactsIn(this.interaction.guild, channelId, (guild, id) => this.readChannel(guild, id));
   }
 
   async memberCanManageChannel(channelId: string): Promise<boolean | null> {

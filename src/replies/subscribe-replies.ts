@@ -63,6 +63,8 @@ export function settingsSummary(settings: SubscriptionSettings, t: Translate, lo
     settings.colour !== null ? t('subscribe.extra.colour', { colour: colourText(settings.colour) }) : '',
     settings.intro !== null ? t('subscribe.extra.intro', { intro: introText(settings.intro, t) }) : '',
     settings.noticeChannelId ? t('subscribe.extra.notices', { channel: mentions.channel(settings.noticeChannelId) }) : '',
+    settings.forumTag ? t('subscribe.extra.forumTag', { tag: escapeText(settings.forumTag.name) }) : '',
+    settings.pin ? t('subscribe.extra.pin') : '',
   ].join('');
   return t('subscribe.summary', { days: daysPhrase(settings.days, t, locale), time: settings.time, zone: `${settings.timeZone}${zoneNote}`, extras });
 }
@@ -82,6 +84,8 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   noticeChannelId: 'subscribe.setting.notices',
   colour: 'subscribe.setting.colour',
   intro: 'subscribe.setting.intro',
+  forumTag: 'subscribe.setting.forumTag',
+  pin: 'subscribe.setting.pin',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -115,13 +119,14 @@ export function settingChanges(
     if (setting === 'colour') return settings.colour === null ? t('subscribe.value.default') : colourText(settings.colour);
     if (setting === 'intro') return settings.intro === null ? t('subscribe.value.none') : introText(settings.intro, t);
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
+    if (setting === 'forumTag') return settings.forumTag ? escapeText(settings.forumTag.name) : t('subscribe.value.none');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
     if (raw === null) return t('subscribe.value.none');
     if (setting === 'roleId') return mentions.role(String(raw));
     return setting === 'noticeChannelId' ? mentions.channel(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'noticeChannelId', 'language', 'quiz'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'noticeChannelId', 'language', 'quiz', 'forumTag', 'pin'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

@@ -31,6 +31,7 @@ export function todaysDelivery(record: DeliveryReading | null, t: Translate): st
     return ` ${t('status.today.refused', { message: escapeText(clip(message, 200)), code: String(code) })}`;
   }
   if (record?.state === 'damaged') return ` ${t('status.today.damaged')}`;
+  if (record?.state === 'sent' && record.pinError) return ` ${t('status.today.pinFailed', { error: escapeText(clip(record.pinError, 200)) })}`;
   return '';
 }
 

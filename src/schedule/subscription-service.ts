@@ -1,7 +1,7 @@
 import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, dueSlot, nextPostTime, nextSlot, slotFor } from './due.ts';
 import { EVERY_DAY, storedDays, type Weekday } from './post-rules.ts';
-import { dmTarget, owesDmNotice, postStyleOf, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
+import { dmTarget, owesDmNotice, postStyleOf, type DeliveryReading, type ForumTag, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 import type { UpsertResult } from './subscription-store/subscription-writes.ts';
 import { knownTimeZones } from './zoned-time.ts';
@@ -32,6 +32,10 @@ export interface SubscriptionSettings {
   colour: number | null;
   /** A line above the embed with {word}, {date} and {role}, already checked (post-shape.ts), or null. */
   intro: string | null;
+  /** The tag each forum post gets (forum and media channels), or none. */
+  forumTag: ForumTag | null;
+  /** Pin each post and unpin the previous one (not in forums). */
+  pin: boolean;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -49,6 +53,8 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   noticeChannelId: null,
   colour: null,
   intro: null,
+  forumTag: null,
+  pin: false,
 };
 
 /**
@@ -62,6 +68,8 @@ export interface SubscribeRequest extends Partial<SubscriptionSettings> {
   userId: string;
   /** The member's client language (a Discord locale): the notices about this subscription are written in it. */
   userLocale?: string;
+  /** The channel is a forum or media channel (each day a new post there); not a setting: what the channel is. */
+  forum?: boolean;
   /** Settings put back to their defaults (unless given): `all`, or the named ones. */
   reset?: 'all' | SettingName[];
   /** Pause (until the local day given, or until resumed), or resume. Left out: as it was. */
@@ -252,6 +260,8 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     noticeChannelId: subscription.noticeChannelId ?? null,
     colour: subscription.colour ?? null,
     intro: subscription.intro ?? null,
+    forumTag: subscription.forumTag ?? null,
+    pin: subscription.pin === true,
   };
 }
 
@@ -277,6 +287,8 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     noticeChannelId: pick('noticeChannelId'),
     colour: pick('colour'),
     intro: pick('intro'),
+    forumTag: pick('forumTag'),
+    pin: pick('pin'),
   };
 }
 
@@ -317,6 +329,9 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(settings.noticeChannelId ? { noticeChannelId: settings.noticeChannelId } : {}),
     ...(settings.colour !== null ? { colour: settings.colour } : {}),
     ...(settings.intro ? { intro: settings.intro } : {}),
+    ...((request.forum ?? existing?.forum) === true ? { forum: true } : {}),
+    ...(settings.forumTag ? { forumTag: settings.forumTag } : {}),
+    ...(settings.pin ? { pin: true } : {}),
     configuredBy: request.userId,
     ...(request.userLocale && request.userLocale.length >= 2 && request.userLocale.length <= 16 ? { configuredLocale: request.userLocale } : {}),
   };

@@ -123,7 +123,7 @@ describe('admin command definitions', () => {
     expect(json.integration_types).toEqual([0]);
   });
 
-  it('offers text and announcement channels, a time, a zone with autocomplete, a role and a language with autocomplete', () => {
+  it('offers text, announcement, forum and media channels, a time, a zone with autocomplete, a role and a language with autocomplete', () => {
     const options = wotdSubscribeCommand.data.toJSON().options ?? [];
     expect(options.map((option) => [option.name, option.required ?? false])).toEqual([
       ['channel', true],
@@ -144,8 +144,10 @@ describe('admin command definitions', () => {
       ['preview', false],
       ['language', false],
       ['quiz', false],
+      ['forum-tag', false],
+      ['pin', false],
     ]);
-    expect(options[0]).toMatchObject({ channel_types: [0, 5] });
+    expect(options[0]).toMatchObject({ channel_types: [0, 5, 15, 16] });
     expect(options[2]).toMatchObject({ autocomplete: true });
     expect(options.find((option) => option.name === 'language')).toMatchObject({ autocomplete: true });
   });
