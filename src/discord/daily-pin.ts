@@ -1,5 +1,7 @@
 import { DiscordAPIError, RESTJSONErrorCodes, Routes, type REST } from 'discord.js';
 import { clip } from '../schedule/discord-limits.ts';
+import type { FailureReason } from '../schedule/failure-reason.ts';
+import type { PinFailure } from '../schedule/pin-failure.ts';
 import type { DailyMessage, PostResult } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
 import { classifyPostError } from './channel-poster.ts';
@@ -12,7 +14,7 @@ import { classifyPostError } from './channel-poster.ts';
 export function dailyPins(rest: REST): (message: DailyMessage, posted: PostResult) => Promise<PostResult> {
   return async (message, posted) => {
     if (!message.pin || message.forumPost || dmUserOf(message.channelId) !== null) return posted;
-    const problems: string[] = [];
+    const problems: PinFailure[] = [];
     let mayPin = true;
     try {
       await rest.put(Routes.channelMessagesPin(message.channelId, posted.messageId));
@@ -30,7 +32,7 @@ export function dailyPins(rest: REST): (message: DailyMessage, posted: PostResul
         if (!(error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.UnknownMessage)) problems.push(pinProblem('unpin', error, message));
       }
     }
-    return problems.length > 0 ? { ...posted, pinFailure: problems.join('; ') } : posted;
+    return problems.length > 0 ? { ...posted, pinFailure: problems } : posted;
   };
 }
 
@@ -38,12 +40,15 @@ function isMissingPermissions(error: unknown): boolean {
   return error instanceof DiscordAPIError && (error.code === RESTJSONErrorCodes.MissingPermissions || error.code === RESTJSONErrorCodes.MissingAccess);
 }
 
-/** "Missing Pin Messages in #words: today's post was not pinned", or Discord's reason for another failure. */
-function pinProblem(what: 'pin' | 'unpin', error: unknown, message: DailyMessage): string {
-  const done = what === 'pin' ? "today's post was not pinned" : "the previous post was not unpinned";
-  if (isMissingPermissions(error)) return `Missing Pin Messages in ${message.channelName ? `#${clip(message.channelName, 100)}` : 'the channel'}: ${done}`;
-  if (error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.MaximumNumberOfPinsReachedForTheChannel) {
-    return `The channel has as many pins as Discord allows: ${done}`;
+/** Missing Pin Messages in #words, a full channel's pins, or Discord's reason for another failure. */
+function pinProblem(what: 'pin' | 'unpin', error: unknown, message: DailyMessage): PinFailure {
+  return { what, reason: pinReason(error, message) };
+}
+
+function pinReason(error: unknown, message: DailyMessage): FailureReason {
+  if (isMissingPermissions(error)) {
+    return { kind: 'missingPermission', permission: 'PinMessages', ...(message.channelName ? { channelName: clip(message.channelName, 100) } : {}) };
   }
-  return `${classifyPostError(error).reason}: ${done}`;
+  if (error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.MaximumNumberOfPinsReachedForTheChannel) return { kind: 'pinLimit' };
+  return classifyPostError(error).reason;
 }

@@ -10,6 +10,7 @@ import {
   type RESTGetAPIGuildThreadsResult,
   type RESTPostAPIGuildForumThreadsJSONBody,
 } from 'discord.js';
+import { reasonText } from '../schedule/failure-reason.ts';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 import {
   attributeEmptyMessage,
@@ -37,7 +38,7 @@ export function createForumPoster(
     try {
       await options.waitForTurn();
     } catch (error) {
-      throw new DeliveryError('transient', `Could not take a turn under Discord's global limit: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new DeliveryError('transient', { kind: 'noTurn', detail: reasonText(error instanceof Error ? error.message : String(error)) }, { cause: error });
     }
   };
   let self: Promise<string> | null = options.selfId ? Promise.resolve(options.selfId) : null;
@@ -69,11 +70,11 @@ export function createForumPoster(
       try {
         thread = (await rest.post(Routes.threads(message.channelId), { body })) as Partial<APIThreadChannel> | null;
       } catch (error) {
-        const failure = await postFailure(rest, message.channelId, error);
+        const failure = tagRequired(await postFailure(rest, message.channelId, error));
         throw await attributeEmptyMessage(message, failure, options);
       }
       if (!isSnowflake(thread?.id)) {
-        throw new DeliveryError('transient', 'Discord answered the forum post without a thread id; looking for the post before trying again');
+        throw new DeliveryError('transient', { kind: 'noMessageId' });
       }
       return { messageId: thread.id };
     },
@@ -88,7 +89,7 @@ export function createForumPoster(
         guildId = channel.guild_id;
         await takeTurn();
         const active = (await rest.get(Routes.guildActiveThreads(guildId))) as Partial<RESTGetAPIGuildThreadsResult> | null;
-        if (!Array.isArray(active?.threads)) throw new DeliveryError('transient', "Discord's list of active threads had no threads; looking again later");
+        if (!Array.isArray(active?.threads)) throw new DeliveryError('transient', { kind: 'noThreadList' });
         threads = active.threads as Array<Partial<APIThreadChannel>>;
       } catch (error) {
         throw await postFailure(rest, message.channelId, error);
@@ -118,6 +119,12 @@ export function createForumPoster(
 }
 
 function forumPostOf(message: DailyMessage): NonNullable<DailyMessage['forumPost']> {
-  if (!message.forumPost) throw new DeliveryError('refused', 'A forum post was asked for without its title');
+  if (!message.forumPost) throw new DeliveryError('refused', { kind: 'unexpected', detail: 'forumPost' });
   return message.forumPost;
+}
+
+/** The forum requires a tag (40067) and the post had none, or one deleted since: said so, for the admin to choose one. */
+function tagRequired(failure: DeliveryError): DeliveryError {
+  if (failure.refusal?.code !== RESTJSONErrorCodes.TagRequiredToCreateAForumPostInThisChannel) return failure;
+  return new DeliveryError('refused', { kind: 'forumTagRequired' }, { cause: failure.cause, refusal: failure.refusal });
 }

@@ -31,7 +31,9 @@ export function todaysDelivery(record: DeliveryReading | null, t: Translate): st
     return ` ${t('status.today.refused', { message: escapeText(clip(message, 200)), code: String(code) })}`;
   }
   if (record?.state === 'damaged') return ` ${t('status.today.damaged')}`;
-  if (record?.state === 'sent' && record.pinError) return ` ${t('status.today.pinFailed', { error: escapeText(clip(record.pinError, 200)) })}`;
+  if (record?.state === 'sent' && record.pinFailures) {
+    return record.pinFailures.map(({ what, reason }) => ` ${t('status.today.pinFailed', { what, reason: failureReasonText(reason, t) })}`).join('');
+  }
   return '';
 }
 

@@ -26,5 +26,5 @@ export function pinned(base: DeliveryRecord, posted: PostResult, options: { logg
   if (posted.pinFailure === undefined) return base;
   options.hooks?.pinFailed?.();
   options.logger.warn({ channelId: base.channelId, day: base.day, messageId: posted.messageId, reason: posted.pinFailure }, 'daily post sent, but pinning failed');
-  return { ...base, pinError: posted.pinFailure };
+  return { ...base, pinFailures: posted.pinFailure };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { APIEmbed } from 'discord.js';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { FailureReason } from './failure-reason.ts';
+import type { PinFailure } from './pin-failure.ts';
 
 /**
  * All the scheduler needs of Discord: post one message into one channel.
@@ -50,7 +51,7 @@ export interface DailyMessage {
 /** A post made (or found): its message id, and why its pin (or the previous post's unpin) failed, if it did. */
 export interface PostResult {
   messageId: string;
-  pinFailure?: string;
+  pinFailure?: PinFailure[];
 }
 
 export interface ChannelPoster {

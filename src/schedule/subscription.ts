@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pinFailuresSchema } from './pin-failure.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
 import { pauseSchema, weekdaysSchema } from './post-rules.ts';
@@ -140,8 +141,11 @@ export const deliverySchema = z.object({
   failure: failureReasonSchema.optional(),
   /** A `failed` day whose post Discord refused as a request (400): its error code and message, as Discord gave them. */
   refused: z.object({ status: z.number().int(), code: z.number().int(), message: z.string() }).optional(),
-  /** A `sent` day whose post could not be pinned (or yesterday's unpinned): why, for the status. The post stands. */
-  pinError: z.string().max(400).optional(),
+  /**
+   * A `sent` day whose post could not be pinned (or yesterday's unpinned): why, for the status. The post stands.
+   * (`pinError`, an English sentence of an unreleased version, is no longer read.)
+   */
+  pinFailures: pinFailuresSchema,
   updatedAt: z.string(),
 });
 

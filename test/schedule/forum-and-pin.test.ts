@@ -114,10 +114,13 @@ describe('pinning the daily post', () => {
     discord.updateRole(guild.id, 'posting', { permissions: DEFAULT_BOT_PERMISSIONS });
     expect(await tick('2026-06-17T09:00:00Z')).toMatchObject({ sent: 1, failed: 0, retrying: 0 });
     expect(discord.messagesIn(words).map((message) => message.pinned)).toEqual([false, true, false]);
-    expect(await daily.store.getDelivery(words, '2026-06-17')).toMatchObject({ state: 'sent', pinError: "Missing Pin Messages in #words: today's post was not pinned" });
+    expect(await daily.store.getDelivery(words, '2026-06-17')).toMatchObject({
+      state: 'sent',
+      pinFailures: [{ what: 'pin', reason: { kind: 'missingPermission', permission: 'PinMessages', channelName: 'words' } }],
+    });
     expect(pinFailures()).toBe(1);
     expect((await daily.store.get(words))?.status.state).toBe('active');
-    expect(await invoke('wotd-subscriptions')).toContain("(today's post was made, but not pinned: Missing Pin Messages in #words: today's post was not pinned)");
+    expect(await invoke('wotd-subscriptions')).toContain("(today's post was made, but not pinned: Missing Pin Messages in #words)");
     // Not posted again for the failed pin.
     expect(await tick('2026-06-17T09:30:00Z')).toMatchObject({ sent: 0 });
     expect(discord.messagesIn(words)).toHaveLength(3);
