@@ -226,9 +226,9 @@ describe('/wotd-subscribe', () => {
     expect(plain).toContain('(Europe/Paris)');
   });
 
-  it('accepts only text and announcement channels', async () => {
+  it('accepts only text, announcement, forum and media channels', async () => {
     const { services } = await servicesWith();
-    expect((await run(wotdSubscribeCommand, services, { options: { channel: VOICE } })).text).toContain('is not a text or announcement channel');
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: VOICE } })).text).toContain('is not a text, announcement, forum or media channel');
   });
 
   it('explains a bad time or time zone', async () => {
