@@ -2,6 +2,7 @@ import { PermissionFlagsBits, Routes } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDailyPoster } from '../../src/discord/daily-poster.ts';
 import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
+import { DeliveryError } from '../../src/schedule/poster.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
 import { startBotOnServer } from './bot-on-server.ts';
@@ -93,6 +94,15 @@ describe('daily posts in a forum', () => {
     // The next day is a new post of its own.
     expect(await tick('2026-06-16T09:00:00Z')).toMatchObject({ sent: 1 });
     expect(discord.threadsIn(forum).map((thread) => thread.name)).toEqual([TITLE, 'word-2026-06-16 — word of the day, 2026-06-16']);
+  });
+
+  it("refuses a post without the tag the forum requires (40067) with that reason, not Discord's sentence", async () => {
+    const { guild, bot, logger } = await world(DEFAULT_BOT_PERMISSIONS);
+    const poster = createDailyPoster(bot.client.rest, { logger });
+    const message = { channelId: guild.channelId('daily'), embeds: [{ title: 'word' }], mentionRoleId: null, nonce: 'n1', forumPost: { title: 'word' } };
+    const failure = await poster.post(message).then(() => null, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(DeliveryError);
+    expect(failure).toMatchObject({ kind: 'refused', reason: { kind: 'forumTagRequired' }, refusal: { code: 40067 } });
   });
 });
 
