@@ -10,6 +10,7 @@ import { privateNote, quoteInput, staleNote, userError } from '../src/replies/me
 import { buildMessage } from '../src/schedule/delivery.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
 import { INTRO_LIMIT } from '../src/schedule/post-shape.ts';
+import { FORUM_TAG_NAME_LIMIT, forumSettingsProblem, readForumTag } from '../src/replies/forum-options.ts';
 import { adminGate, channelMention, isConsoleChannel, permissionName, REQUIRED_PERMISSIONS } from '../src/replies/admin-replies.ts';
 import { choice, named } from '../src/replies/i18n/command-text.ts';
 import { andList } from '../src/replies/i18n/formats.ts';
@@ -33,7 +34,7 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'co
   .addChannelOption((option) =>
     named(option, 'option.channel.name', 'command.wotd-subscribe.channel.description')
       .setRequired(true)
-      .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+      .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement, ChannelType.GuildForum, ChannelType.GuildMedia),
   )
   .addStringOption((option) => named(option, 'option.time.name', 'command.wotd-subscribe.time.description').setMinLength(3).setMaxLength(TIME_OPTION_MAX_LENGTH))
   .addStringOption((option) =>
@@ -64,7 +65,9 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'co
   .addStringOption((option) =>
     named(option, 'option.dateStyle.name', 'command.wotd-subscribe.date-style.description').addChoices(...DATE_STYLE_CHOICES.map(({ key, value }) => choice(key, value))),
   )
-  .addBooleanOption((option) => named(option, 'option.introEdit.name', 'command.wotd-subscribe.intro-edit.description'));
+  .addBooleanOption((option) => named(option, 'option.introEdit.name', 'command.wotd-subscribe.intro-edit.description'))
+  .addStringOption((option) => named(option, 'option.forumtag.name', 'command.wotd-subscribe.forum-tag.description').setMaxLength(FORUM_TAG_NAME_LIMIT))
+  .addBooleanOption((option) => named(option, 'option.pin.name', 'command.wotd-subscribe.pin.description'));
 
 function execute(context: CommandContext, services: BotServices): Promise<void> {
   return subscribe(context, services, false);
@@ -88,6 +91,7 @@ async function submitIntro(context: ModalContext, services: BotServices): Promis
     respond: (message) => context.respond(message),
     ...(context.botPermissionsIn ? { botPermissionsIn: context.botPermissionsIn.bind(context) } : {}),
     ...(context.memberCanManageChannel ? { memberCanManageChannel: context.memberCanManageChannel.bind(context) } : {}),
+    ...(context.forumFactsOf ? { forumFactsOf: context.forumFactsOf.bind(context) } : {}),
   };
   return subscribe(command, services, true);
 }
@@ -124,6 +128,9 @@ async function subscribe(context: CommandContext, services: BotServices, fromFor
   const chosen = await languageOrRefuse(context, t);
   const quiz = context.options.getBoolean('quiz');
   if (!chosen) return;
+  const forumFacts = channel.kind === 'forum' ? ((await context.forumFactsOf?.(channel.id)) ?? null) : null;
+  const tag = readForumTag(context.options.getString('forum-tag'), channel, forumFacts, { where, t, locale });
+  if (!tag.ok) return context.respond(userError(tag.message));
 
   const request: SubscribeRequest = {
     guildId: gate.guildId,
@@ -135,13 +142,21 @@ async function subscribe(context: CommandContext, services: BotServices, fromFor
     ...(role ? { roleId: role.id } : {}),
     ...(chosen.language ? { language: chosen.language } : {}),
     ...(quiz !== null ? { quiz } : {}),
+    ...(tag.forumTag ? { forumTag: tag.forumTag } : {}),
+    ...(channel.kind === 'forum' ? { forum: true } : {}),
   };
   const settings = requestedSettings(request, existing);
+  const forumProblem = forumSettingsProblem(settings, channel, forumFacts, { where, t, locale });
+  if (forumProblem) return context.respond(userError(forumProblem));
   if (settings.publish && channel.kind !== 'announcement') return context.respond(privateNote(t('subscribe.publishNotAnnouncement', { channel: where })));
 
   if (!context.botPermissionsIn) return context.respond(privateNote(t('subscribe.cannotCheckBot', { channel: where })));
   const held = await context.botPermissionsIn(channel.id);
-  const needed: ChannelPermission[] = settings.openThread ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
+  const needed: ChannelPermission[] = [
+    ...REQUIRED_PERMISSIONS,
+    ...(settings.openThread ? (['CreatePublicThreads'] as const) : []),
+    ...(settings.pin ? (['PinMessages'] as const) : []),
+  ];
   const missing = needed.filter((permission) => !held.has(permission));
   if (missing.length > 0) {
     const names = missing.map((permission) => `**${permissionName(permission, t)}**`);
@@ -204,6 +219,9 @@ async function previewMessage(
     t('subscribe.preview', { channel: where, summary: settingsSummary(settings, t, locale, mentions) }),
     post.thread ? t('subscribe.preview.thread', { name: post.thread.name }) : '',
     post.publish ? t('subscribe.preview.publish') : '',
+    post.forumPost ? t('subscribe.preview.forum', { title: post.forumPost.title }) : '',
+    draft.forum && draft.forumTag ? t('subscribe.preview.forumTag', { tag: draft.forumTag.name }) : '',
+    post.pin ? t('subscribe.preview.pin') : '',
     pauseState(draft, now, t, locale),
     t('subscribe.preview.nothingSaved'),
   ].filter(Boolean);

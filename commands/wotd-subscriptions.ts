@@ -1,5 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { ACCENT, clip } from '../src/replies/embeds.ts';
+import { ACCENT, clip, escapeText } from '../src/replies/embeds.ts';
 import type { BotServices, CommandContext, SlashCommand } from '../src/replies/interactions.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { adminGate, channelMention, discordTime, isConsoleChannel } from '../src/replies/admin-replies.ts';
@@ -31,6 +31,9 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
   const extras = [
     subscription.openThread === true ? t('subscriptions.thread') : '',
     subscription.publish === true ? t('subscriptions.published') : '',
+    subscription.forum === true ? t('subscriptions.forum') : '',
+    subscription.forumTag ? t('subscriptions.forumTag', { tag: escapeText(subscription.forumTag.name) }) : '',
+    subscription.pin === true ? t('subscriptions.pinned') : '',
     subscription.language ? t('subscriptions.language', { language: languageName(subscription.language, t) }) : '',
     subscription.colour !== undefined ? t('subscriptions.colour', { colour: colourText(subscription.colour) }) : '',
     subscription.intro !== undefined ? t('subscriptions.intro', { intro: introText(subscription.intro, t) }) : '',

@@ -61,7 +61,7 @@ export const DEFAULT_POSTS_PER_SECOND = postsPerSecondFor(50);
 export const EARLIER_POST_PAGES = 10;
 const HISTORY_PAGE_SIZE = 100;
 /** Clocks differ by a little, and a post may wait in discord.js's queue: start looking a while before the attempt. */
-const LOOK_BACK_MS = 5 * 60_000;
+export const LOOK_BACK_MS = 5 * 60_000;
 const WINDOW_MS = 1000;
 /**
  * Posts that fell behind their schedule (a busy event loop, a timer that fired late) go out at once while they are
@@ -76,7 +76,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Lets posts start one at a time, on a schedule of `perSecond` evenly spaced turns, and never more than
  * `perSecond` in any sliding second.
  */
-function pacer(perSecond: number): () => Promise<void> {
+export function pacer(perSecond: number): () => Promise<void> {
   if (perSecond <= 0) return () => Promise.resolve();
   const spacing = WINDOW_MS / perSecond;
   /** Start times of the last `perSecond` posts, oldest at `oldest`. */
@@ -202,7 +202,7 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
  * A plain message of the bot's own (not an interaction reply, which may show the same embed after /wotd) carrying
  * the day's embed. Discord echoes a nonce only when a message is created, so the embed is what identifies it.
  */
-function isDailyPostOf(candidate: APIMessage, message: DailyMessage, author: string): boolean {
+export function isDailyPostOf(candidate: APIMessage, message: DailyMessage, author: string): boolean {
   if (candidate.author.id !== author || candidate.type !== MessageType.Default || candidate.webhook_id !== undefined) return false;
   if (candidate.nonce !== undefined && String(candidate.nonce) !== message.nonce) return false;
   return sameEmbed(candidate.embeds[0], message.embeds[0]);
@@ -267,7 +267,7 @@ async function embedsDropped(rest: REST, message: DailyMessage, bare: APIMessage
  * permissions in the channel are read: without Embed Links it is that permission failure; with it, or when they
  * cannot be read, Discord's refusal stands.
  */
-async function attributeEmptyMessage(message: DailyMessage, failure: DeliveryError, options: ChannelPosterOptions): Promise<DeliveryError> {
+export async function attributeEmptyMessage(message: DailyMessage, failure: DeliveryError, options: ChannelPosterOptions): Promise<DeliveryError> {
   if (failure.refusal?.code !== RESTJSONErrorCodes.CannotSendAnEmptyMessage || message.embeds.length === 0 || !options.botPermissionsIn) return failure;
   if (dmUserOf(message.channelId) !== null) return failure;
   let held: ReadonlySet<ChannelPermission> | null;
@@ -316,7 +316,7 @@ async function postExtras(rest: REST, message: DailyMessage, created: APIMessage
  * What a failed request means for the post (a DeliveryError already says); a 404 is checked before it is taken to
  * mean the channel is gone.
  */
-async function postFailure(rest: REST, channelId: string, error: unknown): Promise<DeliveryError> {
+export async function postFailure(rest: REST, channelId: string, error: unknown): Promise<DeliveryError> {
   const failure = classifyPostError(error);
   // A DM subscription's channel is the bot's own DM with the member; its failures say what they mean.
   if (failure.kind !== 'gone' || dmUserOf(channelId) !== null) return failure;
@@ -388,6 +388,6 @@ export function classifyPostError(error: unknown): DeliveryError {
   return new DeliveryError('transient', { kind: 'unreachable', detail: reasonText(error instanceof Error ? error.message : String(error)) }, { cause: error });
 }
 
-function isSnowflake(id: unknown): id is string {
+export function isSnowflake(id: unknown): id is string {
   return typeof id === 'string' && /^\d{1,20}$/.test(id);
 }

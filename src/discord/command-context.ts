@@ -1,7 +1,8 @@
 import type { ChatInputCommandInteraction, Guild, GuildBasedChannel, ModalSubmitInteraction } from 'discord.js';
-import type { ChannelPermission, ChannelRef, CommandContext, CommandOptions, ModalContext, ModalSpec } from '../replies/interactions.ts';
+import type { ChannelPermission, ChannelRef, CommandContext, CommandOptions, ForumFacts, ModalContext, ModalSpec } from '../replies/interactions.ts';
 import { botPermissionsIn, readGuildChannel } from './bot-permissions.ts';
 import { channelKind, commandOptions } from './command-options.ts';
+import { forumFactsIn } from './forum-facts.ts';
 import { memberCanManageChannelIn } from './discord-member-permissions.ts';
 import { modalPayload } from './interaction-payloads.ts';
 import { RespondableContext } from './respondable-context.ts';
@@ -31,6 +32,10 @@ abstract class GuildChannelContext extends RespondableContext {
 
   botPermissionsIn(channelId: string): Promise<ReadonlySet<ChannelPermission>> {
     return botPermissionsIn(this.interaction.guild, channelId, (guild, id) => this.readChannel(guild, id));
+  }
+
+  forumFactsOf(channelId: string): Promise<ForumFacts | null> {
+    return forumFactsIn(this.interaction.guild, channelId, (guild, id) => this.readChannel(guild, id));
   }
 
   async memberCanManageChannel(channelId: string): Promise<boolean | null> {

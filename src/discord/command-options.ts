@@ -4,6 +4,7 @@ import type { ChannelRef, CommandOptions } from '../replies/interactions.ts';
 export function channelKind(type: ChannelType): ChannelRef['kind'] {
   if (type === ChannelType.GuildText) return 'text';
   if (type === ChannelType.GuildAnnouncement) return 'announcement';
+  if (type === ChannelType.GuildForum || type === ChannelType.GuildMedia) return 'forum';
   return 'other';
 }
 

@@ -5,7 +5,7 @@ import type { DailyPosts } from '../schedule/daily-posts.ts';
 import type { WotdLookup } from '../wotd/lookup.ts';
 import { botPermissionsInChannel } from './bot-permissions.ts';
 import { createAdminNotifier } from './admin-notifier.ts';
-import { createChannelPoster } from './channel-poster.ts';
+import { createDailyPoster } from './daily-poster.ts';
 import { dailyPostEditor } from './daily-post-edit.ts';
 import { dailyPostRendering } from '../replies/daily-embeds.ts';
 import { watchSubscriptionTargets } from './subscription-events.ts';
@@ -41,7 +41,7 @@ export function startDiscordDailyPosts(
   sweep();
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   sweeper.unref();
-  const poster = createChannelPoster(client.rest, {
+  const poster = createDailyPoster(client.rest, {
     logger: log,
     botPermissionsIn: (channelId) => botPermissionsInChannel(client, channelId),
     ...(options.cluster

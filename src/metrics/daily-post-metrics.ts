@@ -33,6 +33,11 @@ export function registerDailyPostMetrics(registers: Registry[], liveness: Schedu
     help: 'Delivery records found unreadable when their post was due; each day is confirmed against the channel before posting.',
     registers,
   });
+  const pinFailures = new Counter({
+    name: 'wotd_bot_daily_post_pin_failures_total',
+    help: 'Daily posts made whose pin (or the previous post\'s unpin) failed; the post stands, the reason is in its status.',
+    registers,
+  });
   const fanOutSize = new Gauge({ name: 'wotd_bot_fanout_size', help: 'Posts in the current (or last) fan-out.', registers });
   const fanOutDone = new Gauge({ name: 'wotd_bot_fanout_done', help: 'Posts of the current (or last) fan-out finished so far.', registers });
   const fanOutRunning = new Gauge({ name: 'wotd_bot_fanout_running', help: 'Whether a fan-out is running (1) or not (0).', registers });
@@ -80,6 +85,9 @@ export function registerDailyPostMetrics(registers: Registry[], liveness: Schedu
     },
     damagedRecord: () => {
       damagedDeliveries.inc();
+    },
+    pinFailed: () => {
+      pinFailures.inc();
     },
   };
 }

@@ -40,7 +40,14 @@ export interface OutgoingFile {
 export interface ChannelRef {
   id: string;
   name: string;
-  kind: 'text' | 'announcement' | 'other';
+  /** forum: a forum or media channel, where each daily post is a post of its own. */
+  kind: 'text' | 'announcement' | 'forum' | 'other';
+}
+
+/** What the bot reads of a forum or media channel: its tags, and whether each post must carry one. */
+export interface ForumFacts {
+  tags: Array<{ id: string; name: string }>;
+  requireTag: boolean;
 }
 
 export interface RoleRef {
@@ -102,7 +109,7 @@ export interface Respondable {
  * A permission the bot needs in a channel it posts the daily word to (Create Public Threads: only for a thread on
  * each post).
  */
-export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks' | 'ReadMessageHistory' | 'CreatePublicThreads';
+export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks' | 'ReadMessageHistory' | 'CreatePublicThreads' | 'PinMessages';
 
 export interface CommandContext extends Respondable {
   readonly commandName: string;
@@ -118,6 +125,8 @@ export interface CommandContext extends Respondable {
    * and the commands that change a subscription then refuse.
    */
   memberCanManageChannel?(channelId: string): Promise<boolean | null>;
+  /** A forum or media channel's tags and whether posts need one (null: it cannot be read, or is no forum). */
+  forumFactsOf?(channelId: string): Promise<ForumFacts | null>;
   /**
    * Answers with a form (Discord's modal); its submit goes to the command's `modal` handler. Only as the first
    * answer. A transport without forms leaves it out.
@@ -154,6 +163,8 @@ export interface ModalContext extends Respondable {
   channel(channelId: string): Promise<ChannelRef | null>;
   botPermissionsIn?(channelId: string): Promise<ReadonlySet<ChannelPermission>>;
   memberCanManageChannel?(channelId: string): Promise<boolean | null>;
+  /** A forum or media channel's tags and whether posts need one (null: it cannot be read, or is no forum). */
+  forumFactsOf?(channelId: string): Promise<ForumFacts | null>;
 }
 
 export interface ButtonContext extends Respondable {

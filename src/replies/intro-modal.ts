@@ -53,8 +53,8 @@ export function introModalOptions(channel: ChannelRef, intro: string): CommandOp
 
 /** /wotd-subscribe's options besides the channel; `intro-edit` goes alone. */
 export const OTHER_SUBSCRIBE_OPTIONS = {
-  strings: ['time', 'timezone', 'style', 'days', 'until', 'reset', 'colour', 'intro', 'parts', 'date-style', 'language'],
-  booleans: ['thread', 'publish', 'pause', 'skip', 'preview', 'quiz'],
+  strings: ['time', 'timezone', 'style', 'days', 'until', 'reset', 'colour', 'intro', 'parts', 'date-style', 'language', 'forum-tag'],
+  booleans: ['thread', 'publish', 'pause', 'skip', 'preview', 'quiz', 'pin'],
   other: ['role', 'notices'],
 } as const;
 

@@ -38,6 +38,8 @@ const RESETTABLE: ReadonlyArray<{ key: MessageKey; setting: SettingName }> = [
   { key: 'option.dateStyle.name', setting: 'dateStyle' },
   { key: 'option.language.name', setting: 'language' },
   { key: 'option.quiz.name', setting: 'quiz' },
+  { key: 'option.forumtag.name', setting: 'forumTag' },
+  { key: 'option.pin.name', setting: 'pin' },
 ];
 
 /** Case and accents aside: `rôle`, `Role` and `role` are one name. */
@@ -92,6 +94,8 @@ export function readSubscribeOptions(
   if (thread !== null) request.openThread = thread;
   const publish = options.getBoolean('publish');
   if (publish !== null) request.publish = publish;
+  const pin = options.getBoolean('pin');
+  if (pin !== null) request.pin = pin;
 
   const notices = options.getChannel('notices');
   if (notices) request.noticeChannelId = notices.id;

@@ -67,6 +67,8 @@ export function settingsSummary(settings: SubscriptionSettings, t: Translate, lo
     settings.parts.length < POST_PARTS.length ? t('subscribe.extra.parts', { parts: partsText(settings.parts, t) }) : '',
     settings.dateStyle !== null ? t('subscribe.extra.dateStyle', { style: dateStyleText(settings.dateStyle, t) }) : '',
     settings.noticeChannelId ? t('subscribe.extra.notices', { channel: mentions.channel(settings.noticeChannelId) }) : '',
+    settings.forumTag ? t('subscribe.extra.forumTag', { tag: escapeText(settings.forumTag.name) }) : '',
+    settings.pin ? t('subscribe.extra.pin') : '',
   ].join('');
   return t('subscribe.summary', { days: daysPhrase(settings.days, t, locale), time: settings.time, zone: `${settings.timeZone}${zoneNote}`, extras });
 }
@@ -88,6 +90,8 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   intro: 'subscribe.setting.intro',
   parts: 'subscribe.setting.parts',
   dateStyle: 'subscribe.setting.dateStyle',
+  forumTag: 'subscribe.setting.forumTag',
+  pin: 'subscribe.setting.pin',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -123,13 +127,14 @@ export function settingChanges(
     if (setting === 'parts') return partsText(settings.parts, t);
     if (setting === 'dateStyle') return dateStyleText(settings.dateStyle, t);
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
+    if (setting === 'forumTag') return settings.forumTag ? escapeText(settings.forumTag.name) : t('subscribe.value.none');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
     if (raw === null) return t('subscribe.value.none');
     if (setting === 'roleId') return mentions.role(String(raw));
     return setting === 'noticeChannelId' ? mentions.channel(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'parts', 'dateStyle', 'noticeChannelId', 'language', 'quiz'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'parts', 'dateStyle', 'noticeChannelId', 'language', 'quiz', 'forumTag', 'pin'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

@@ -28,9 +28,14 @@ export function todaysDelivery(record: DeliveryReading | null, t: Translate): st
   }
   if (record?.state === 'failed' && record.refused) {
     const { code, message } = record.refused;
-    return ` ${t('status.today.refused', { message: escapeText(clip(message, 200)), code: String(code) })}`;
+    // A refusal with a reason of its own (a forum's required tag) is said as that, in the reader's language.
+    const said = record.failure && record.failure.kind !== 'refused' ? failureReasonText(record.failure, t) : escapeText(clip(message, 200));
+    return ` ${t('status.today.refused', { message: said, code: String(code) })}`;
   }
   if (record?.state === 'damaged') return ` ${t('status.today.damaged')}`;
+  if (record?.state === 'sent' && record.pinFailures) {
+    return record.pinFailures.map(({ what, reason }) => ` ${t('status.today.pinFailed', { what, reason: failureReasonText(reason, t) })}`).join('');
+  }
   return '';
 }
 

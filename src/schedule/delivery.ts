@@ -10,7 +10,8 @@ import { sendOwedNotice, withNotice, type StatusNotifier } from './admin-notices
 import { owesPost, postsSlotNow, type Slot } from './due.ts';
 import { dueAfterDelivery } from './next-due.ts';
 import { unexpectedReason } from './failure-reason.ts';
-import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage } from './poster.ts';
+import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage, type PostResult } from './poster.ts';
+import { pinned, pinPlan } from './daily-pin-plan.ts';
 import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 
@@ -58,6 +59,8 @@ export interface DeliveryHooks {
   afterJob?(outcome: DeliveryOutcome): void;
   /** Called when a job's delivery record was found damaged, before the channel is checked (metrics); must not throw. */
   damagedRecord?(): void;
+  /** Called when a post was made but its pin (or the previous post's unpin) failed (metrics); must not throw. */
+  pinFailed?(): void;
 }
 
 export interface FanOutOptions {
@@ -134,8 +137,14 @@ export function buildMessage(
   };
   const content = postContent({ intro: subscription.intro, roleId: subscription.roleId, embed, localDay: shape.localDay ?? day, dateText: shape.dateText });
   if (content) message.content = content;
+  if (subscription.forum === true) {
+    // A forum post is a thread of its own: a thread under it, publishing or pinning it do not apply.
+    message.forumPost = { title: threadName(embed, shape.threadSuffix ?? day), ...(subscription.forumTag ? { tagId: subscription.forumTag.id } : {}) };
+    return message;
+  }
   if (subscription.openThread === true) message.thread = { name: threadName(embed, shape.threadSuffix ?? day) };
   if (subscription.publish === true) message.publish = true;
+  if (subscription.pin === true) message.pin = {};
   return message;
 }
 
@@ -179,6 +188,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
     localDay: slot.localDay,
     dateText: options.dateText?.(slot.localDay, language, subscription.dateStyle ?? null),
   });
+  if (message.pin) message.pin = await pinPlan(store, channelId, slot.serviceDay);
   const previous = job.record;
   const startedAt = options.now().toISOString();
   const base: DeliveryRecord = {
@@ -199,7 +209,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
     // A stored time that is not one (a damaged field) is as unknown as a damaged record.
     const stored = previous.state === 'damaged' ? null : (previous.attemptStartedAt ?? previous.updatedAt);
     const lookFrom = stored !== null && Number.isFinite(Date.parse(stored)) ? stored : earliestAttemptAt(slot.serviceDay).toISOString();
-    let earlier: { messageId: string } | null = null;
+    let earlier: PostResult | null = null;
     try {
       earlier = await poster.findEarlierPost(message, new Date(lookFrom));
     } catch (error) {
@@ -214,7 +224,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
     }
     if (earlier) {
       // Recorded even under a claim that may have run out: the post is there whoever holds the day now.
-      await recordSent(subscription, base, earlier.messageId, options, job);
+      await recordSent(subscription, pinned(base, earlier, options), earlier.messageId, options, job);
       logger.info({ channelId, day: slot.serviceDay, messageId: earlier.messageId }, 'an earlier attempt had posted; recorded it instead of posting again');
       return 'sent';
     }
@@ -224,16 +234,17 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   // The entry moves with the record that ends the attempt.
   await store.putDelivery(base, job.dueAt === undefined ? undefined : null);
   if (claimLost(claim, options, job)) return 'skipped';
-  let messageId: string;
+  let posted: PostResult;
   try {
-    ({ messageId } = await poster.post(message));
+    posted = await poster.post(message);
   } catch (error) {
     // Not recorded once the claim may have run out: the record stays `sending`, so its new holder looks first.
     if (claimLost(claim, options, job)) return 'skipped';
     return recordFailure(subscription, base, error, options, job);
   }
+  const { messageId } = posted;
   await options.hooks?.afterSend?.(channelId, messageId);
-  await recordSent(subscription, base, messageId, options, job);
+  await recordSent(subscription, pinned(base, posted, options), messageId, options, job);
   logger.debug({ channelId, day: slot.serviceDay, messageId }, 'daily post sent');
   return 'sent';
 }

@@ -48,6 +48,12 @@ export const failureReasonSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('unreachable'), detail: text }),
   z.object({ kind: z.literal('noTurn'), detail: text }),
   z.object({ kind: z.literal('noMessageId') }),
+  /** Discord's list of the server's active threads, looked through for a forum post of the day, had no list. */
+  z.object({ kind: z.literal('noThreadList') }),
+  /** The forum requires a tag on each post (40067), and the subscription's tag is unset or was deleted since. */
+  z.object({ kind: z.literal('forumTagRequired') }),
+  /** The channel has as many pinned messages as Discord allows (30003). */
+  z.object({ kind: z.literal('pinLimit') }),
   /** Discord opened the member's DM channel, but its answer carried no channel id. */
   z.object({ kind: z.literal('noDmChannel') }),
   /** Discord said the channel was unknown, but it is there (or looking it up failed): not taken as gone. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { APIEmbed } from 'discord.js';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { FailureReason } from './failure-reason.ts';
+import type { PinFailure } from './pin-failure.ts';
 
 /**
  * All the scheduler needs of Discord: post one message into one channel.
@@ -37,10 +38,26 @@ export interface DailyMessage {
    */
   thread?: { name: string };
   publish?: boolean;
+  /**
+   * A forum or media channel: the post is a new forum post of its own, with this title (and tag). There is no nonce
+   * for it, so findEarlierPost is what keeps it once; a thread, publication or pin does not apply to it.
+   */
+  forumPost?: { title: string; tagId?: string };
+  /**
+   * Pin the post once sent, then unpin `unpin` (the bot's previous daily post in the channel). A failure is the
+   * poster's `pinFailure`, never a failed or repeated post.
+   */
+  pin?: { unpin?: string };
+}
+
+/** A post made (or found): its message id, and why its pin (or the previous post's unpin) failed, if it did. */
+export interface PostResult {
+  messageId: string;
+  pinFailure?: PinFailure[];
 }
 
 export interface ChannelPoster {
-  post(message: DailyMessage): Promise<{ messageId: string }>;
+  post(message: DailyMessage): Promise<PostResult>;
   /** Replaces a post's embeds and buttons (the daily quiz's reveal); a poster that cannot leaves it out. */
   edit?(channelId: string, messageId: string, update: { embeds: APIEmbed[]; buttons: DailyButton[] }): Promise<void>;
   /**
@@ -50,7 +67,7 @@ export interface ChannelPoster {
    * gets the thread and publication its message asks for, if the attempt that made it did not live to add them.
    * One Discord took without its embed (no Embed Links) is removed, and reported as that failure (`embedsDropped`).
    */
-  findEarlierPost(message: DailyMessage, since: Date): Promise<{ messageId: string } | null>;
+  findEarlierPost(message: DailyMessage, since: Date): Promise<PostResult | null>;
 }
 
 /**

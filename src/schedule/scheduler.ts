@@ -63,6 +63,8 @@ export interface SchedulerObserver {
   postDone?(outcome: DeliveryOutcome): void;
   /** A delivery record was found damaged (its day is then confirmed against the channel). */
   damagedRecord?(): void;
+  /** A post was made, but pinning it (or unpinning the one before) failed. */
+  pinFailed?(): void;
 }
 
 export interface TickReport extends FanOutReport {
@@ -191,11 +193,12 @@ export class DailyScheduler {
 
     const { observer } = this.options;
     if (jobs.length > 0) observer?.fanOutStarted?.(jobs.length);
-    const hooks: DeliveryHooks | undefined = observer?.postDone || observer?.damagedRecord
+    const hooks: DeliveryHooks | undefined = observer?.postDone || observer?.damagedRecord || observer?.pinFailed
       ? {
           ...this.options.hooks,
           ...(observer.postDone ? { afterJob: (outcome: DeliveryOutcome) => observer.postDone?.(outcome) } : {}),
           ...(observer.damagedRecord ? { damagedRecord: () => observer.damagedRecord?.() } : {}),
+          ...(observer.pinFailed ? { pinFailed: () => observer.pinFailed?.() } : {}),
         }
       : this.options.hooks;
     const report = await fanOut(jobs, {

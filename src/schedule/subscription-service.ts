@@ -2,7 +2,7 @@ import { addDays, type IsoDate } from '../wotd/dates.ts';
 import { currentSlot, dueSlot, nextPostTime, nextSlot, slotFor } from './due.ts';
 import { POST_PARTS, storedParts, type DateStyle, type PostPart } from './post-look.ts';
 import { EVERY_DAY, storedDays, type Weekday } from './post-rules.ts';
-import { dmTarget, owesDmNotice, postStyleOf, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
+import { dmTarget, owesDmNotice, postStyleOf, type DeliveryReading, type ForumTag, type PostStyle, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 import type { UpsertResult } from './subscription-store/subscription-writes.ts';
 import { knownTimeZones } from './zoned-time.ts';
@@ -37,6 +37,10 @@ export interface SubscriptionSettings {
   parts: PostPart[];
   /** How the post writes its date; null: today's look. */
   dateStyle: DateStyle | null;
+  /** The tag each forum post gets (forum and media channels), or none. */
+  forumTag: ForumTag | null;
+  /** Pin each post and unpin the previous one (not in forums). */
+  pin: boolean;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -56,6 +60,8 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   intro: null,
   parts: [...POST_PARTS],
   dateStyle: null,
+  forumTag: null,
+  pin: false,
 };
 
 /**
@@ -69,6 +75,8 @@ export interface SubscribeRequest extends Partial<SubscriptionSettings> {
   userId: string;
   /** The member's client language (a Discord locale): the notices about this subscription are written in it. */
   userLocale?: string;
+  /** The channel is a forum or media channel (each day a new post there); not a setting: what the channel is. */
+  forum?: boolean;
   /** Settings put back to their defaults (unless given): `all`, or the named ones. */
   reset?: 'all' | SettingName[];
   /** Pause (until the local day given, or until resumed), or resume. Left out: as it was. */
@@ -261,6 +269,8 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     intro: subscription.intro ?? null,
     parts: subscription.parts ?? [...POST_PARTS],
     dateStyle: subscription.dateStyle ?? null,
+    forumTag: subscription.forumTag ?? null,
+    pin: subscription.pin === true,
   };
 }
 
@@ -288,6 +298,8 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     intro: pick('intro'),
     parts: pick('parts'),
     dateStyle: pick('dateStyle'),
+    forumTag: pick('forumTag'),
+    pin: pick('pin'),
   };
 }
 
@@ -331,6 +343,9 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(settings.intro ? { intro: settings.intro } : {}),
     ...(parts ? { parts } : {}),
     ...(settings.dateStyle ? { dateStyle: settings.dateStyle } : {}),
+    ...((request.forum ?? existing?.forum) === true ? { forum: true } : {}),
+    ...(settings.forumTag ? { forumTag: settings.forumTag } : {}),
+    ...(settings.pin ? { pin: true } : {}),
     configuredBy: request.userId,
     ...(request.userLocale && request.userLocale.length >= 2 && request.userLocale.length <= 16 ? { configuredLocale: request.userLocale } : {}),
   };

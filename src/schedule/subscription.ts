@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pinFailuresSchema } from './pin-failure.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
 import { dateStyleSchema, postPartsSchema } from './post-look.ts';
@@ -51,6 +52,10 @@ const statusSchema = z.union([currentStatusSchema, sentenceStatusSchema]);
 /** full: the same embed as /wotd; compact: the word, its IPA and a one-line definition. */
 export const POST_STYLES = ['full', 'compact'] as const;
 export type PostStyle = (typeof POST_STYLES)[number];
+
+/** A forum's tag as a subscription keeps it: its id for Discord, its name for people. */
+export const forumTagSchema = z.object({ id: z.string().regex(/^\d{1,20}$/), name: z.string().min(1).max(20) });
+export type ForumTag = z.output<typeof forumTagSchema>;
 
 export const subscriptionSchema = z.object({
   guildId: z.string().min(1),
@@ -111,6 +116,12 @@ export const subscriptionSchema = z.object({
   dateStyle: dateStyleSchema.optional(),
   /** A change of state the admin is still to be told about (admin-notices.ts). */
   noticeOwed: statusNoticeSchema.optional(),
+  /** A forum or media channel: each day's post is a new post (thread) of its own, titled with the word and date. */
+  forum: z.boolean().optional(),
+  /** The forum tag each post gets (one of the forum's available tags when subscribed: its id, and its name to show). */
+  forumTag: forumTagSchema.optional(),
+  /** Pin each post, and unpin the bot's previous daily post (not in forums). */
+  pin: z.boolean().optional(),
 });
 
 export type Subscription = z.output<typeof subscriptionSchema>;
@@ -135,6 +146,11 @@ export const deliverySchema = z.object({
   failure: failureReasonSchema.optional(),
   /** A `failed` day whose post Discord refused as a request (400): its error code and message, as Discord gave them. */
   refused: z.object({ status: z.number().int(), code: z.number().int(), message: z.string() }).optional(),
+  /**
+   * A `sent` day whose post could not be pinned (or yesterday's unpinned): why, for the status. The post stands.
+   * (`pinError`, an English sentence of an unreleased version, is no longer read.)
+   */
+  pinFailures: pinFailuresSchema,
   updatedAt: z.string(),
 });
 

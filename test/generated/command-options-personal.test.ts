@@ -471,7 +471,7 @@ describe('generated options of the personal commands', () => {
     const permissions = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(ALL, [...ALL, 'CreatePublicThreads']) }, { weight: 2, arbitrary: fc.subarray<ChannelPermission>([...ALL, 'CreatePublicThreads']) }, { weight: 1, arbitrary: fc.constant(null) });
     const reasons = new RegExp(
       [
-        'is not a text or announcement channel',
+        'is not a text, announcement, forum or media channel',
         'is not a time of day',
         'is not a time zone I know',
         'never ping @\u200beveryone',

@@ -294,7 +294,7 @@ describe('generated slash-command options', () => {
     const reasons = new RegExp(
       [
         '^(Subscribed|Updated|Updated and re-enabled) <#\\d+>',
-        'is not a text or announcement channel',
+        'is not a text, announcement, forum or media channel',
         'is not a time of day',
         'is not a time zone I know',
         'never ping @\u200beveryone',

@@ -123,7 +123,7 @@ describe('admin command definitions', () => {
     expect(json.integration_types).toEqual([0]);
   });
 
-  it('offers text and announcement channels, a time, a zone with autocomplete, a role and a language with autocomplete', () => {
+  it('offers text, announcement, forum and media channels, a time, a zone with autocomplete, a role and a language with autocomplete', () => {
     const options = wotdSubscribeCommand.data.toJSON().options ?? [];
     expect(options.map((option) => [option.name, option.required ?? false])).toEqual([
       ['channel', true],
@@ -147,8 +147,10 @@ describe('admin command definitions', () => {
       ['parts', false],
       ['date-style', false],
       ['intro-edit', false],
+      ['forum-tag', false],
+      ['pin', false],
     ]);
-    expect(options[0]).toMatchObject({ channel_types: [0, 5] });
+    expect(options[0]).toMatchObject({ channel_types: [0, 5, 15, 16] });
     expect(options[2]).toMatchObject({ autocomplete: true });
     expect(options.find((option) => option.name === 'language')).toMatchObject({ autocomplete: true });
   });
@@ -227,9 +229,9 @@ describe('/wotd-subscribe', () => {
     expect(plain).toContain('(Europe/Paris)');
   });
 
-  it('accepts only text and announcement channels', async () => {
+  it('accepts only text, announcement, forum and media channels', async () => {
     const { services } = await servicesWith();
-    expect((await run(wotdSubscribeCommand, services, { options: { channel: VOICE } })).text).toContain('is not a text or announcement channel');
+    expect((await run(wotdSubscribeCommand, services, { options: { channel: VOICE } })).text).toContain('is not a text, announcement, forum or media channel');
   });
 
   it('explains a bad time or time zone', async () => {

@@ -82,7 +82,7 @@ describe('editing a subscription', () => {
     // What is given wins over the reset.
     const all = await subscribe(services, { reset: 'all', time: '06:00' });
     expect(all).toContain('Changed: the time from 18:00 to 06:00, the time zone from Asia/Tokyo to UTC, the style from compact to full.');
-    expect(await subscribe(services, { reset: 'font' })).toContain('“font” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, notices, colour, intro, parts, date-style, language, quiz.');
+    expect(await subscribe(services, { reset: 'font' })).toContain('“font” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, notices, colour, intro, parts, date-style, language, quiz, forum-tag, pin.');
   });
 
   it('previews the saved settings plus the ones given, and saves nothing', async () => {
@@ -229,7 +229,7 @@ describe('the language, kept like any other setting', () => {
     expect(text).toContain('die Tage von werktags auf jeden Tag');
     expect(await store.get(DAILY.id)).toMatchObject({ time: '18:00', roleId: null });
     expect(await subscribe(services, { reset: 'alle, rolle' }, 'de')).toContain(
-      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, hinweise, farbe, einleitung, teile, datumsformat, sprache, quiz.',
+      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, hinweise, farbe, einleitung, teile, datumsformat, sprache, quiz, forum-tag, anheften.',
     );
   });
 

@@ -39,6 +39,29 @@ for (const backend of storeBackends) {
       expect(await second.getDeliveries(['c1', 'c2'], '2026-06-15')).toMatchObject([{ state: 'sent' }, null]);
     });
 
+    it("keeps a forum subscription's tag, a pinned one's setting and a pin's failure across a reopen", async () => {
+      const url = await fresh();
+      const first = await open(url);
+      const forum = makeSubscription({ channelId: 'c2', forum: true, forumTag: { id: '123456789012345678', name: 'Words' } });
+      await first.upsert('g1', 'c1', 5, () => makeSubscription({ pin: true }));
+      await first.upsert('g1', 'c2', 5, () => forum);
+      const pinFailures = [{ what: 'pin' as const, reason: { kind: 'missingPermission' as const, permission: 'PinMessages', channelName: 'words' } }];
+      await first.putDelivery({ channelId: 'c1', day: '2026-06-15', state: 'sent', nonce: 'abc', attempts: 1, messageId: 'm1', pinFailures, updatedAt: '2026-06-15T09:00:00.000Z' });
+      await first.close();
+      const raw = await openStore<unknown>(url, 'deliveries');
+      cleanups.push(() => raw.disconnect());
+      // A pin failure that cannot be read (an unreleased version's sentence) is left out; the day stays a sent one.
+      const unreadable = { channelId: 'c1', day: '2026-06-16', state: 'sent', nonce: 'abd', attempts: 1, messageId: 'm2', pinError: 'Missing Pin Messages', pinFailures: 'Missing Pin Messages', updatedAt: '2026-06-16T09:00:00.000Z' };
+      await raw.set('c1:2026-06-16', unreadable);
+      const second = await open(url);
+      expect(await second.get('c1')).toEqual(makeSubscription({ pin: true }));
+      expect(await second.get('c2')).toEqual(forum);
+      expect(await second.getDelivery('c1', '2026-06-15')).toMatchObject({ pinFailures });
+      const kept = await second.getDelivery('c1', '2026-06-16');
+      expect(kept).toMatchObject({ state: 'sent', messageId: 'm2' });
+      expect(kept && 'pinFailures' in kept ? kept.pinFailures : 'damaged').toBeUndefined();
+    });
+
     it('lists from its own namespace and index, untouched by other data in the same file', async () => {
       const url = await fresh();
       const store = await open(url);

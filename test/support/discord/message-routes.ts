@@ -202,7 +202,7 @@ export function pageOfMessages(world: World, channelId: string, query: URLSearch
  * embed added without Embed Links "ignored", the message then "empty"); discord/discord-api-docs#2601 (2021: a 403
  * for an embed-only message then). Interaction responses and follow-ups are not held to it (discordjs/discord.js#7544).
  */
-function withoutForbiddenEmbeds(world: World, channelId: string | null, body: Json): Json {
+export function withoutForbiddenEmbeds(world: World, channelId: string | null, body: Json): Json {
   if (channelId === null || !Array.isArray(body.embeds) || body.embeds.length === 0) return body;
   if ((world.botPermissions(channelId) & PermissionFlagsBits.EmbedLinks) !== 0n) return body;
   return { ...body, embeds: [] };

@@ -47,6 +47,8 @@ export interface StoredMessage {
   mentionedUsers: User[];
   /** The thread started from this message (its channel object), once there is one. */
   thread: Json | null;
+  /** Pinned in its channel (PUT /channels/:id/messages/pins/:id). */
+  pinned: boolean;
 }
 
 /** A read-only snapshot for tests. */
@@ -75,6 +77,7 @@ export interface MessageView {
   pings: Pings;
   /** The id of the thread started from the message, if one was. */
   threadId: string | null;
+  pinned: boolean;
 }
 
 export function viewMessage(m: StoredMessage): MessageView {
@@ -99,6 +102,7 @@ export function viewMessage(m: StoredMessage): MessageView {
     revisions: structuredClone(m.revisions),
     pings: structuredClone(m.pings),
     threadId: typeof m.thread?.id === 'string' ? m.thread.id : null,
+    pinned: m.pinned,
   };
 }
 
@@ -141,6 +145,7 @@ export function createMessage(input: {
     pings: { everyone: false, roles: [], users: [] },
     mentionedUsers: [],
     thread: null,
+    pinned: false,
   };
 }
 
@@ -187,7 +192,7 @@ export function serializeMessage(m: StoredMessage, applicationId: string, { with
     attachments: m.attachments,
     embeds: m.embeds.map(wireEmbed),
     components: wireComponents(m.components),
-    pinned: false,
+    pinned: m.pinned,
     flags: m.flags,
     ...(withNonce && m.nonce !== null ? { nonce: m.nonce } : {}),
     ...(m.webhookId ? { webhook_id: m.webhookId, application_id: applicationId } : {}),

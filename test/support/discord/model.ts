@@ -3,7 +3,10 @@ import { snowflake } from './snowflake.ts';
 
 /** The fake Discord's world: guilds with channels, roles and members, and how permissions resolve in them. */
 
-export const ChannelKind = { GuildText: 0, GuildVoice: 2, GuildCategory: 4, GuildAnnouncement: 5, GuildForum: 15 } as const;
+export const ChannelKind = { GuildText: 0, GuildVoice: 2, GuildCategory: 4, GuildAnnouncement: 5, PublicThread: 11, GuildForum: 15 } as const;
+
+/** A forum's flag that each post must carry a tag (Discord's REQUIRE_TAG). */
+export const REQUIRE_TAG = 1 << 4;
 
 export interface Overwrite {
   /** A role id (type 0) or a member's user id (type 1). */
@@ -30,6 +33,19 @@ export interface ChannelSpec {
   parentId?: string;
   topic?: string;
   permissionOverwrites?: OverwriteSpec[];
+  /** A forum's tags, by name (ids are made up). */
+  availableTags?: string[];
+  /** A forum whose posts must carry a tag (REQUIRE_TAG). */
+  requireTag?: boolean;
+}
+
+/** A forum's tag as Discord's channel object carries it. */
+export interface ForumTag {
+  id: string;
+  name: string;
+  moderated: boolean;
+  emoji_id: null;
+  emoji_name: null;
 }
 
 export interface RoleSpec {
@@ -107,6 +123,10 @@ export interface Channel {
   parentId: string | null;
   topic: string | null;
   overwrites: Overwrite[];
+  /** Channel flags (a forum's REQUIRE_TAG). */
+  flags: number;
+  /** A forum's tags (empty for other channels). */
+  availableTags: ForumTag[];
 }
 
 export interface Guild {
@@ -280,7 +300,8 @@ export function serializeChannel(channel: Channel, withGuildId = true): Record<s
     nsfw: false,
     rate_limit_per_user: 0,
     last_message_id: null,
-    flags: 0,
+    flags: channel.flags,
+    ...(channel.type === ChannelKind.GuildForum ? { available_tags: channel.availableTags.map((tag) => ({ ...tag })) } : {}),
     permission_overwrites: channel.overwrites.map((o) => ({
       id: o.id,
       type: o.type,

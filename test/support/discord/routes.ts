@@ -1,6 +1,7 @@
 /** Every REST route the local server serves, by resource module, in one table (spec.test.ts checks each against the spec). */
 import { defineChannelRoutes } from './channel-routes.ts';
 import { defineCommandRoutes } from './command-routes.ts';
+import { defineForumRoutes } from './forum-routes.ts';
 import { defineIdentityRoutes } from './identity-routes.ts';
 import { defineMessageRoutes } from './message-routes.ts';
 import type { RouteTable } from './route-table.ts';
@@ -13,5 +14,6 @@ export function defineRoutes(table: RouteTable, world: World): void {
   defineCommandRoutes(table, world);
   defineChannelRoutes(table, world);
   defineMessageRoutes(table, world);
+  defineForumRoutes(table, world);
   defineWebhookRoutes(table, world);
 }

@@ -69,4 +69,17 @@ export const DEVIATIONS: readonly Deviation[] = [
     allow: () => z.optional(z.boolean()),
     example: { content: 'hello', tts: false, enforce_nonce: false },
   },
+  {
+    id: 'media-channel-type',
+    reason:
+      "The spec's ChannelTypes lack GUILD_MEDIA (16), a channel type Discord documents (Channel Types: GUILD_MEDIA, " +
+      'a channel that can only contain threads, like a forum) and discord.js names (ChannelType.GuildMedia); a ' +
+      "command's channel option may list it among its `channel_types`, and Discord answers it back so.",
+    at: [
+      { schema: 'ApplicationCommandChannelOptionSchema', field: 'channel_types' },
+      { schema: 'ApplicationCommandChannelOptionResponseSchema', field: 'channel_types' },
+    ],
+    allow: () => z.nullish(z.array(z.union([z.literal([1, 3, 0, 2, 4, 5, 10, 11, 12, 13, 14, 15]), z.literal(16)]))),
+    example: { type: 7, name: 'channel', description: 'Where to post', channel_types: [0, 5, 15, 16] },
+  },
 ];

@@ -162,6 +162,13 @@ export const SPEC_OPERATIONS: readonly SpecOperation[] = [
     body: S.CreateTextThreadWithMessageRequestSchema,
     responses: { '201': S.ThreadResponseSchema },
   }),
+  operation('/channels/{channel_id}/threads', 'post', {
+    body: z.union([S.CreateForumThreadRequestSchema, S.CreateTextThreadWithoutMessageRequestSchema]),
+    responses: { '201': S.CreatedThreadResponseSchema },
+  }),
+  operation('/guilds/{guild_id}/threads/active', 'get', { body: NO_BODY, responses: { '200': S.ThreadsResponseSchema } }),
+  operation('/channels/{channel_id}/messages/pins/{message_id}', 'put', { body: NO_BODY, responses: { '204': NO_BODY } }),
+  operation('/channels/{channel_id}/messages/pins/{message_id}', 'delete', { body: NO_BODY, responses: { '204': NO_BODY } }),
   operation('/channels/{channel_id}/messages/{message_id}/crosspost', 'post', { body: NO_BODY, responses: { '200': S.MessageResponseSchema } }),
   operation('/interactions/{interaction_id}/{interaction_token}/callback', 'post', {
     body: z.union([

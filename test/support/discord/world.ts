@@ -13,6 +13,7 @@ import { resolvePings, type MessageView, type StoredMessage } from './messages.t
 import {
   channelPermissions,
   ChannelKind,
+  REQUIRE_TAG,
   guildCreatePayload,
   makeUser,
   resolveOverwrite,
@@ -217,6 +218,8 @@ export class World {
       parentId: spec.parentId ?? null,
       topic: spec.topic ?? null,
       overwrites: this.resolveOverwrites(guild, spec.permissionOverwrites ?? []),
+      flags: spec.requireTag === true ? REQUIRE_TAG : 0,
+      availableTags: (spec.availableTags ?? []).map((name) => ({ id: snowflake(), name, moderated: false, emoji_id: null, emoji_name: null })),
     };
     guild.channels.set(id, channel);
     this.channels.set(id, channel);

@@ -1,0 +1,142 @@
+import { PermissionFlagsBits, Routes } from 'discord.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDailyPoster } from '../../src/discord/daily-poster.ts';
+import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
+import { DeliveryError } from '../../src/schedule/poster.ts';
+import { DailyScheduler } from '../../src/schedule/scheduler.ts';
+import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
+import { startBotOnServer } from './bot-on-server.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const ADMIN = '500000000000000001';
+const TITLE = 'word-2026-06-15 — word of the day, 2026-06-15';
+
+async function world(botPermissions: bigint) {
+  const discord = await startDiscordServer();
+  cleanups.push(() => discord.close());
+  const guild = discord.addGuild({
+    name: 'Words',
+    roles: [
+      { name: 'admins', permissions: PermissionFlagsBits.ManageChannels },
+      { name: 'posting', permissions: botPermissions },
+    ],
+    members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
+    botMember: { roles: ['posting'] },
+    channels: [{ name: 'general' }, { name: 'words' }, { name: 'daily', type: 15, availableTags: ['Words', 'Misc'], requireTag: true }],
+  });
+  let clock = new Date('2026-06-15T08:00:00Z');
+  const started = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2, now: () => clock }, dailyPosts: false });
+  const invoke = async (name: string, options: Record<string, string | boolean> = {}) =>
+  {
+    const response = await discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: ADMIN }).waitForResponse();
+    return `${response.content ?? ''}${response.embeds[0]?.description ?? ''}`;
+  };
+  let crash = false;
+  let pinFailures = 0;
+  const scheduler = new DailyScheduler({
+    store: started.daily.store,
+    lookup: started.lookup,
+    poster: createDailyPoster(started.bot.client.rest, { logger: started.logger }),
+    ...dailyPostRendering('https://wotd.site'),
+    logger: started.logger,
+    concurrency: 2,
+    observer: { pinFailed: () => (pinFailures += 1) },
+    hooks: {
+      afterSend: () => {
+        if (crash) {
+          crash = false;
+          throw new Error('crashed after sending');
+        }
+      },
+    },
+  });
+  const tick = (at: string) => {
+    clock = new Date(at);
+    return scheduler.tick(clock);
+  };
+  return { discord, guild, ...started, invoke, scheduler, tick, crashNext: () => (crash = true), pinFailures: () => pinFailures };
+}
+
+describe('daily posts in a forum', () => {
+  it('checks the tag when subscribing, and makes one post a day, titled and tagged, even when a retry follows an unknown outcome', async () => {
+    const { discord, guild, bot, daily, invoke, tick, crashNext } = await world(DEFAULT_BOT_PERMISSIONS);
+    const forum = guild.channelId('daily');
+    expect(await invoke('wotd-subscribe', { channel: forum })).toContain('requires a tag on every post. Choose one with `forum-tag`: **Words** and **Misc**.');
+    expect(await invoke('wotd-subscribe', { channel: forum, 'forum-tag': 'news' })).toContain('has no tag “news”. Its tags: **Words** and **Misc**.');
+    expect(await invoke('wotd-subscribe', { channel: guild.channelId('words'), 'forum-tag': 'Words' })).toContain('is not a forum');
+    expect(await invoke('wotd-subscribe', { channel: forum, 'forum-tag': 'words', thread: true, pin: true })).toContain(
+      'is a forum: each daily post there is a post of its own, so **thread** and **pin** do not apply.',
+    );
+    const preview = await invoke('wotd-subscribe', { channel: forum, 'forum-tag': 'words', preview: true });
+    expect(preview).toContain(`Each day is a new post in the forum, titled like “${TITLE}”.`);
+    expect(preview).toContain('Each post gets the tag Words.');
+    expect(await invoke('wotd-subscribe', { channel: forum, 'forum-tag': 'words', time: '09:00' })).toContain(', tagged Words');
+    expect(await invoke('wotd-subscriptions')).toContain('a new forum post each day, tag Words');
+
+    // The first attempt dies after Discord made the post; there is no nonce for forum posts, so the retry must find it.
+    crashNext();
+    await tick('2026-06-15T09:00:00Z');
+    expect((await daily.store.getDelivery(forum, '2026-06-15'))?.state).toBe('sending');
+    expect(await tick('2026-06-15T09:10:00Z')).toMatchObject({ sent: 1 });
+    const threads = discord.threadsIn(forum);
+    expect(threads).toEqual([{ id: threads[0]?.id, name: TITLE, type: 11, parentId: forum, autoArchiveDuration: 4320 }]);
+    expect(await daily.store.getDelivery(forum, '2026-06-15')).toMatchObject({ state: 'sent', messageId: threads[0]?.id });
+    const [starter] = discord.messagesIn(threads[0]?.id ?? '');
+    expect(starter?.embeds[0]?.title).toBe('word-2026-06-15');
+    const tags = ((await bot.client.rest.get(Routes.channel(forum))) as { available_tags: Array<{ id: string; name: string }> }).available_tags;
+    const active = (await bot.client.rest.get(Routes.guildActiveThreads(guild.id))) as { threads: Array<{ id: string; applied_tags?: string[] }> };
+    expect(active.threads.find((thread) => thread.id === threads[0]?.id)?.applied_tags).toEqual([tags.find((tag) => tag.name === 'Words')?.id]);
+
+    // The next day is a new post of its own.
+    expect(await tick('2026-06-16T09:00:00Z')).toMatchObject({ sent: 1 });
+    expect(discord.threadsIn(forum).map((thread) => thread.name)).toEqual([TITLE, 'word-2026-06-16 — word of the day, 2026-06-16']);
+  });
+
+  it("refuses a post without the tag the forum requires (40067) with that reason, not Discord's sentence", async () => {
+    const { guild, bot, logger } = await world(DEFAULT_BOT_PERMISSIONS);
+    const poster = createDailyPoster(bot.client.rest, { logger });
+    const message = { channelId: guild.channelId('daily'), embeds: [{ title: 'word' }], mentionRoleId: null, nonce: 'n1', forumPost: { title: 'word' } };
+    const failure = await poster.post(message).then(() => null, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(DeliveryError);
+    expect(failure).toMatchObject({ kind: 'refused', reason: { kind: 'forumTagRequired' }, refusal: { code: 40067 } });
+  });
+});
+
+describe('pinning the daily post', () => {
+  it("pins today's post and unpins yesterday's; without Pin Messages the post is still made once and the reason shown", async () => {
+    const { discord, guild, daily, invoke, tick, crashNext, pinFailures } = await world(DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.PinMessages);
+    const words = guild.channelId('words');
+    const preview = await invoke('wotd-subscribe', { channel: words, pin: true, preview: true });
+    expect(preview).toContain('Each post is pinned, and my previous daily post there unpinned.');
+    expect(await invoke('wotd-subscribe', { channel: words, pin: true, time: '09:00' })).toContain(', pinned (the previous post unpinned)');
+
+    expect(await tick('2026-06-15T09:00:00Z')).toMatchObject({ sent: 1 });
+    // A retry after an unknown outcome finds the post and pins it (again: pinning is idempotent).
+    crashNext();
+    await tick('2026-06-16T09:00:00Z');
+    expect(await tick('2026-06-16T09:10:00Z')).toMatchObject({ sent: 1 });
+    expect(discord.messagesIn(words).map((message) => message.pinned)).toEqual([false, true]);
+
+    discord.updateRole(guild.id, 'posting', { permissions: DEFAULT_BOT_PERMISSIONS });
+    expect(await tick('2026-06-17T09:00:00Z')).toMatchObject({ sent: 1, failed: 0, retrying: 0 });
+    expect(discord.messagesIn(words).map((message) => message.pinned)).toEqual([false, true, false]);
+    expect(await daily.store.getDelivery(words, '2026-06-17')).toMatchObject({
+      state: 'sent',
+      pinFailures: [{ what: 'pin', reason: { kind: 'missingPermission', permission: 'PinMessages', channelName: 'words' } }],
+    });
+    expect(pinFailures()).toBe(1);
+    expect((await daily.store.get(words))?.status.state).toBe('active');
+    expect(await invoke('wotd-subscriptions')).toContain("(today's post was made, but not pinned: Missing Pin Messages in #words)");
+    // Not posted again for the failed pin.
+    expect(await tick('2026-06-17T09:30:00Z')).toMatchObject({ sent: 0 });
+    expect(discord.messagesIn(words)).toHaveLength(3);
+
+    expect(await invoke('wotd-subscribe', { channel: words, pin: true })).toContain("I can't post in");
+    expect(await invoke('wotd-subscribe', { channel: words, pin: true })).toContain('**Pin Messages**');
+    expect(await invoke('wotd-subscribe', { channel: words, reset: 'pin' })).toContain('Changed: pinning each post from on to off');
+  });
+});
