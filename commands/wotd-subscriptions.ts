@@ -8,6 +8,7 @@ import { privateLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import type { Translate } from '../src/replies/i18n/translate.ts';
 import { daysPhrase, introText, pauseState } from '../src/replies/subscribe-replies.ts';
 import { colourText } from '../src/schedule/post-shape.ts';
+import { webhookIdentityText } from '../src/replies/webhook-options.ts';
 import { describeStatus, languageName, styleName, todaysDelivery } from '../src/replies/subscription-text.ts';
 import { countsTowardLimit, postStyleOf } from '../src/schedule/subscription.ts';
 import { settingsOf, type SubscriptionOverview } from '../src/schedule/subscription-service.ts';
@@ -33,6 +34,7 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
     subscription.language ? t('subscriptions.language', { language: languageName(subscription.language, t) }) : '',
     subscription.colour !== undefined ? t('subscriptions.colour', { colour: colourText(subscription.colour) }) : '',
     subscription.intro !== undefined ? t('subscriptions.intro', { intro: introText(subscription.intro, t) }) : '',
+    subscription.webhookName !== undefined ? t('subscriptions.webhook', { identity: webhookIdentityText(subscription.webhookName, subscription.webhookAvatar ?? null, t) }) : '',
     subscription.noticeChannelId
       ? t('subscriptions.notices', { channel: channelMention(subscription.noticeChannelId, subscription.noticeChannelId, isConsoleChannel(subscription.noticeChannelId)) })
       : '',

@@ -16,7 +16,8 @@ export function adminNoticeText(subscription: Subscription, notice: StatusNotice
   const locale = subscription.language;
   const t = translatorFor(locale);
   const channel = `<#${subscription.channelId}> (#${escapeText(subscription.channelName)})`;
-  const needed: ChannelPermission[] = subscription.openThread === true ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
+  const needed: ChannelPermission[] = subscription.openThread === true ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : [...REQUIRED_PERMISSIONS];
+  if (subscription.webhookName !== undefined) needed.push('ManageWebhooks');
   const permissions = andList(needed.map((name) => `**${permissionName(name, t)}**`), locale);
   const reason = escapeText(notice.reason ?? '');
   // The command as this language's members see it in Discord: its name and the channel option's.

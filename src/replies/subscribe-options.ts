@@ -18,6 +18,7 @@ import { quoteInput } from './messages.ts';
 import { parseSchedule } from './schedule-options.ts';
 import { changesText, pauseState, settingChanges, settingsSummary, type Mentions } from './subscribe-replies.ts';
 import { addDays } from '../wotd/dates.ts';
+import { readWebhookOptions } from './webhook-options.ts';
 
 /** Reading /wotd-subscribe's options into a request that changes only what was given, and the answer to it. */
 
@@ -35,6 +36,8 @@ const RESETTABLE: ReadonlyArray<{ key: MessageKey; setting: SettingName }> = [
   { key: 'option.intro.name', setting: 'intro' },
   { key: 'option.language.name', setting: 'language' },
   { key: 'option.quiz.name', setting: 'quiz' },
+  { key: 'option.webhookName.name', setting: 'webhookName' },
+  { key: 'option.webhookAvatar.name', setting: 'webhookAvatar' },
 ];
 
 /** Case and accents aside: `rôle`, `Role` and `role` are one name. */
@@ -111,6 +114,10 @@ export function readSubscribeOptions(
     // An intro of spaces only is none.
     request.intro = intro.trim() === '' ? null : intro.trim();
   }
+
+  const webhook = readWebhookOptions(options, t);
+  if (!webhook.ok) return webhook;
+  Object.assign(request, webhook.fields);
 
   const daysText = options.getString('days');
   if (daysText !== null) {

@@ -8,6 +8,7 @@ import { clip, escapeText } from './embeds.ts';
 import { catalogLocaleOf } from './i18n/locales.ts';
 import type { MessageKey, Translate } from './i18n/translate.ts';
 import { languageName } from './subscription-text.ts';
+import { webhookIdentityText, webhookSummary } from './webhook-options.ts';
 
 /**
  * What /wotd-subscribe and /wotd-subscriptions say about a subscription's settings, days, pause and skip, in the
@@ -63,6 +64,7 @@ export function settingsSummary(settings: SubscriptionSettings, t: Translate, lo
     settings.colour !== null ? t('subscribe.extra.colour', { colour: colourText(settings.colour) }) : '',
     settings.intro !== null ? t('subscribe.extra.intro', { intro: introText(settings.intro, t) }) : '',
     settings.noticeChannelId ? t('subscribe.extra.notices', { channel: mentions.channel(settings.noticeChannelId) }) : '',
+    webhookSummary(settings, t),
   ].join('');
   return t('subscribe.summary', { days: daysPhrase(settings.days, t, locale), time: settings.time, zone: `${settings.timeZone}${zoneNote}`, extras });
 }
@@ -82,6 +84,8 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   noticeChannelId: 'subscribe.setting.notices',
   colour: 'subscribe.setting.colour',
   intro: 'subscribe.setting.intro',
+  webhookName: 'subscribe.setting.webhookName',
+  webhookAvatar: 'subscribe.setting.webhookAvatar',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -114,6 +118,8 @@ export function settingChanges(
     if (setting === 'language') return languageName(settings.language, t);
     if (setting === 'colour') return settings.colour === null ? t('subscribe.value.default') : colourText(settings.colour);
     if (setting === 'intro') return settings.intro === null ? t('subscribe.value.none') : introText(settings.intro, t);
+    if (setting === 'webhookName') return settings.webhookName === null ? t('subscribe.value.none') : webhookIdentityText(settings.webhookName, null, t);
+    if (setting === 'webhookAvatar') return settings.webhookAvatar === null ? t('subscribe.value.default') : `<${settings.webhookAvatar}>`;
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
     if (raw === null) return t('subscribe.value.none');
@@ -121,7 +127,7 @@ export function settingChanges(
     return setting === 'noticeChannelId' ? mentions.channel(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'noticeChannelId', 'language', 'quiz'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'noticeChannelId', 'language', 'quiz', 'webhookName', 'webhookAvatar'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

@@ -32,6 +32,10 @@ export interface SubscriptionSettings {
   colour: number | null;
   /** A line above the embed with {word}, {date} and {role}, already checked (post-shape.ts), or null. */
   intro: string | null;
+  /** The name posts show, through the bot's own webhook in the channel (webhook-identity.ts), or null: as the bot. */
+  webhookName: string | null;
+  /** The https avatar URL shown with that name, or null: the webhook's default. */
+  webhookAvatar: string | null;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -49,6 +53,8 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   noticeChannelId: null,
   colour: null,
   intro: null,
+  webhookName: null,
+  webhookAvatar: null,
 };
 
 /**
@@ -245,6 +251,8 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     noticeChannelId: subscription.noticeChannelId ?? null,
     colour: subscription.colour ?? null,
     intro: subscription.intro ?? null,
+    webhookName: subscription.webhookName ?? null,
+    webhookAvatar: subscription.webhookAvatar ?? null,
   };
 }
 
@@ -270,6 +278,8 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     noticeChannelId: pick('noticeChannelId'),
     colour: pick('colour'),
     intro: pick('intro'),
+    webhookName: pick('webhookName'),
+    webhookAvatar: pick('webhookAvatar'),
   };
 }
 
@@ -310,6 +320,8 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(settings.noticeChannelId ? { noticeChannelId: settings.noticeChannelId } : {}),
     ...(settings.colour !== null ? { colour: settings.colour } : {}),
     ...(settings.intro ? { intro: settings.intro } : {}),
+    ...(settings.webhookName ? { webhookName: settings.webhookName } : {}),
+    ...(settings.webhookAvatar ? { webhookAvatar: settings.webhookAvatar } : {}),
     configuredBy: request.userId,
   };
 }

@@ -85,6 +85,10 @@ export const subscriptionSchema = z.object({
   colour: z.number().int().min(0).max(0xffffff).optional(),
   /** A line above the embed, with {word}, {date} and {role} (post-shape.ts); absent: the role mention alone. */
   intro: z.string().max(200).optional(),
+  /** Posts go out through the bot's own webhook in the channel under this name (webhook-identity.ts); absent: as the bot. */
+  webhookName: z.string().min(1).max(80).optional(),
+  /** The https avatar URL handed to Discord with each webhook post (the bot never fetches it). */
+  webhookAvatar: z.string().min(1).max(512).optional(),
   /** A change of state the admin is still to be told about (admin-notices.ts). */
   noticeOwed: statusNoticeSchema.optional(),
 });
