@@ -76,6 +76,7 @@ export class DiscordServer {
     this.changes = this.world.changes;
     this.gateway = this.world.gateway;
     this.requests = this.recorder.requests;
+    this.recorder.applicationId = this.applicationId;
     defineRoutes(this.routes, this.world);
     const deps = {
       world: this.world,
