@@ -57,7 +57,14 @@ export function withoutToken(error: unknown, token: string): unknown {
   return error;
 }
 
-export function channelWebhooks(rest: REST, selfId: () => Promise<string>, classify: (channelId: string, error: unknown) => Promise<DeliveryError>): ChannelWebhooks {
+/**
+ * `takeTurn` comes before each request to find or create a webhook: those are the bot's own (its token), counted
+ * under its global limit like its posts.
+ */
+export function channelWebhooks(
+  rest: REST,
+  deps: { selfId: () => Promise<string>; takeTurn: () => Promise<void>; classify: (channelId: string, error: unknown) => Promise<DeliveryError> },
+): ChannelWebhooks {
   const remembered = new Map<string, ChannelWebhook>();
   const pending = new Map<string, Promise<ChannelWebhook>>();
   const remember = (channelId: string, webhook: ChannelWebhook): void => {
@@ -72,17 +79,21 @@ export function channelWebhooks(rest: REST, selfId: () => Promise<string>, class
     if (error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.MissingPermissions) {
       return new DeliveryError('forbidden', missingManageWebhooks(channelName), { cause: error });
     }
-    return classify(channelId, error);
+    return deps.classify(channelId, error);
   };
   const findOrCreate = async (channelId: string, name: string, channelName: string | undefined): Promise<ChannelWebhook> => {
-    const self = await selfId();
+    const self = await deps.selfId();
     let found: APIWebhook | undefined;
+    await deps.takeTurn();
     try {
       const hooks = (await rest.get(Routes.channelWebhooks(channelId))) as APIWebhook[];
       found = (Array.isArray(hooks) ? hooks : []).find(
         (hook) => hook.type === WebhookType.Incoming && typeof hook.token === 'string' && (hook.application_id === self || hook.user?.id === self),
       );
-      found ??= (await rest.post(Routes.channelWebhooks(channelId), { body: { name } })) as APIWebhook;
+      if (!found) {
+        await deps.takeTurn();
+        found = (await rest.post(Routes.channelWebhooks(channelId), { body: { name } })) as APIWebhook;
+      }
     } catch (error) {
       throw await failure(channelId, channelName, error);
     }

@@ -18,8 +18,8 @@ import { dailyButtonRows } from './daily-post-edit.ts';
 
 /**
  * Daily posts of subscriptions with a webhook identity (issue 35): executed through the bot's own webhook in the
- * channel with the subscription's name and avatar URL, under the same pacing, mentions, thread and publication as
- * the bot's own posts. A webhook execution has no nonce, so exactly-once rests on the scheduler's look before every
+ * channel with the subscription's name and avatar URL, with the same mentions, thread and publication as the bot's
+ * own posts. A webhook execution has no nonce, so exactly-once rests on the scheduler's look before every
  * retry (findEarlierPost: a message of the bot's webhook with the day's embed) and on executing without discord.js's
  * own repeats (webhookRest). Executions have per-webhook rate limits, which discord.js keeps to from Discord's
  * headers (429s are waited out and counted: metrics-view.ts).
@@ -46,7 +46,7 @@ function unknownWebhook(error: unknown): boolean {
 
 export function createWebhookPoster(rest: REST, deps: WebhookPosterDeps): Required<Pick<ChannelPoster, 'post' | 'findEarlierPost'>> {
   const executor = webhookRest(rest);
-  const webhooks = channelWebhooks(rest, deps.selfId, (channelId, error) => deps.failure(rest, channelId, error));
+  const webhooks = channelWebhooks(rest, { selfId: deps.selfId, takeTurn: deps.takeTurn, classify: (channelId, error) => deps.failure(rest, channelId, error) });
 
   const execute = async (hook: ChannelWebhook, message: DailyMessage, identity: NonNullable<DailyMessage['webhook']>): Promise<APIMessage> => {
     const body: RESTPostAPIWebhookWithTokenJSONBody = {
@@ -76,7 +76,8 @@ export function createWebhookPoster(rest: REST, deps: WebhookPosterDeps): Requir
     async post(message) {
       const identity = message.webhook;
       if (!identity) throw new DeliveryError('refused', 'a webhook post without a webhook identity');
-      await deps.takeTurn();
+      // An execution goes out without the bot's token, so Discord counts it under the webhook's limits, not the bot's
+      // global one: it takes no turn of the bot's pace; finding or creating the webhook does (channel-webhooks.ts).
       const hook = await webhooks.get(message.channelId, identity.name, message.channelName);
       try {
         return await sent(message, await execute(hook, message, identity));
@@ -88,7 +89,6 @@ export function createWebhookPoster(rest: REST, deps: WebhookPosterDeps): Requir
       webhooks.forget(message.channelId);
       deps.logger?.warn({ channelId: message.channelId, webhookId: hook.id }, "the bot's webhook in the channel was deleted; creating it again, once");
       const again = await webhooks.get(message.channelId, identity.name, message.channelName);
-      await deps.takeTurn();
       try {
         return await sent(message, await execute(again, message, identity));
       } catch (error) {

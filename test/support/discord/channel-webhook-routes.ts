@@ -46,6 +46,24 @@ export function webhooksOf(world: World): Map<string, StoredWebhook> {
   return store;
 }
 
+/** A webhook of the bot's application in the channel, as creating one makes it (benches add them beforehand with it). */
+export function addChannelWebhook(world: World, channelId: string, name: string): StoredWebhook {
+  const guildId = world.channels.get(channelId)?.guildId;
+  if (guildId === undefined) throw new Error(`no channel ${channelId}`);
+  const hook: StoredWebhook = {
+    id: snowflake(),
+    token: `wh-${snowflake()}-${Math.random().toString(36).slice(2)}`,
+    channelId,
+    guildId,
+    name,
+    creatorId: world.botUser.id,
+    applicationId: world.applicationId,
+  };
+  webhooksOf(world).set(hook.id, hook);
+  world.changes.notify();
+  return hook;
+}
+
 /** What Discord refuses in a webhook's name or an execution's username (create-webhook's rules). */
 function nameErrors(name: unknown, field: string): FormErrors {
   const errors = new FormErrors();
@@ -90,18 +108,7 @@ export function defineChannelWebhookRoutes(table: RouteTable, world: World): voi
     if ([...store.values()].filter((hook) => hook.channelId === channel.id).length >= WEBHOOKS_PER_CHANNEL) {
       throw new ApiError(400, 30007, `Maximum number of webhooks reached (${WEBHOOKS_PER_CHANNEL})`);
     }
-    const hook: StoredWebhook = {
-      id: snowflake(),
-      token: `wh-${snowflake()}-${Math.random().toString(36).slice(2)}`,
-      channelId: channel.id,
-      guildId: channel.guildId,
-      name: String(body.name),
-      creatorId: world.botUser.id,
-      applicationId: world.applicationId,
-    };
-    store.set(hook.id, hook);
-    world.changes.notify();
-    return ok(serializeWebhook(world, hook, true));
+    return ok(serializeWebhook(world, addChannelWebhook(world, channel.id, String(body.name)), true));
   });
   table.on('DELETE', '/webhooks/:webhook_id', ({ params }) => {
     const hook = webhooksOf(world).get(params.webhook_id ?? '');
