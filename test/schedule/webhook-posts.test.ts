@@ -1,6 +1,8 @@
 import { PermissionFlagsBits, Routes } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChannelPoster } from '../../src/discord/channel-poster.ts';
+import { discordMetricsView } from '../../src/discord/metrics-view.ts';
+import { createBotMetrics } from '../../src/metrics/registry.ts';
 import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
@@ -96,8 +98,12 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
     expect(JSON.stringify(lines)).not.toContain(token);
     expect(JSON.stringify(await daily.store.get(words))).not.toContain(token);
 
-    // The next day reuses it: no new list, no new webhook.
+    // The next day reuses it: no new list, no new webhook. A 429 from the webhook's own bucket is waited out and counted.
+    const metrics = createBotMetrics({ mode: 'discord', defaultMetrics: false });
+    metrics.watchDiscord(discordMetricsView(bot.client));
+    discord.injectFault({ route: /^POST \/webhooks\/\d+\/[^/]+$/, status: 429, rateLimit: { global: false, retryAfterMs: 50 }, times: 1 });
     expect(await scheduler.tick(new Date('2026-06-16T09:00:00Z'))).toMatchObject({ sent: 1 });
+    expect(await metrics.text()).toMatch(/^wotd_bot_429_responses_total\{service="discord_webhook"\} 1$/m);
     expect(requests('GET /channels/:channel_id/webhooks')).toHaveLength(1);
     expect(requests('POST /channels/:channel_id/webhooks')).toHaveLength(1);
     expect(discord.messagesIn(words)).toHaveLength(2);
