@@ -144,6 +144,8 @@ describe('admin command definitions', () => {
       ['preview', false],
       ['language', false],
       ['quiz', false],
+      ['webhook-name', false],
+      ['webhook-avatar', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });

@@ -246,7 +246,7 @@ describe('the language, kept like any other setting', () => {
     expect(text).toContain('die Tage von werktags auf jeden Tag');
     expect(await store.get(DAILY.id)).toMatchObject({ time: '18:00', roleId: null });
     expect(await subscribe(services, { reset: 'alle, rolle' }, 'de')).toContain(
-      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, hinweise, farbe, einleitung, sprache, quiz.',
+      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, hinweise, farbe, einleitung, sprache, quiz, webhook-name, webhook-avatar.',
     );
   });
 
