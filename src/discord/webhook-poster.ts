@@ -110,7 +110,12 @@ export function createWebhookPoster(rest: REST, deps: WebhookPosterDeps): Requir
           const query = makeURLSearchParams({ after, limit: deps.history.pageSize });
           batch = (await rest.get(Routes.channelMessages(message.channelId), { query })) as APIMessage[];
         } catch (error) {
-          throw await deps.failure(rest, message.channelId, error);
+          const failure = await deps.failure(rest, message.channelId, error);
+          // Without a nonce, posting again unseen could post twice (the scheduler posts on after a forbidden look):
+          // the day is given up instead, with the reason.
+          if (failure.kind !== 'forbidden') throw failure;
+          const where = message.channelName ? `#${clip(message.channelName, CHANNEL_NAME_LIMIT)}` : 'the channel';
+          throw new DeliveryError('refused', `Missing Read Message History in ${where}: cannot tell whether the webhook post got through, so not posting again today`, { cause: failure });
         }
         const known = webhooks.idIn(message.channelId);
         const found = batch.find((candidate) => isWebhookPostOf(candidate, message, self, known, deps.sameEmbed));

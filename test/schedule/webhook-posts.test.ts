@@ -140,5 +140,23 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
     expect(await restarted.tick(new Date('2026-06-19T09:00:00Z'))).toMatchObject({ failed: 1 });
     expect((await daily.store.get(words))?.status).toMatchObject({ state: 'failing', reason: 'Missing Manage Webhooks in #words' });
     expect(discord.messagesIn(words)).toHaveLength(3);
+
+    // An attempt whose outcome is unknown, and no Read Message History to look: the day is given up, not posted twice.
+    discord.updateRole(guild.id, 'posting', { permissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.ManageWebhooks });
+    discord.injectFault({ route: 'GET /channels/:id/messages', status: 403, code: 50013, message: 'Missing Permissions', times: 1 });
+    let crashOnce = true;
+    const blind = new DailyScheduler({
+      store: daily.store,
+      lookup,
+      poster: createChannelPoster(bot.client.rest, { logger }),
+      ...dailyPostRendering('https://wotd.site'),
+      logger,
+      concurrency: 2,
+      hooks: { afterSend: () => { if (crashOnce) { crashOnce = false; throw new Error('crashed after sending'); } } },
+    });
+    await blind.tick(new Date('2026-06-20T09:00:00Z'));
+    await blind.tick(new Date('2026-06-20T09:01:00Z'));
+    expect(discord.messagesIn(words)).toHaveLength(4);
+    expect(await daily.store.getDelivery(words, '2026-06-20')).toMatchObject({ state: 'failed', error: expect.stringContaining('Missing Read Message History in #words') });
   });
 });
