@@ -8,6 +8,7 @@ export const CHANNEL_PERMISSION_FLAGS: Record<ChannelPermission, bigint> = {
   EmbedLinks: PermissionFlagsBits.EmbedLinks,
   ReadMessageHistory: PermissionFlagsBits.ReadMessageHistory,
   CreatePublicThreads: PermissionFlagsBits.CreatePublicThreads,
+  ManageWebhooks: PermissionFlagsBits.ManageWebhooks,
 };
 
 /** Reads one channel of a server (no channel is cached: see client.ts); null for one it cannot read. */

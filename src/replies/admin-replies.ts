@@ -15,6 +15,7 @@ const PERMISSION_KEYS: Record<ChannelPermission, MessageKey> = {
   EmbedLinks: 'permission.embedLinks',
   ReadMessageHistory: 'permission.readMessageHistory',
   CreatePublicThreads: 'permission.createPublicThreads',
+  ManageWebhooks: 'permission.manageWebhooks',
 };
 
 /** A permission as Discord's settings name it, in the reader's language. */

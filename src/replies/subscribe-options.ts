@@ -19,6 +19,7 @@ import { parseSchedule } from './schedule-options.ts';
 import { readLookOptions } from './look-options.ts';
 import { changesText, pauseState, settingChanges, settingsSummary, type Mentions } from './subscribe-replies.ts';
 import { addDays } from '../wotd/dates.ts';
+import { readWebhookOptions } from './webhook-options.ts';
 
 /** Reading /wotd-subscribe's options into a request that changes only what was given, and the answer to it. */
 
@@ -38,6 +39,8 @@ const RESETTABLE: ReadonlyArray<{ key: MessageKey; setting: SettingName }> = [
   { key: 'option.dateStyle.name', setting: 'dateStyle' },
   { key: 'option.language.name', setting: 'language' },
   { key: 'option.quiz.name', setting: 'quiz' },
+  { key: 'option.webhookName.name', setting: 'webhookName' },
+  { key: 'option.webhookAvatar.name', setting: 'webhookAvatar' },
 ];
 
 /** Case and accents aside: `rôle`, `Role` and `role` are one name. */
@@ -119,6 +122,9 @@ export function readSubscribeOptions(
   if (!look.ok) return look;
   if (look.parts) request.parts = look.parts;
   if (look.dateStyle) request.dateStyle = look.dateStyle;
+  const webhook = readWebhookOptions(options, t);
+  if (!webhook.ok) return webhook;
+  Object.assign(request, webhook.fields);
 
   const daysText = options.getString('days');
   if (daysText !== null) {

@@ -10,6 +10,7 @@ import type { MessageKey, Translate } from './i18n/translate.ts';
 import { languageName } from './subscription-text.ts';
 import { dateStyleText, partsText } from './look-options.ts';
 import { POST_PARTS } from '../schedule/post-look.ts';
+import { webhookIdentityText, webhookSummary } from './webhook-options.ts';
 
 /**
  * What /wotd-subscribe and /wotd-subscriptions say about a subscription's settings, days, pause and skip, in the
@@ -67,6 +68,7 @@ export function settingsSummary(settings: SubscriptionSettings, t: Translate, lo
     settings.parts.length < POST_PARTS.length ? t('subscribe.extra.parts', { parts: partsText(settings.parts, t) }) : '',
     settings.dateStyle !== null ? t('subscribe.extra.dateStyle', { style: dateStyleText(settings.dateStyle, t) }) : '',
     settings.noticeChannelId ? t('subscribe.extra.notices', { channel: mentions.channel(settings.noticeChannelId) }) : '',
+    webhookSummary(settings, t),
   ].join('');
   return t('subscribe.summary', { days: daysPhrase(settings.days, t, locale), time: settings.time, zone: `${settings.timeZone}${zoneNote}`, extras });
 }
@@ -88,6 +90,8 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   intro: 'subscribe.setting.intro',
   parts: 'subscribe.setting.parts',
   dateStyle: 'subscribe.setting.dateStyle',
+  webhookName: 'subscribe.setting.webhookName',
+  webhookAvatar: 'subscribe.setting.webhookAvatar',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -122,6 +126,8 @@ export function settingChanges(
     if (setting === 'intro') return settings.intro === null ? t('subscribe.value.none') : introText(settings.intro, t);
     if (setting === 'parts') return partsText(settings.parts, t);
     if (setting === 'dateStyle') return dateStyleText(settings.dateStyle, t);
+    if (setting === 'webhookName') return settings.webhookName === null ? t('subscribe.value.none') : webhookIdentityText(settings.webhookName, null, t);
+    if (setting === 'webhookAvatar') return settings.webhookAvatar === null ? t('subscribe.value.default') : `<${settings.webhookAvatar}>`;
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
     if (raw === null) return t('subscribe.value.none');
@@ -129,7 +135,7 @@ export function settingChanges(
     return setting === 'noticeChannelId' ? mentions.channel(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'parts', 'dateStyle', 'noticeChannelId', 'language', 'quiz'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'parts', 'dateStyle', 'noticeChannelId', 'language', 'quiz', 'webhookName', 'webhookAvatar'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

@@ -136,6 +136,7 @@ export function buildMessage(
   if (content) message.content = content;
   if (subscription.openThread === true) message.thread = { name: threadName(embed, shape.threadSuffix ?? day) };
   if (subscription.publish === true) message.publish = true;
+  if (subscription.webhookName) message.webhook = { name: subscription.webhookName, ...(subscription.webhookAvatar ? { avatarUrl: subscription.webhookAvatar } : {}) };
   return message;
 }
 

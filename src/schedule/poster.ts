@@ -37,6 +37,8 @@ export interface DailyMessage {
    */
   thread?: { name: string };
   publish?: boolean;
+  /** Post through the bot's own webhook in the channel, showing this name and avatar (no nonce there: see findEarlierPost). */
+  webhook?: { name: string; avatarUrl?: string };
 }
 
 export interface ChannelPoster {

@@ -37,6 +37,10 @@ export interface SubscriptionSettings {
   parts: PostPart[];
   /** How the post writes its date; null: today's look. */
   dateStyle: DateStyle | null;
+  /** The name posts show, through the bot's own webhook in the channel (webhook-identity.ts), or null: as the bot. */
+  webhookName: string | null;
+  /** The https avatar URL shown with that name, or null: the webhook's default. */
+  webhookAvatar: string | null;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -56,6 +60,8 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   intro: null,
   parts: [...POST_PARTS],
   dateStyle: null,
+  webhookName: null,
+  webhookAvatar: null,
 };
 
 /**
@@ -261,6 +267,8 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     intro: subscription.intro ?? null,
     parts: subscription.parts ?? [...POST_PARTS],
     dateStyle: subscription.dateStyle ?? null,
+    webhookName: subscription.webhookName ?? null,
+    webhookAvatar: subscription.webhookAvatar ?? null,
   };
 }
 
@@ -288,6 +296,8 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     intro: pick('intro'),
     parts: pick('parts'),
     dateStyle: pick('dateStyle'),
+    webhookName: pick('webhookName'),
+    webhookAvatar: pick('webhookAvatar'),
   };
 }
 
@@ -331,6 +341,8 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...(settings.intro ? { intro: settings.intro } : {}),
     ...(parts ? { parts } : {}),
     ...(settings.dateStyle ? { dateStyle: settings.dateStyle } : {}),
+    ...(settings.webhookName ? { webhookName: settings.webhookName } : {}),
+    ...(settings.webhookAvatar ? { webhookAvatar: settings.webhookAvatar } : {}),
     configuredBy: request.userId,
     ...(request.userLocale && request.userLocale.length >= 2 && request.userLocale.length <= 16 ? { configuredLocale: request.userLocale } : {}),
   };

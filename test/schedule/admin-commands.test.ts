@@ -147,6 +147,8 @@ describe('admin command definitions', () => {
       ['parts', false],
       ['date-style', false],
       ['intro-edit', false],
+      ['webhook-name', false],
+      ['webhook-avatar', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5] });
     expect(options[2]).toMatchObject({ autocomplete: true });

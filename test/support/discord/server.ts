@@ -6,6 +6,7 @@ import { Faults } from './faults.ts';
 import { FrontDoor } from './front-door.ts';
 import type { Gateway, GatewayDispatch, GatewayEvent, IdentifyRefusalCode } from './gateway.ts';
 import { handleRequest } from './http-core.ts';
+import { addChannelWebhook } from './channel-webhook-routes.ts';
 import { autocomplete, interactionHandles, invokeCommand, pressButton, startAutocomplete, submitModal } from './interactions.ts';
 import type { MessageView } from './messages.ts';
 import type { ChannelSpec, Guild, GuildSpec, MemberSpec, OverwriteSpec, User } from './model.ts';
@@ -77,6 +78,7 @@ export class DiscordServer {
     this.changes = this.world.changes;
     this.gateway = this.world.gateway;
     this.requests = this.recorder.requests;
+    this.recorder.applicationId = this.applicationId;
     defineRoutes(this.routes, this.world);
     const deps = {
       world: this.world,
@@ -196,6 +198,11 @@ export class DiscordServer {
 
   setMemberRoles(guildId: string, userId: string, roles: string[]): void {
     build.setMemberRoles(this.world, guildId, userId, roles);
+  }
+
+  /** A webhook of the bot's in the channel, as if it had created it on an earlier day (channel-webhook-routes.ts). */
+  addChannelWebhook(channelId: string, name: string): void {
+    addChannelWebhook(this.world, channelId, name);
   }
 
   updateRole(guildId: string, role: string, patch: { name?: string; permissions?: bigint | string; mentionable?: boolean }): void {
