@@ -1,5 +1,6 @@
 import { DiscordAPIError, HTTPError, REST, RESTJSONErrorCodes, Routes, WebhookType, type APIWebhook } from 'discord.js';
 import { clip } from '../schedule/discord-limits.ts';
+import type { FailureReason } from '../schedule/failure-reason.ts';
 import { DeliveryError } from '../schedule/poster.ts';
 
 /**
@@ -30,9 +31,14 @@ export interface ChannelWebhooks {
   idIn(channelId: string): string | undefined;
 }
 
-/** "Missing Manage Webhooks in #words": why a post through the webhook failed, as the subscription's status says. */
-export function missingManageWebhooks(channelName: string | undefined): string {
-  return `Missing Manage Webhooks in ${channelName ? `#${clip(channelName, CHANNEL_NAME_LIMIT)}` : 'the channel'}`;
+/** The channel's name as a reason keeps it: within Discord's limit, absent when not known. */
+export function reasonChannel(channelName: string | undefined): { channelName?: string } {
+  return channelName ? { channelName: clip(channelName, CHANNEL_NAME_LIMIT) } : {};
+}
+
+/** Why a post through the webhook failed when the bot may not manage the channel's webhooks. */
+export function missingPermissionIn(permission: 'ManageWebhooks' | 'ReadMessageHistory', channelName: string | undefined): FailureReason {
+  return { kind: 'missingPermission', permission, ...reasonChannel(channelName) };
 }
 
 /**
@@ -77,7 +83,7 @@ export function channelWebhooks(
   };
   const failure = async (channelId: string, channelName: string | undefined, error: unknown): Promise<DeliveryError> => {
     if (error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.MissingPermissions) {
-      return new DeliveryError('forbidden', missingManageWebhooks(channelName), { cause: error });
+      return new DeliveryError('forbidden', missingPermissionIn('ManageWebhooks', channelName), { cause: error });
     }
     return deps.classify(channelId, error);
   };
@@ -98,7 +104,7 @@ export function channelWebhooks(
       throw await failure(channelId, channelName, error);
     }
     if (typeof found.id !== 'string' || typeof found.token !== 'string' || found.token === '') {
-      throw new DeliveryError('transient', 'Discord answered for the channel webhook without its id or token');
+      throw new DeliveryError('transient', { kind: 'webhookIncomplete' });
     }
     return { id: found.id, token: found.token };
   };

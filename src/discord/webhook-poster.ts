@@ -11,9 +11,9 @@ import {
   type RESTPostAPIWebhookWithTokenJSONBody,
 } from 'discord.js';
 import type { Logger } from '../config/logger.ts';
-import { clip } from '../schedule/discord-limits.ts';
+import { unexpectedReason } from '../schedule/failure-reason.ts';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
-import { channelWebhooks, webhookRest, withoutToken, type ChannelWebhook } from './channel-webhooks.ts';
+import { channelWebhooks, missingPermissionIn, reasonChannel, webhookRest, withoutToken, type ChannelWebhook } from './channel-webhooks.ts';
 import { dailyButtonRows } from './daily-post-edit.ts';
 
 /**
@@ -36,9 +36,6 @@ export interface WebhookPosterDeps {
   sameEmbed: (seen: APIEmbed | undefined, sent: APIEmbed | undefined) => boolean;
   history: { pages: number; pageSize: number; lookBackMs: number };
 }
-
-/** Discord's channel names are at most 100 characters; a stored one is cut there too before it goes into a reason. */
-const CHANNEL_NAME_LIMIT = 100;
 
 function unknownWebhook(error: unknown): boolean {
   return error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.UnknownWebhook;
@@ -66,7 +63,7 @@ export function createWebhookPoster(rest: REST, deps: WebhookPosterDeps): Requir
 
   const sent = async (message: DailyMessage, created: APIMessage): Promise<{ messageId: string }> => {
     if (typeof (created as Partial<APIMessage> | null)?.id !== 'string' || !/^\d{1,20}$/.test(created.id)) {
-      throw new DeliveryError('transient', 'Discord answered the webhook post without a message id; looking for the post before trying again');
+      throw new DeliveryError('transient', { kind: 'noMessageId' });
     }
     await deps.extras(rest, message, created, deps.logger);
     return { messageId: created.id };
@@ -75,7 +72,7 @@ export function createWebhookPoster(rest: REST, deps: WebhookPosterDeps): Requir
   return {
     async post(message) {
       const identity = message.webhook;
-      if (!identity) throw new DeliveryError('refused', 'a webhook post without a webhook identity');
+      if (!identity) throw new DeliveryError('refused', unexpectedReason(new Error('a webhook post without a webhook identity')));
       // An execution goes out without the bot's token, so Discord counts it under the webhook's limits, not the bot's
       // global one: it takes no turn of the bot's pace; finding or creating the webhook does (channel-webhooks.ts).
       const hook = await webhooks.get(message.channelId, identity.name, message.channelName);
@@ -95,8 +92,7 @@ export function createWebhookPoster(rest: REST, deps: WebhookPosterDeps): Requir
         if (error instanceof DeliveryError) throw error;
         if (!unknownWebhook(error)) throw await deps.failure(rest, message.channelId, error);
         webhooks.forget(message.channelId);
-        const where = message.channelName ? `#${clip(message.channelName, CHANNEL_NAME_LIMIT)}` : 'the channel';
-        throw new DeliveryError('forbidden', `Unknown Webhook: the bot's webhook in ${where} was deleted, and deleted again when the bot created it anew`, { cause: error });
+        throw new DeliveryError('forbidden', { kind: 'webhookDeletedAgain', ...reasonChannel(message.channelName) }, { cause: error });
       }
     },
 
@@ -114,8 +110,7 @@ export function createWebhookPoster(rest: REST, deps: WebhookPosterDeps): Requir
           // Without a nonce, posting again unseen could post twice (the scheduler posts on after a forbidden look):
           // the day is given up instead, with the reason.
           if (failure.kind !== 'forbidden') throw failure;
-          const where = message.channelName ? `#${clip(message.channelName, CHANNEL_NAME_LIMIT)}` : 'the channel';
-          throw new DeliveryError('refused', `Missing Read Message History in ${where}: cannot tell whether the webhook post got through, so not posting again today`, { cause: failure });
+          throw new DeliveryError('refused', missingPermissionIn('ReadMessageHistory', message.channelName), { cause: failure });
         }
         const known = webhooks.idIn(message.channelId);
         const found = batch.find((candidate) => isWebhookPostOf(candidate, message, self, known, deps.sameEmbed));

@@ -123,7 +123,7 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
     expect(requests(EXECUTE)).toHaveLength(3);
     expect((await daily.store.get(words))?.status).toMatchObject({
       state: 'failing',
-      reason: "Unknown Webhook: the bot's webhook in #words was deleted, and deleted again when the bot created it anew",
+      reason: { kind: 'webhookDeletedAgain', channelName: 'words' },
     });
     expect(discord.messagesIn(words)).toHaveLength(3);
 
@@ -138,7 +138,7 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
       concurrency: 2,
     });
     expect(await restarted.tick(new Date('2026-06-19T09:00:00Z'))).toMatchObject({ failed: 1 });
-    expect((await daily.store.get(words))?.status).toMatchObject({ state: 'failing', reason: 'Missing Manage Webhooks in #words' });
+    expect((await daily.store.get(words))?.status).toMatchObject({ state: 'failing', reason: { kind: 'missingPermission', permission: 'ManageWebhooks', channelName: 'words' } });
     expect(discord.messagesIn(words)).toHaveLength(3);
 
     // An attempt whose outcome is unknown, and no Read Message History to look: the day is given up, not posted twice.
@@ -157,6 +157,6 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
     await blind.tick(new Date('2026-06-20T09:00:00Z'));
     await blind.tick(new Date('2026-06-20T09:01:00Z'));
     expect(discord.messagesIn(words)).toHaveLength(4);
-    expect(await daily.store.getDelivery(words, '2026-06-20')).toMatchObject({ state: 'failed', error: expect.stringContaining('Missing Read Message History in #words') });
+    expect(await daily.store.getDelivery(words, '2026-06-20')).toMatchObject({ state: 'failed', failure: { kind: 'missingPermission', permission: 'ReadMessageHistory', channelName: 'words' } });
   });
 });
