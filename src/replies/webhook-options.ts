@@ -42,10 +42,17 @@ export function readWebhookOptions(options: CommandOptions, t: Translate): { ok:
   return { ok: true, fields };
 }
 
-/** An avatar without a name has nothing to show it: the request must name the webhook too (or drop the avatar). */
+/**
+ * An avatar without a name has nothing to show it: the request must name the webhook too (or drop the avatar). A quiz
+ * is refused with a webhook identity: its reveal edits the post through the channel's message route, which Discord
+ * refuses for a webhook's message.
+ */
 export function webhookSettingsProblem(settings: SubscriptionSettings, t: Translate): string | null {
   if (settings.webhookAvatar !== null && settings.webhookName === null) {
     return t('subscribe.error.webhookAvatarAlone', { name: t('option.webhookName.name'), avatar: t('option.webhookAvatar.name') });
+  }
+  if (settings.quiz && settings.webhookName !== null) {
+    return t('subscribe.error.webhookQuiz', { quiz: t('option.quiz.name'), name: t('option.webhookName.name') });
   }
   return null;
 }

@@ -142,6 +142,11 @@ describe('editing a subscription', () => {
     expect(await subscribe(services, { 'webhook-name': 'everyone' })).toContain('Discord does not allow “everyone” as a webhook name.');
     expect(await subscribe(services, { 'webhook-avatar': 'not a url' })).toContain('it is not a web address');
     expect(await subscribe(services, { 'webhook-avatar': `https://example.com/${'a'.repeat(500)}.png` })).toContain('the address is longer than 512 characters');
+    // A quiz's reveal edits its post through the channel, which Discord refuses for a webhook's post.
+    expect(await subscribe(services, { quiz: true })).toContain("The quiz can't go out through a webhook");
+    expect(await subscribe(services, { quiz: true, reset: 'webhook-name,webhook-avatar' })).toContain('Changed:');
+    expect(await subscribe(services, { 'webhook-name': 'Word Owl' }, 'de')).toContain('Das Quiz kann nicht über einen Webhook gepostet werden');
+    await subscribe(services, { quiz: false, 'webhook-name': 'Word Owl', 'webhook-avatar': 'https://example.com/owl.png' });
     // The name without the avatar would leave an avatar with nothing to show it.
     expect(await subscribe(services, { reset: 'webhook-name' })).toContain('An avatar goes with a webhook name');
     expect(await subscribe(services, { reset: 'nom-webhook,avatar-webhook' }, 'fr')).toContain('le nom du webhook : de « Word Owl » à aucun');
