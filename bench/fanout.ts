@@ -3,7 +3,11 @@
  *
  * --mix (or FANOUT_MIX=1) subscribes the channels with the options admins use (issue 35), spread evenly: a tenth with
  * a colour, a tenth with an intro line and a role, a tenth on weekdays and a twentieth on days that leave out the due
- * day (no post: not owed), a twentieth paused; the rest as before. Only the channels that post that day are counted.
+ * day (no post: not owed), a twentieth paused; the rest as before. Across those, where they post: a tenth through a
+ * webhook of the bot's (made beforehand, as on a day after the first: the bot finds it with one request), a quarter
+ * as forum posts and a tenth pinned (counted, posting as before until those options are built; see
+ * bench/subscriptions.ts). Only the channels that post that day are counted; webhook429 counts the 429s answered to
+ * webhook executions (their own per-webhook buckets).
  *
  * The daily fan-out as it runs in production: `wotd-bot start` (what `npm start` runs) in a process of its own,
  * against the local Discord-compatible server, with its global limit set to --global-limit requests/s and
@@ -45,7 +49,9 @@ import { postsOnWeekday } from '../src/schedule/post-rules.ts';
 import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
 import { gcTrace } from './gc-trace.ts';
 import { processMemory } from './proc-memory.ts';
-import { mixOptions, subscribeEveryChannel } from './subscriptions.ts';
+import { MIX_PIN, MIX_WEBHOOK, mixOptions, mixPinned, mixPlaceOf, subscribeEveryChannel } from './subscriptions.ts';
+import { PermissionFlagsBits } from 'discord.js';
+import { DEFAULT_BOT_PERMISSIONS } from '../test/support/discord/index.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -158,7 +164,22 @@ try {
   } finally {
     await store.close();
   }
-  if (flags.mix === true) log(`mix: ${mixed.length} subscriptions, ${subscriptions.length} of them post on ${day}`);
+  if (flags.mix === true) {
+    // The bot may manage webhooks everywhere, and each webhook channel has the bot's webhook from an earlier day.
+    for (const guild of guilds) discord.updateRole(guild.id, guild.botRoleId ?? '', { permissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.ManageWebhooks });
+    for (const subscription of mixed) if (subscription.webhookName !== undefined) discord.addChannelWebhook(subscription.channelId, MIX_WEBHOOK.name);
+    const posting = new Set(subscriptions.map((subscription) => subscription.channelId));
+    const shares = new Map<string, number>();
+    mixed.forEach((subscription, index) => {
+      if (!posting.has(subscription.channelId)) return;
+      for (const share of [mixPlaceOf(index), mixPinned(index) ? MIX_PIN : undefined]) {
+        if (share === undefined) continue;
+        const name = share.apply ? share.name : `${share.name} (not on this branch yet: posted plainly)`;
+        shares.set(name, (shares.get(name) ?? 0) + 1);
+      }
+    });
+    log(`mix: ${mixed.length} subscriptions, ${subscriptions.length} of them post on ${day}; of those: ${[...shares].map(([name, count]) => `${count} ${name}`).join(', ')}`);
+  }
   log(
     `${mixed.length} channels in ${guilds.length} servers built in ${seconds(stored - built)} s; ` +
       `subscribed in the store in ${seconds(performance.now() - stored)} s`,
@@ -268,7 +289,7 @@ try {
       `the harness's event loop was busy ${(harnessBusy * 100).toFixed(0)}% of the fan-out`,
   );
   log(
-    `429s: ${stats.global429} global (target 0), ${stats.bucket429} per-route; busiest second accepted ${stats.maxAcceptedPerSecond} requests`,
+    `429s: ${stats.global429} global (target 0), ${stats.bucket429} per-route (${stats.webhook429} of them to webhook executions); busiest second accepted ${stats.maxAcceptedPerSecond} requests`,
   );
   // Where a global 429 came from: what else the bot sent in that second, and where the second fell in the fan-out.
   for (const second of stats.perSecond.filter((entry) => entry.global429 > 0).slice(0, 5)) {
@@ -294,7 +315,7 @@ try {
   process.stdout.write(
     `bench fanout: channels=${subscriptions.length}${flags.mix === true ? ` mix=1 subscribed=${mixed.length}` : ''} global_limit=${GLOBAL_LIMIT} concurrency=${CONCURRENCY} posts=${posts.length} ` +
       `posts_per_s=${postsPerSecond.toFixed(1)} limit_ratio=${ratio.toFixed(3)} seconds=${seconds(lastAt - firstAt)} ` +
-      `global_429=${stats.global429} route_429=${stats.bucket429} duplicates=${duplicates} missing=${missing} ` +
+      `global_429=${stats.global429} route_429=${stats.bucket429} webhook429=${stats.webhook429} duplicates=${duplicates} missing=${missing} ` +
       `ready_rss_mb=${atReady.rssMb.toFixed(0)} idle_rss_mb=${atIdle.rssMb.toFixed(0)} peak_rss_mb=${atEnd.peakRssMb.toFixed(0)} ` +
       `peak_heap_mb=${heap.peakMb().toFixed(0)} cpu_ms_per_post=${cpuMsPerPost.toFixed(2)} ` +
       `startup_ms=${startupMs.toFixed(0)} startup_answer_ms=${answerMs.toFixed(0)}\n`,

@@ -25,10 +25,16 @@ export function subscribeEveryChannel(guilds: readonly GuildInfo[], time: string
 
 /**
  * The options of issue 35 on one subscription in a realistic mix, by its position (`day`: the due day, so a share
- * of them is on days that leave it out): a tenth coloured, a tenth with an intro and a role, a tenth on weekdays, a
- * twentieth on the other days of the week, a twentieth paused.
+ * of them is on days that leave it out). Its shape, by `index % 20`: a tenth coloured, a tenth with an intro and a
+ * role, a tenth on weekdays, a twentieth on the other days of the week, a twentieth paused. Where it posts, by
+ * `index / 20 % 20`, so every shape meets every place: the shares of MIX_PLACES. Pinned (MIX_PIN): a tenth of
+ * each shape, by the two together. A share whose option this branch does not have yet (apply null) is counted but posts as before.
  */
 export function mixOptions(subscription: Subscription, index: number, day: IsoDate): Subscription {
+  return withMixExtras(withMixPlace(withMixShape(subscription, index, day), index), index);
+}
+
+function withMixShape(subscription: Subscription, index: number, day: IsoDate): Subscription {
   const slot = index % 20;
   if (slot < 2) return { ...subscription, colour: 0x1abc9c };
   if (slot < 4) return { ...subscription, roleId: '900000000000000001', intro: 'Word of the day for {date}: {word} {role}' };
@@ -39,4 +45,50 @@ export function mixOptions(subscription: Subscription, index: number, day: IsoDa
   }
   if (slot < 8) return { ...subscription, pause: { at: '2026-01-01T00:00:00.000Z' } };
   return subscription;
+}
+
+/** A share of the mix, in twentieths of the channels: what it sets on a subscription, or null where not built yet. */
+export interface MixShare {
+  name: string;
+  twentieths: number;
+  apply: ((subscription: Subscription) => Subscription) | null;
+}
+
+/** The webhook identity of the mix's webhook posts. */
+export const MIX_WEBHOOK = { name: 'Word Owl', avatar: 'https://example.com/owl.png' };
+
+/** Where posts go (issue 35): a quarter as forum posts (its option is being built on another branch), a tenth through webhooks. */
+export const MIX_PLACES: readonly MixShare[] = [
+  { name: 'forum', twentieths: 5, apply: null },
+  { name: 'webhook', twentieths: 2, apply: (subscription) => ({ ...subscription, webhookName: MIX_WEBHOOK.name, webhookAvatar: MIX_WEBHOOK.avatar }) },
+];
+
+/** A tenth pinned (its option is being built on another branch). */
+export const MIX_PIN: MixShare = { name: 'pinned', twentieths: 2, apply: null };
+
+function shareAt(shares: readonly MixShare[], slot: number): MixShare | undefined {
+  let start = 0;
+  for (const share of shares) {
+    if (slot < start + share.twentieths) return share;
+    start += share.twentieths;
+  }
+  return undefined;
+}
+
+/** The place share of a subscription at `index`, if any. */
+export function mixPlaceOf(index: number): MixShare | undefined {
+  return shareAt(MIX_PLACES, Math.floor(index / 20) % 20);
+}
+
+function withMixPlace(subscription: Subscription, index: number): Subscription {
+  return mixPlaceOf(index)?.apply?.(subscription) ?? subscription;
+}
+
+/** Whether the subscription at `index` is pinned in the mix: a tenth of each shape, spread over the places. */
+export function mixPinned(index: number): boolean {
+  return ((index % 20) + Math.floor(index / 20)) % 20 < MIX_PIN.twentieths;
+}
+
+function withMixExtras(subscription: Subscription, index: number): Subscription {
+  return mixPinned(index) ? (MIX_PIN.apply?.(subscription) ?? subscription) : subscription;
 }

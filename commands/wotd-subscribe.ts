@@ -20,6 +20,8 @@ import { languageOrRefuse, suggestLanguages } from '../src/replies/language-opti
 import { TIME_OPTION_MAX_LENGTH } from '../src/replies/schedule-options.ts';
 import { pauseState, settingsSummary, type Mentions } from '../src/replies/subscribe-replies.ts';
 import { readSubscribeOptions, subscribeAnswer } from '../src/replies/subscribe-options.ts';
+import { webhookSettingsProblem } from '../src/replies/webhook-options.ts';
+import { WEBHOOK_AVATAR_LIMIT, WEBHOOK_NAME_LIMIT } from '../src/schedule/webhook-identity.ts';
 import { requestedSettings, settingsOf, suggestTimeZones, type SubscribeRequest } from '../src/schedule/subscription-service.ts';
 
 const AUTOCOMPLETE_CHOICES = 25;
@@ -67,7 +69,10 @@ const data = named(new SlashCommandBuilder(), 'command.wotd-subscribe.name', 'co
   )
   .addBooleanOption((option) => named(option, 'option.introEdit.name', 'command.wotd-subscribe.intro-edit.description'))
   .addStringOption((option) => named(option, 'option.forumtag.name', 'command.wotd-subscribe.forum-tag.description').setMaxLength(FORUM_TAG_NAME_LIMIT))
-  .addBooleanOption((option) => named(option, 'option.pin.name', 'command.wotd-subscribe.pin.description'));
+  .addBooleanOption((option) => named(option, 'option.pin.name', 'command.wotd-subscribe.pin.description'))
+
+  .addStringOption((option) => named(option, 'option.webhookName.name', 'command.wotd-subscribe.webhookName.description').setMaxLength(WEBHOOK_NAME_LIMIT))
+  .addStringOption((option) => named(option, 'option.webhookAvatar.name', 'command.wotd-subscribe.webhookAvatar.description').setMaxLength(WEBHOOK_AVATAR_LIMIT));
 
 function execute(context: CommandContext, services: BotServices): Promise<void> {
   return subscribe(context, services, false);
@@ -149,6 +154,8 @@ async function subscribe(context: CommandContext, services: BotServices, fromFor
   const forumProblem = forumSettingsProblem(settings, channel, forumFacts, { where, t, locale });
   if (forumProblem) return context.respond(userError(forumProblem));
   if (settings.publish && channel.kind !== 'announcement') return context.respond(privateNote(t('subscribe.publishNotAnnouncement', { channel: where })));
+  const webhookProblem = webhookSettingsProblem(settings, t);
+  if (webhookProblem) return context.respond(userError(webhookProblem));
 
   if (!context.botPermissionsIn) return context.respond(privateNote(t('subscribe.cannotCheckBot', { channel: where })));
   const held = await context.botPermissionsIn(channel.id);
@@ -157,6 +164,8 @@ async function subscribe(context: CommandContext, services: BotServices, fromFor
     ...(settings.openThread ? (['CreatePublicThreads'] as const) : []),
     ...(settings.pin ? (['PinMessages'] as const) : []),
   ];
+  // Posting through its own webhook: the bot lists, and if need be creates, the channel's webhooks.
+  if (settings.webhookName !== null) needed.push('ManageWebhooks');
   const missing = needed.filter((permission) => !held.has(permission));
   if (missing.length > 0) {
     const names = missing.map((permission) => `**${permissionName(permission, t)}**`);

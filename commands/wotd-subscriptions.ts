@@ -9,6 +9,7 @@ import type { Translate } from '../src/replies/i18n/translate.ts';
 import { daysPhrase, introText, pauseState } from '../src/replies/subscribe-replies.ts';
 import { colourText } from '../src/schedule/post-shape.ts';
 import { dateStyleText, partsText } from '../src/replies/look-options.ts';
+import { webhookIdentityText } from '../src/replies/webhook-options.ts';
 import { describeStatus, languageName, styleName, todaysDelivery } from '../src/replies/subscription-text.ts';
 import { countsTowardLimit, postStyleOf } from '../src/schedule/subscription.ts';
 import { settingsOf, type SubscriptionOverview } from '../src/schedule/subscription-service.ts';
@@ -39,6 +40,7 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
     subscription.intro !== undefined ? t('subscriptions.intro', { intro: introText(subscription.intro, t) }) : '',
     subscription.parts !== undefined ? t('subscriptions.parts', { parts: partsText(subscription.parts, t) }) : '',
     subscription.dateStyle !== undefined ? t('subscriptions.dateStyle', { style: dateStyleText(subscription.dateStyle, t) }) : '',
+    subscription.webhookName !== undefined ? t('subscriptions.webhook', { identity: webhookIdentityText(subscription.webhookName, subscription.webhookAvatar ?? null, t) }) : '',
     subscription.noticeChannelId
       ? t('subscriptions.notices', { channel: channelMention(subscription.noticeChannelId, subscription.noticeChannelId, isConsoleChannel(subscription.noticeChannelId)) })
       : '',

@@ -62,6 +62,7 @@ export function createConsolePoster(options: { write: (text: string) => void; co
       const extras = [
         message.thread ? t('console.post.thread', { name: message.thread.name }) : '',
         message.publish ? t('console.post.published') : '',
+        message.webhook ? t('console.post.webhook', { name: message.webhook.name, avatar: message.webhook.avatarUrl ?? 'none' }) : '',
       ].filter(Boolean);
       options.write(`${heading}\n${[rendered, ...extras].join('\n')}\n\n`);
       return { messageId: id };

@@ -9,6 +9,7 @@ export const CHANNEL_PERMISSION_FLAGS: Record<ChannelPermission, bigint> = {
   ReadMessageHistory: PermissionFlagsBits.ReadMessageHistory,
   CreatePublicThreads: PermissionFlagsBits.CreatePublicThreads,
   PinMessages: PermissionFlagsBits.PinMessages,
+  ManageWebhooks: PermissionFlagsBits.ManageWebhooks,
 };
 
 /** Reads one channel of a server (no channel is cached: see client.ts); null for one it cannot read. */

@@ -20,6 +20,7 @@ import { dmUserOf } from '../schedule/subscription.ts';
 import { dmChannels } from './dm-channels.ts';
 import type { Logger } from '../config/logger.ts';
 import { dailyButtonRows } from './daily-post-edit.ts';
+import { createWebhookPoster } from './webhook-poster.ts';
 
 export { dmChannels, DM_CHANNELS_REMEMBERED } from './dm-channels.ts';
 
@@ -134,8 +135,11 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
     return self;
   };
   const channelOf = dmChannels(rest);
+  const history = { pages: EARLIER_POST_PAGES, pageSize: HISTORY_PAGE_SIZE, lookBackMs: LOOK_BACK_MS };
+  const webhooks = createWebhookPoster(rest, { takeTurn, selfId, logger: options.logger, extras: postExtras, failure: postFailure, sameEmbed, history });
   return {
     async findEarlierPost(message: DailyMessage, since: Date) {
+      if (message.webhook) return webhooks.findEarlierPost(message, since);
       const author = await selfId();
       let channelId: string;
       try {
@@ -170,6 +174,7 @@ export function createChannelPoster(rest: REST, options: ChannelPosterOptions = 
       return null;
     },
     async post(message: DailyMessage) {
+      if (message.webhook) return webhooks.post(message);
       await takeTurn();
       const body: RESTPostAPIChannelMessageJSONBody = {
         embeds: message.embeds,

@@ -43,6 +43,8 @@ export function startDiscordDailyPosts(
   sweeper.unref();
   const poster = createDailyPoster(client.rest, {
     logger: log,
+    // Known already: asking Discord at the fan-out's start would be a request outside the posts' pace.
+    selfId: client.user.id,
     botPermissionsIn: (channelId) => botPermissionsInChannel(client, channelId),
     ...(options.cluster
       ? { postsPerSecond: 0 }

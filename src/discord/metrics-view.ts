@@ -1,5 +1,6 @@
 import { RESTEvents, Status, type Client } from 'discord.js';
 import type { DiscordView, GatewayShardView } from '../metrics/sources.ts';
+import { webhookRest } from './channel-webhooks.ts';
 
 const STATE_NAMES: Record<Status, string> = {
   [Status.Ready]: 'ready',
@@ -33,6 +34,9 @@ export function discordMetricsView(client: Client): DiscordView {
       // With the default request function the response is a plain object here, so listening costs no body copy.
       client.rest.on(RESTEvents.Response, (_request, response) => {
         if (response.status === 429) listener({ global: response.headers.get('x-ratelimit-global') !== null });
+      });
+      webhookRest(client.rest).on(RESTEvents.Response, (_request, response) => {
+        if (response.status === 429) listener({ global: response.headers.get('x-ratelimit-global') !== null, webhook: true });
       });
     },
     onRateLimitWait: (listener) => {

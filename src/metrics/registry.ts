@@ -91,7 +91,7 @@ export class BotMetrics {
   /** Reads the shards and REST rate limits of the connected client from now on. */
   watchDiscord(view: DiscordView): void {
     this.discord = view;
-    view.on429(this.upstream.discordTooManyRequests);
+    view.on429((info) => this.upstream.discordTooManyRequests(info.webhook === true));
     view.onRateLimitWait(this.upstream.discordWaited);
   }
 

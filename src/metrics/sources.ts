@@ -18,8 +18,8 @@ export interface GatewayShardView {
 /** The Discord client, as the metrics see it (built in src/discord/metrics-view.ts). */
 export interface DiscordView {
   shards(): GatewayShardView[];
-  /** `listener` hears of every 429 answer Discord sends the bot's REST client. */
-  on429(listener: (info: { global: boolean }) => void): void;
+  /** `listener` hears of every 429 answer Discord sends the bot's REST clients (`webhook`: a daily post's webhook execution). */
+  on429(listener: (info: { global: boolean; webhook?: boolean }) => void): void;
   /** `listener` hears of every request discord.js holds back to stay inside a rate limit it knows of. */
   onRateLimitWait(listener: (info: { global: boolean }) => void): void;
 }

@@ -8,8 +8,8 @@ const UPSTREAM_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export interface UpstreamMetrics {
   /** The adapter's observer: one request to the Word-of-the-Day service finished. */
   readonly requestDone: (event: UpstreamEvent) => void;
-  /** Discord REST answered 429. */
-  readonly discordTooManyRequests: () => void;
+  /** Discord REST answered 429 (`webhook`: to a daily post's webhook execution, which has per-webhook limits). */
+  readonly discordTooManyRequests: (webhook?: boolean) => void;
   /** discord.js held a request back to stay inside a rate limit it knew of. */
   readonly discordWaited: () => void;
 }
@@ -31,7 +31,7 @@ export function registerUpstreamMetrics(registers: Registry[], adapter: () => Ad
   });
   const tooManyRequests = new Counter({
     name: 'wotd_bot_429_responses_total',
-    help: '429 Too Many Requests answers received, by service (wotd: the Word-of-the-Day service; discord: Discord REST).',
+    help: '429 Too Many Requests answers received, by service (wotd: the Word-of-the-Day service; discord: Discord REST; discord_webhook: daily posts executed through webhooks).',
     labelNames: ['service'] as const,
     registers,
   });
@@ -62,7 +62,7 @@ export function registerUpstreamMetrics(registers: Registry[], adapter: () => Ad
   });
 
   // Known label sets start at 0, so rate() and increase() see their first event.
-  for (const service of ['wotd', 'discord']) tooManyRequests.inc({ service }, 0);
+  for (const service of ['wotd', 'discord', 'discord_webhook']) tooManyRequests.inc({ service }, 0);
 
   return {
     requestDone: (event) => {
@@ -70,7 +70,7 @@ export function registerUpstreamMetrics(registers: Registry[], adapter: () => Ad
       upstreamDuration.observe({ endpoint: event.path }, event.elapsedMs / 1000);
       if (event.result === 'rate_limited') tooManyRequests.inc({ service: 'wotd' });
     },
-    discordTooManyRequests: () => tooManyRequests.inc({ service: 'discord' }),
+    discordTooManyRequests: (webhook = false) => tooManyRequests.inc({ service: webhook ? 'discord_webhook' : 'discord' }),
     discordWaited: () => discordWaits.inc(),
   };
 }

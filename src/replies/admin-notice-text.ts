@@ -21,7 +21,8 @@ export function adminNoticeText(
   const locale = options.locale ?? subscription.language;
   const t = translatorFor(locale);
   const channel = `<#${subscription.channelId}> (#${escapeText(subscription.channelName)})`;
-  const needed: ChannelPermission[] = subscription.openThread === true ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : REQUIRED_PERMISSIONS;
+  const needed: ChannelPermission[] = subscription.openThread === true ? [...REQUIRED_PERMISSIONS, 'CreatePublicThreads'] : [...REQUIRED_PERMISSIONS];
+  if (subscription.webhookName !== undefined) needed.push('ManageWebhooks');
   const permissions = andList(needed.map((name) => `**${permissionName(name, t)}**`), locale);
   const reason = notice.reason ? disabledReasonText(notice.reason, notice.failedDays, t) : '';
   // The command as this language's members see it in Discord: its name and the channel option's.

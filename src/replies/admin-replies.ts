@@ -1,6 +1,7 @@
 import type { BotServices, ChannelPermission, ChannelRef, CommandContext, OutgoingMessage } from './interactions.ts';
 import { privateNote, userError } from './messages.ts';
-import { subscriptionChanges, type SubscriptionChange, type SubscriptionService } from '../schedule/subscription-service.ts';
+import { subscriptionChanges, type SubscriptionChange } from '../schedule/subscription-changes.ts';
+import type { SubscriptionService } from '../schedule/subscription-service.ts';
 import type { Subscription } from '../schedule/subscription.ts';
 import { privateT } from './i18n/reply-locale.ts';
 import { translatorFor, type MessageKey, type Translate } from './i18n/translate.ts';
@@ -16,6 +17,7 @@ const PERMISSION_KEYS: Record<ChannelPermission, MessageKey> = {
   ReadMessageHistory: 'permission.readMessageHistory',
   CreatePublicThreads: 'permission.createPublicThreads',
   PinMessages: 'permission.pinMessages',
+  ManageWebhooks: 'permission.manageWebhooks',
 };
 
 /** A permission as Discord's settings name it, in the reader's language. */

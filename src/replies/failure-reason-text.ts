@@ -33,6 +33,8 @@ const REASON_KEYS: Readonly<Record<Exclude<FailureKind, 'recorded'>, MessageKey>
   pinLimit: 'reason.pinLimit',
   noDmChannel: 'reason.noDmChannel',
   goneUnconfirmed: 'reason.goneUnconfirmed',
+  webhookDeletedAgain: 'reason.webhookDeletedAgain',
+  webhookIncomplete: 'reason.webhookIncomplete',
   unexpected: 'reason.unexpected',
 };
 
@@ -59,7 +61,7 @@ function valuesOf(reason: FailureReason, t: Translate): MessageValues {
     else if (typeof value === 'number') values[field] = String(value);
     else if (typeof value === 'boolean') values[field] = value ? 'yes' : 'no';
   }
-  if (reason.kind === 'missingPermission') values.channel ??= 'none';
+  if (reason.kind === 'missingPermission' || reason.kind === 'webhookDeletedAgain') values.channel ??= 'none';
   return values;
 }
 

@@ -55,6 +55,8 @@ export function forumSettingsProblem(
     settings.openThread ? t('option.thread.name') : '',
     settings.pin ? t('option.pin.name') : '',
     settings.quiz ? t('option.quiz.name') : '',
+    // A forum post is made by the bot itself (POST /channels/:id/threads); a webhook identity would not show.
+    settings.webhookName !== null ? t('option.webhookName.name') : '',
   ].filter(Boolean);
   if (notHere.length > 0) {
     return t('subscribe.error.forumNotApplicable', { channel: where, options: andList(notHere.map((name) => `**${name}**`), locale), count: notHere.length });

@@ -109,7 +109,7 @@ export interface Respondable {
  * A permission the bot needs in a channel it posts the daily word to (Create Public Threads: only for a thread on
  * each post).
  */
-export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks' | 'ReadMessageHistory' | 'CreatePublicThreads' | 'PinMessages';
+export type ChannelPermission = 'ViewChannel' | 'SendMessages' | 'EmbedLinks' | 'ReadMessageHistory' | 'CreatePublicThreads' | 'PinMessages' | 'ManageWebhooks';
 
 export interface CommandContext extends Respondable {
   readonly commandName: string;

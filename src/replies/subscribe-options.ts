@@ -19,6 +19,7 @@ import { parseSchedule } from './schedule-options.ts';
 import { readLookOptions } from './look-options.ts';
 import { changesText, pauseState, settingChanges, settingsSummary, type Mentions } from './subscribe-replies.ts';
 import { addDays } from '../wotd/dates.ts';
+import { readWebhookOptions } from './webhook-options.ts';
 
 /** Reading /wotd-subscribe's options into a request that changes only what was given, and the answer to it. */
 
@@ -40,6 +41,8 @@ const RESETTABLE: ReadonlyArray<{ key: MessageKey; setting: SettingName }> = [
   { key: 'option.quiz.name', setting: 'quiz' },
   { key: 'option.forumtag.name', setting: 'forumTag' },
   { key: 'option.pin.name', setting: 'pin' },
+  { key: 'option.webhookName.name', setting: 'webhookName' },
+  { key: 'option.webhookAvatar.name', setting: 'webhookAvatar' },
 ];
 
 /** Case and accents aside: `rôle`, `Role` and `role` are one name. */
@@ -123,6 +126,9 @@ export function readSubscribeOptions(
   if (!look.ok) return look;
   if (look.parts) request.parts = look.parts;
   if (look.dateStyle) request.dateStyle = look.dateStyle;
+  const webhook = readWebhookOptions(options, t);
+  if (!webhook.ok) return webhook;
+  Object.assign(request, webhook.fields);
 
   const daysText = options.getString('days');
   if (daysText !== null) {

@@ -10,6 +10,7 @@ import type { MessageKey, Translate } from './i18n/translate.ts';
 import { languageName } from './subscription-text.ts';
 import { dateStyleText, partsText } from './look-options.ts';
 import { POST_PARTS } from '../schedule/post-look.ts';
+import { webhookIdentityText, webhookSummary } from './webhook-options.ts';
 
 /**
  * What /wotd-subscribe and /wotd-subscriptions say about a subscription's settings, days, pause and skip, in the
@@ -69,6 +70,7 @@ export function settingsSummary(settings: SubscriptionSettings, t: Translate, lo
     settings.noticeChannelId ? t('subscribe.extra.notices', { channel: mentions.channel(settings.noticeChannelId) }) : '',
     settings.forumTag ? t('subscribe.extra.forumTag', { tag: escapeText(settings.forumTag.name) }) : '',
     settings.pin ? t('subscribe.extra.pin') : '',
+    webhookSummary(settings, t),
   ].join('');
   return t('subscribe.summary', { days: daysPhrase(settings.days, t, locale), time: settings.time, zone: `${settings.timeZone}${zoneNote}`, extras });
 }
@@ -92,6 +94,8 @@ const SETTING_KEYS: Record<Changeable, MessageKey> = {
   dateStyle: 'subscribe.setting.dateStyle',
   forumTag: 'subscribe.setting.forumTag',
   pin: 'subscribe.setting.pin',
+  webhookName: 'subscribe.setting.webhookName',
+  webhookAvatar: 'subscribe.setting.webhookAvatar',
   pause: 'subscribe.setting.pause',
   skip: 'subscribe.setting.skip',
 };
@@ -126,6 +130,8 @@ export function settingChanges(
     if (setting === 'intro') return settings.intro === null ? t('subscribe.value.none') : introText(settings.intro, t);
     if (setting === 'parts') return partsText(settings.parts, t);
     if (setting === 'dateStyle') return dateStyleText(settings.dateStyle, t);
+    if (setting === 'webhookName') return settings.webhookName === null ? t('subscribe.value.none') : webhookIdentityText(settings.webhookName, null, t);
+    if (setting === 'webhookAvatar') return settings.webhookAvatar === null ? t('subscribe.value.default') : `<${settings.webhookAvatar}>`;
     if (setting === 'style') return t(settings.style === 'compact' ? 'subscribe.value.compact' : 'subscribe.value.full');
     if (setting === 'forumTag') return settings.forumTag ? escapeText(settings.forumTag.name) : t('subscribe.value.none');
     if (typeof raw === 'boolean') return t(raw ? 'subscribe.value.on' : 'subscribe.value.off');
@@ -134,7 +140,7 @@ export function settingChanges(
     return setting === 'noticeChannelId' ? mentions.channel(String(raw)) : String(raw);
   };
   const changes: SettingChange[] = [];
-  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'parts', 'dateStyle', 'noticeChannelId', 'language', 'quiz', 'forumTag', 'pin'] as const) {
+  for (const setting of ['time', 'timeZone', 'days', 'roleId', 'style', 'openThread', 'publish', 'colour', 'intro', 'parts', 'dateStyle', 'noticeChannelId', 'language', 'quiz', 'forumTag', 'pin', 'webhookName', 'webhookAvatar'] as const) {
     const from = value(setting, previous.settings);
     const to = value(setting, next.settings);
     if (from !== to) changes.push({ setting, from, to });

@@ -145,6 +145,7 @@ export function buildMessage(
   if (subscription.openThread === true) message.thread = { name: threadName(embed, shape.threadSuffix ?? day) };
   if (subscription.publish === true) message.publish = true;
   if (subscription.pin === true) message.pin = {};
+  if (subscription.webhookName) message.webhook = { name: subscription.webhookName, ...(subscription.webhookAvatar ? { avatarUrl: subscription.webhookAvatar } : {}) };
   return message;
 }
 

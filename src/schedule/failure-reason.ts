@@ -58,6 +58,10 @@ export const failureReasonSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('noDmChannel') }),
   /** Discord said the channel was unknown, but it is there (or looking it up failed): not taken as gone. */
   z.object({ kind: z.literal('goneUnconfirmed'), lookupFailed: z.boolean() }),
+  /** The bot's webhook in the channel was deleted, and deleted again at once when the bot created it anew. */
+  z.object({ kind: z.literal('webhookDeletedAgain'), channelName: z.string().max(100).optional() }),
+  /** Discord answered for the channel's webhook without its id or token. */
+  z.object({ kind: z.literal('webhookIncomplete') }),
   z.object({ kind: z.literal('unexpected'), detail: text }),
   /** A reason stored as an English sentence by an earlier version, not recognised: shown as it was stored. */
   z.object({ kind: z.literal('recorded'), text: z.string().max(1000) }),

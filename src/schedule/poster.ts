@@ -38,6 +38,8 @@ export interface DailyMessage {
    */
   thread?: { name: string };
   publish?: boolean;
+  /** Post through the bot's own webhook in the channel, showing this name and avatar (no nonce there: see findEarlierPost). */
+  webhook?: { name: string; avatarUrl?: string };
   /**
    * A forum or media channel: the post is a new forum post of its own, with this title (and tag). There is no nonce
    * for it, so findEarlierPost is what keeps it once; a thread, publication or pin does not apply to it.

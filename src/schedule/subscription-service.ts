@@ -41,6 +41,10 @@ export interface SubscriptionSettings {
   forumTag: ForumTag | null;
   /** Pin each post and unpin the previous one (not in forums). */
   pin: boolean;
+  /** The name posts show, through the bot's own webhook in the channel (webhook-identity.ts), or null: as the bot. */
+  webhookName: string | null;
+  /** The https avatar URL shown with that name, or null: the webhook's default. */
+  webhookAvatar: string | null;
 }
 
 export type SettingName = keyof SubscriptionSettings;
@@ -62,6 +66,8 @@ export const DEFAULT_SETTINGS: Readonly<SubscriptionSettings> = {
   dateStyle: null,
   forumTag: null,
   pin: false,
+  webhookName: null,
+  webhookAvatar: null,
 };
 
 /**
@@ -271,6 +277,8 @@ export function settingsOf(subscription: Subscription): SubscriptionSettings {
     dateStyle: subscription.dateStyle ?? null,
     forumTag: subscription.forumTag ?? null,
     pin: subscription.pin === true,
+    webhookName: subscription.webhookName ?? null,
+    webhookAvatar: subscription.webhookAvatar ?? null,
   };
 }
 
@@ -300,6 +308,8 @@ export function requestedSettings(request: SubscribeRequest, existing: Subscript
     dateStyle: pick('dateStyle'),
     forumTag: pick('forumTag'),
     pin: pick('pin'),
+    webhookName: pick('webhookName'),
+    webhookAvatar: pick('webhookAvatar'),
   };
 }
 
@@ -346,6 +356,8 @@ export function subscriptionRecord(request: SubscribeRequest, existing: Subscrip
     ...((request.forum ?? existing?.forum) === true ? { forum: true } : {}),
     ...(settings.forumTag ? { forumTag: settings.forumTag } : {}),
     ...(settings.pin ? { pin: true } : {}),
+    ...(settings.webhookName ? { webhookName: settings.webhookName } : {}),
+    ...(settings.webhookAvatar ? { webhookAvatar: settings.webhookAvatar } : {}),
     configuredBy: request.userId,
     ...(request.userLocale && request.userLocale.length >= 2 && request.userLocale.length <= 16 ? { configuredLocale: request.userLocale } : {}),
   };
@@ -361,34 +373,6 @@ async function nextPostDay(store: SubscriptionStore, request: SubscribeRequest, 
   const records = await recordsAround(store, draft, instant);
   const record = (day: IsoDate) => records.get(day) ?? null;
   return (dueSlot(draft, record, instant) ?? nextSlot(draft, record, instant))?.localDay;
-}
-
-/** A setting that subscribing again changed, from what to what; the replies say each one. */
-export type SubscriptionChange =
-  | { setting: 'time' | 'timeZone'; from: string; to: string }
-  | { setting: 'role'; from: string | null; to: string | null }
-  | { setting: 'style'; from: PostStyle; to: PostStyle }
-  | { setting: 'thread' | 'publish' | 'quiz' | 'review'; from: boolean; to: boolean }
-  | { setting: 'language'; from: string | null; to: string | null };
-
-/** What subscribing again changed of `previous`, in the order the command's options come. */
-export function subscriptionChanges(previous: Subscription, next: Subscription): SubscriptionChange[] {
-  const changes: SubscriptionChange[] = [];
-  if (previous.time !== next.time) changes.push({ setting: 'time', from: previous.time, to: next.time });
-  if (previous.timeZone !== next.timeZone) changes.push({ setting: 'timeZone', from: previous.timeZone, to: next.timeZone });
-  if (previous.roleId !== next.roleId) changes.push({ setting: 'role', from: previous.roleId, to: next.roleId });
-  if (postStyleOf(previous) !== postStyleOf(next)) changes.push({ setting: 'style', from: postStyleOf(previous), to: postStyleOf(next) });
-  const thread = { from: previous.openThread === true, to: next.openThread === true };
-  if (thread.from !== thread.to) changes.push({ setting: 'thread', ...thread });
-  const publish = { from: previous.publish === true, to: next.publish === true };
-  if (publish.from !== publish.to) changes.push({ setting: 'publish', ...publish });
-  const language = { from: previous.language ?? null, to: next.language ?? null };
-  if (language.from !== language.to) changes.push({ setting: 'language', ...language });
-  const quiz = { from: previous.quiz === true, to: next.quiz === true };
-  if (quiz.from !== quiz.to) changes.push({ setting: 'quiz', ...quiz });
-  const review = { from: previous.review === true, to: next.review === true };
-  if (review.from !== review.to) changes.push({ setting: 'review', ...review });
-  return changes;
 }
 
 /** IANA zones for autocomplete: those whose name (or any part after a slash) starts with the typed text, then those that merely contain it. */

@@ -114,6 +114,10 @@ export const subscriptionSchema = z.object({
   parts: postPartsSchema.optional(),
   /** How the post writes its date (post-look.ts); absent: today's look (the footer's short date, {date} as ISO). */
   dateStyle: dateStyleSchema.optional(),
+  /** Posts go out through the bot's own webhook in the channel under this name (webhook-identity.ts); absent: as the bot. */
+  webhookName: z.string().min(1).max(80).optional(),
+  /** The https avatar URL handed to Discord with each webhook post (the bot never fetches it). */
+  webhookAvatar: z.string().min(1).max(512).optional(),
   /** A change of state the admin is still to be told about (admin-notices.ts). */
   noticeOwed: statusNoticeSchema.optional(),
   /** A forum or media channel: each day's post is a new post (thread) of its own, titled with the word and date. */

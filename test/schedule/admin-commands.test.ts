@@ -149,6 +149,8 @@ describe('admin command definitions', () => {
       ['intro-edit', false],
       ['forum-tag', false],
       ['pin', false],
+      ['webhook-name', false],
+      ['webhook-avatar', false],
     ]);
     expect(options[0]).toMatchObject({ channel_types: [0, 5, 15, 16] });
     expect(options[2]).toMatchObject({ autocomplete: true });

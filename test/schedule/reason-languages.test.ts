@@ -104,7 +104,13 @@ describe('failure reasons in the reader\'s language', () => {
     expect(failureReasonText({ kind: 'refused', status: 400, code: 50035, message: 'Invalid *Form* Body' }, translatorFor('ru'))).toBe(
       'Discord отклонил публикацию: Invalid \\*Form\\* Body (50035)',
     );
-    expect(failureReasonText({ kind: 'missingPermission', permission: 'ManageWebhooks' }, translatorFor('zh-CN'))).toBe('在该频道中缺少“ManageWebhooks”权限');
+    expect(failureReasonText({ kind: 'missingPermission', permission: 'ManageGuild' }, translatorFor('zh-CN'))).toBe('在该频道中缺少“ManageGuild”权限');
+    expect(failureReasonText({ kind: 'missingPermission', permission: 'ManageWebhooks', channelName: 'words' }, translatorFor('zh-CN'))).toBe(
+      '在 #words 中缺少“管理 Webhook”权限',
+    );
+    expect(failureReasonText({ kind: 'webhookDeletedAgain', channelName: 'words' }, translatorFor('de'))).toBe(
+      'Unbekannter Webhook: Mein Webhook in #words wurde gelöscht und gleich wieder gelöscht, nachdem ich ihn neu erstellt hatte',
+    );
   });
 
   it('keeps the language of the member who configures a subscription, for their notices', () => {

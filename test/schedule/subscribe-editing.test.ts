@@ -50,7 +50,7 @@ async function run(command: SlashCommand, services: BotServices, options: Record
       answers.push(message);
     },
     memberCanManageChannel: async () => true,
-    botPermissionsIn: async () => new Set(['ViewChannel', 'SendMessages', 'EmbedLinks', 'ReadMessageHistory', 'CreatePublicThreads'] as const),
+    botPermissionsIn: async () => new Set(['ViewChannel', 'SendMessages', 'EmbedLinks', 'ReadMessageHistory', 'CreatePublicThreads', 'ManageWebhooks'] as const),
   };
   await command.execute(context, services);
   expect(answers).toHaveLength(1);
@@ -82,7 +82,7 @@ describe('editing a subscription', () => {
     // What is given wins over the reset.
     const all = await subscribe(services, { reset: 'all', time: '06:00' });
     expect(all).toContain('Changed: the time from 18:00 to 06:00, the time zone from Asia/Tokyo to UTC, the style from compact to full.');
-    expect(await subscribe(services, { reset: 'font' })).toContain('“font” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, notices, colour, intro, parts, date-style, language, quiz, forum-tag, pin.');
+    expect(await subscribe(services, { reset: 'font' })).toContain('“font” is not something I can reset. Use all, or one or more of: time, timezone, role, style, thread, publish, days, notices, colour, intro, parts, date-style, language, quiz, forum-tag, pin, webhook-name, webhook-avatar.');
   });
 
   it('previews the saved settings plus the ones given, and saves nothing', async () => {
@@ -129,6 +129,28 @@ describe('editing a subscription', () => {
     expect(await subscribe(services, { intro: 'Hi {wrod}' })).toContain("I don't know the placeholder {wrod}. The intro can use {word}, {date}, {role}.");
     expect(await subscribe(services, { intro: 'x'.repeat(201) })).toContain('The intro line can be at most 200 characters; that one has 201.');
     expect(await subscribe(services, { reset: 'colour,intro' })).toContain('Changed: the colour from #1abc9c to the default, the intro line from “Word of the day for {date}: {word} {role}” to none.');
+  });
+
+  it('takes a webhook identity, says what changed, lists it, and resets it by its name in any language', async () => {
+    const { services, store } = await setUp();
+    await subscribe(services);
+    const text = await subscribe(services, { 'webhook-name': 'Word Owl', 'webhook-avatar': 'https://example.com/owl.png' });
+    expect(text).toContain('posted as “Word Owl” with the avatar <https://example.com/owl.png> through my webhook');
+    expect(text).toContain('Changed: the webhook name from none to “Word Owl”, the webhook avatar from the default to <https://example.com/owl.png>.');
+    expect(await run(wotdSubscriptionsCommand, services)).toContain(', as “Word Owl” with the avatar <https://example.com/owl.png>');
+    expect(await subscribe(services, { 'webhook-name': 'x'.repeat(81) })).toContain('A webhook name has 1 to 80 characters; that one has 81.');
+    expect(await subscribe(services, { 'webhook-name': 'everyone' })).toContain('Discord does not allow “everyone” as a webhook name.');
+    expect(await subscribe(services, { 'webhook-avatar': 'not a url' })).toContain('it is not a web address');
+    expect(await subscribe(services, { 'webhook-avatar': `https://example.com/${'a'.repeat(500)}.png` })).toContain('the address is longer than 512 characters');
+    // A quiz's reveal edits its post through the channel, which Discord refuses for a webhook's post.
+    expect(await subscribe(services, { quiz: true })).toContain("The quiz can't go out through a webhook");
+    expect(await subscribe(services, { quiz: true, reset: 'webhook-name,webhook-avatar' })).toContain('Changed:');
+    expect(await subscribe(services, { 'webhook-name': 'Word Owl' }, 'de')).toContain('Das Quiz kann nicht über einen Webhook gepostet werden');
+    await subscribe(services, { quiz: false, 'webhook-name': 'Word Owl', 'webhook-avatar': 'https://example.com/owl.png' });
+    // The name without the avatar would leave an avatar with nothing to show it.
+    expect(await subscribe(services, { reset: 'webhook-name' })).toContain('An avatar goes with a webhook name');
+    expect(await subscribe(services, { reset: 'nom-webhook,avatar-webhook' }, 'fr')).toContain('le nom du webhook : de « Word Owl » à aucun');
+    expect(await store.get(DAILY.id)).not.toHaveProperty('webhookName');
   });
 
   it('answers in the member’s language', async () => {
@@ -229,7 +251,7 @@ describe('the language, kept like any other setting', () => {
     expect(text).toContain('die Tage von werktags auf jeden Tag');
     expect(await store.get(DAILY.id)).toMatchObject({ time: '18:00', roleId: null });
     expect(await subscribe(services, { reset: 'alle, rolle' }, 'de')).toContain(
-      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, hinweise, farbe, einleitung, teile, datumsformat, sprache, quiz, forum-tag, anheften.',
+      '„alle, rolle“ kann ich nicht zurücksetzen. Verwende alle oder eines oder mehrere von: uhrzeit, zeitzone, rolle, stil, thread, veröffentlichen, tage, hinweise, farbe, einleitung, teile, datumsformat, sprache, quiz, forum-tag, anheften, webhook-name, webhook-avatar.',
     );
   });
 

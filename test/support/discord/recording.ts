@@ -13,6 +13,8 @@ export interface StatsSummary {
   total: number;
   global429: number;
   bucket429: number;
+  /** 429s answered to channel webhook executions (their own per-webhook buckets), counted in bucket429 too. */
+  webhook429: number;
   invalid: number;
   maxAcceptedPerSecond: number;
   maxPostsPerSecond: number;
@@ -23,6 +25,9 @@ export class Recorder {
   readonly requests: RecordedRequest[] = [];
   private readonly perSecond = new Map<number, SecondStats>();
   private seq = 0;
+  private webhook429 = 0;
+  /** The application's id: its webhook is the interactions', every other one a channel webhook whose executions are posts. */
+  applicationId = '';
 
   /** The next request's sequence number. */
   nextSeq(): number {
@@ -51,12 +56,27 @@ export class Recorder {
     const shared = r.responseHeaders['X-RateLimit-Scope'] === 'shared';
     if (r.status === 401 || r.status === 403 || (r.status === 429 && !shared)) s.invalid += 1;
     if (r.route === 'POST /channels/:channel_id/messages' && r.status < 300) s.posts += 1;
+    if (this.isWebhookPost(r) && r.status < 300) s.posts += 1;
+    if (this.isWebhookPost(r) && r.limited === 'bucket') this.webhook429 += 1;
   }
 
-  /** Successful POST /channels/:id/messages requests (optionally for one channel). */
+  /** An execution of a channel webhook (not the application's interaction webhook). */
+  private isWebhookPost(r: RecordedRequest): boolean {
+    return r.route === 'POST /webhooks/:webhook_id/:webhook_token' && r.path.split('/')[2] !== this.applicationId;
+  }
+
+  /** The channel a successful post went to: its path's, or for a webhook execution, its message's. */
+  private postedIn(r: RecordedRequest): string | undefined {
+    if (!this.isWebhookPost(r)) return r.path.split('/')[2];
+    const response = r.response as { channel_id?: unknown } | null;
+    return typeof response?.channel_id === 'string' ? response.channel_id : undefined;
+  }
+
+  /** Successful POST /channels/:id/messages requests and channel webhook executions (optionally for one channel). */
   posts(channelId?: string): RecordedRequest[] {
     return this.requests.filter(
-      (r) => r.route === 'POST /channels/:channel_id/messages' && r.status < 300 && (channelId === undefined || r.path.split('/')[2] === channelId),
+      (r) =>
+        (r.route === 'POST /channels/:channel_id/messages' || this.isWebhookPost(r)) && r.status < 300 && (channelId === undefined || this.postedIn(r) === channelId),
     );
   }
 
@@ -68,6 +88,7 @@ export class Recorder {
       total: this.requests.length,
       global429: perSecond.reduce((n, s) => n + s.global429, 0),
       bucket429: perSecond.reduce((n, s) => n + s.bucket429, 0),
+      webhook429: this.webhook429,
       invalid: perSecond.reduce((n, s) => n + s.invalid, 0),
       maxAcceptedPerSecond: perSecond.reduce((n, s) => Math.max(n, s.accepted), 0),
       maxPostsPerSecond: perSecond.reduce((n, s) => Math.max(n, s.posts), 0),

@@ -1,5 +1,6 @@
 /** Every REST route the local server serves, by resource module, in one table (spec.test.ts checks each against the spec). */
 import { defineChannelRoutes } from './channel-routes.ts';
+import { defineChannelWebhookRoutes } from './channel-webhook-routes.ts';
 import { defineCommandRoutes } from './command-routes.ts';
 import { defineForumRoutes } from './forum-routes.ts';
 import { defineIdentityRoutes } from './identity-routes.ts';
@@ -16,4 +17,5 @@ export function defineRoutes(table: RouteTable, world: World): void {
   defineMessageRoutes(table, world);
   defineForumRoutes(table, world);
   defineWebhookRoutes(table, world);
+  defineChannelWebhookRoutes(table, world);
 }

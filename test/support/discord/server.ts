@@ -1,11 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { registeredCommands } from './command-routes.ts';
 import type { RegisteredCommand } from './commands.ts';
 import { Faults } from './faults.ts';
-import { FrontDoor } from './front-door.ts';
 import type { Gateway, GatewayDispatch, GatewayEvent, IdentifyRefusalCode } from './gateway.ts';
-import { handleRequest } from './http-core.ts';
+import { httpListener, type HttpListener } from './http-listener.ts';
+import { addChannelWebhook } from './channel-webhook-routes.ts';
 import { autocomplete, interactionHandles, invokeCommand, pressButton, startAutocomplete, submitModal } from './interactions.ts';
 import type { MessageView } from './messages.ts';
 import type { ChannelSpec, Guild, GuildSpec, MemberSpec, OverwriteSpec, User } from './model.ts';
@@ -36,7 +34,8 @@ import { World } from './world.ts';
  * The local Discord: one HTTP server for REST (under /api/v10) and the gateway (WebSocket upgrade), over one World.
  * This class is the harness's face (index.ts documents the whole surface); the parts live beside it:
  *   world.ts (the state and its lookups), world-building.ts (what tests add and change), public-types.ts;
- *   http-core.ts (each request: parse, route, auth, global limit, fault, bucket, handler, record),
+ *   http-listener.ts (the HTTP server, the front door), http-core.ts (each request: parse, route, auth, global limit,
+ *   fault, bucket, handler, record),
  *   route-table.ts (the routes: method, template, auth, bucket), ratelimit.ts, faults.ts, recording.ts, api-error.ts;
  *   routes.ts (all of them), by resource: identity-routes.ts, command-routes.ts, channel-routes.ts, message-routes.ts,
  *   webhook-routes.ts (interaction callbacks and the interaction webhook);
@@ -61,11 +60,10 @@ export class DiscordServer {
   private readonly world: World;
   private readonly changes: Changes;
   private readonly gateway: Gateway;
-  private readonly http: Server;
+  private readonly http: HttpListener;
   private readonly routes = new RouteTable();
   private readonly faults = new Faults();
   private readonly recorder = new Recorder();
-  private frontDoor: FrontDoor | null = null;
   private closed = false;
 
   constructor(options: DiscordServerOptions = {}) {
@@ -77,6 +75,7 @@ export class DiscordServer {
     this.changes = this.world.changes;
     this.gateway = this.world.gateway;
     this.requests = this.recorder.requests;
+    this.recorder.applicationId = this.applicationId;
     defineRoutes(this.routes, this.world);
     const deps = {
       world: this.world,
@@ -87,15 +86,7 @@ export class DiscordServer {
       buckets: new BucketLimiter(),
       internalErrors: this.internalErrors,
     };
-    this.http = createServer((req, res) => void handleRequest(deps, req, res));
-    this.http.on('upgrade', (req, socket, head) => this.gateway.handleUpgrade(req, socket, head));
-    this.http.keepAliveTimeout = this.world.options.keepAliveTimeoutMs;
-    if (this.world.options.frontDoorSpares > 0) {
-      // The front door's spare connections wait, request-less, until a client needs one; Node's header and request
-      // timeouts (60 s and 300 s, against clients that never send) would close them.
-      this.http.headersTimeout = 0;
-      this.http.requestTimeout = 0;
-    }
+    this.http = httpListener(deps, this.gateway);
   }
 
   /**
@@ -123,41 +114,19 @@ export class DiscordServer {
   }
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen(0, '127.0.0.1', () => resolve());
-    });
-    const { port } = this.http.address() as AddressInfo;
-    let restPort = port;
-    const spares = this.world.options.frontDoorSpares;
-    if (spares > 0) {
-      try {
-        this.frontDoor = await FrontDoor.start(port, spares, (error) => this.internalErrors.push(error));
-      } catch (error) {
-        this.http.closeAllConnections();
-        await new Promise<void>((resolve) => this.http.close(() => resolve()));
-        throw error;
-      }
-      restPort = this.frontDoor.port;
-    }
-    this.apiUrl = `http://127.0.0.1:${restPort}/api`;
-    this.gatewayUrl = `ws://127.0.0.1:${port}`;
+    ({ apiUrl: this.apiUrl, gatewayUrl: this.gatewayUrl } = await this.http.listen());
     this.gateway.url = this.gatewayUrl;
   }
 
   /** The front door's process id while it runs (frontDoorSpares), else undefined. */
   get frontDoorPid(): number | undefined {
-    return this.frontDoor?.pid;
+    return this.http.frontDoorPid;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // The front door first: its spares would otherwise keep the HTTP server from closing, and it would open more.
-    await this.frontDoor?.close();
-    await this.gateway.close();
-    this.http.closeAllConnections();
-    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+    await this.http.close();
   }
 
   // ------------------------------------------------------------------------------------------- world (world-building.ts)
@@ -196,6 +165,11 @@ export class DiscordServer {
 
   setMemberRoles(guildId: string, userId: string, roles: string[]): void {
     build.setMemberRoles(this.world, guildId, userId, roles);
+  }
+
+  /** A webhook of the bot's in the channel, as if it had created it on an earlier day (channel-webhook-routes.ts). */
+  addChannelWebhook(channelId: string, name: string): void {
+    addChannelWebhook(this.world, channelId, name);
   }
 
   updateRole(guildId: string, role: string, patch: { name?: string; permissions?: bigint | string; mentionable?: boolean }): void {

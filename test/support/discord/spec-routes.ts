@@ -170,6 +170,15 @@ export const SPEC_OPERATIONS: readonly SpecOperation[] = [
   operation('/channels/{channel_id}/messages/pins/{message_id}', 'put', { body: NO_BODY, responses: { '204': NO_BODY } }),
   operation('/channels/{channel_id}/messages/pins/{message_id}', 'delete', { body: NO_BODY, responses: { '204': NO_BODY } }),
   operation('/channels/{channel_id}/messages/{message_id}/crosspost', 'post', { body: NO_BODY, responses: { '200': S.MessageResponseSchema } }),
+  operation('/channels/{channel_id}/webhooks', 'get', {
+    body: NO_BODY,
+    responses: { '200': z.nullable(z.array(z.union([S.ApplicationIncomingWebhookResponseSchema, S.ChannelFollowerWebhookResponseSchema, S.GuildIncomingWebhookResponseSchema]))) },
+  }),
+  operation('/channels/{channel_id}/webhooks', 'post', {
+    body: z.object({ name: z.string(), avatar: z.optional(z.nullable(z.string())) }),
+    responses: { '200': S.GuildIncomingWebhookResponseSchema },
+  }),
+  operation('/webhooks/{webhook_id}', 'delete', { body: NO_BODY, responses: { '204': NO_BODY } }),
   operation('/interactions/{interaction_id}/{interaction_token}/callback', 'post', {
     body: z.union([
       autocompleteResult,

@@ -6,6 +6,7 @@ import { ApiError, invalidForm, prefixErrors, unknown } from './api-error.ts';
 import type { InteractionState } from './interaction-state.ts';
 import { createMessage, editMessage, MessageFlag, serializeMessage, type StoredFile, type StoredMessage } from './messages.ts';
 import { checkMessage } from './message-routes.ts';
+import { executeChannelWebhook } from './channel-webhook-routes.ts';
 import type { RecordedCallback } from './public-types.ts';
 import { bucketHash, WEBHOOK_RULE } from './ratelimit.ts';
 import { ok, type RouteResult, type RouteTable } from './route-table.ts';
@@ -31,7 +32,14 @@ export function defineWebhookRoutes(table: RouteTable, world: World): void {
   });
   const hook = { auth: false, globalExempt: true, bucket: webhookBucket };
   const base = '/webhooks/:webhook_id/:webhook_token';
-  table.on('POST', base, ({ params, body, attachments, files }) => followUp(world, params, body, attachments, files), hook);
+  // The application's id is the interaction webhook's; any other is a channel webhook (channel-webhook-routes.ts).
+  table.on(
+    'POST',
+    base,
+    ({ params, body, query, attachments, files }) =>
+      params.webhook_id === world.applicationId ? followUp(world, params, body, attachments, files) : executeChannelWebhook(world, params, body, query, attachments),
+    hook,
+  );
   table.on('GET', `${base}/messages/@original`, ({ params }) => ok(serializeWebhookMessage(world, originalOf(interactionFor(world, params)))), hook);
   table.on('PATCH', `${base}/messages/@original`, ({ params, body, attachments, files }) => ok(editWebhookMessage(world, originalOf(interactionFor(world, params)), body, attachments, files)), hook);
   table.on('DELETE', `${base}/messages/@original`, ({ params }) => deleteWebhookMessage(originalOf(interactionFor(world, params))), hook);
@@ -190,7 +198,7 @@ function followUp(world: World, params: Record<string, string>, body: Json, atta
   state.followUps.push(message);
   // Discord's "Create Followup Message" works as Execute Webhook "but `wait` is always true" (its documentation,
   // interactions/receiving-and-responding): 200 with the message whatever ?wait says. The 204 without ?wait=true is
-  // for a channel webhook's token, which this server does not serve (10015 above).
+  // for a channel webhook's token (channel-webhook-routes.ts).
   return { status: 200, body: serializeMessage(message, world.applicationId) };
 }
 
