@@ -71,6 +71,9 @@ describe('daily posts in a forum', () => {
     expect(await invoke('wotd-subscribe', { channel: forum, 'forum-tag': 'words', thread: true, pin: true })).toContain(
       'is a forum: each daily post there is a post of its own, so **thread** and **pin** do not apply.',
     );
+    expect(await invoke('wotd-subscribe', { channel: forum, 'forum-tag': 'words', 'webhook-name': 'Word Owl' })).toContain(
+      'is a forum: each daily post there is a post of its own, so **webhook-name** does not apply.',
+    );
     const preview = await invoke('wotd-subscribe', { channel: forum, 'forum-tag': 'words', preview: true });
     expect(preview).toContain(`Each day is a new post in the forum, titled like “${TITLE}”.`);
     expect(preview).toContain('Each post gets the tag Words.');
