@@ -5,9 +5,9 @@
  * a colour, a tenth with an intro line and a role, a tenth on weekdays and a twentieth on days that leave out the due
  * day (no post: not owed), a twentieth paused; the rest as before. Across those, where they post: a tenth through a
  * webhook of the bot's (made beforehand, as on a day after the first: the bot finds it with one request), a quarter
- * as forum posts and a tenth pinned (counted, posting as before until those options are built; see
+ * as forum posts (in forum channels with two tags; every other one tagged) and a tenth pinned (not in forums; see
  * bench/subscriptions.ts). Only the channels that post that day are counted; webhook429 counts the 429s answered to
- * webhook executions (their own per-webhook buckets).
+ * webhook executions (their own per-webhook buckets), forum_posts the forum posts made and pins the messages pinned.
  *
  * The daily fan-out as it runs in production: `wotd-bot start` (what `npm start` runs) in a process of its own,
  * against the local Discord-compatible server, with its global limit set to --global-limit requests/s and
@@ -25,7 +25,8 @@
  *   limit, the 429s the server answered, the bot's peak RSS (VmHWM, its whole life) and its CPU time (user + system)
  *   from the idle reading to the last post, per post;
  * - the JS heap: the bot runs with --trace-gc, and the most its V8 heaps held at any collection (bench/gc-trace.ts);
- * - exactly once: every channel has one message, and the store records every post as sent.
+ * - exactly once: every channel has one message (a forum post's, in its thread, counts for its forum), and the store
+ *   records every post as sent.
  *
  * Options may also be given as FANOUT_CHANNELS, FANOUT_GLOBAL_LIMIT and DELIVERY_CONCURRENCY. FANOUT_NODE_FLAGS adds
  * flags to the bot's node, with absolute paths (it runs in a temporary folder), e.g.
@@ -49,7 +50,7 @@ import { postsOnWeekday } from '../src/schedule/post-rules.ts';
 import { startDiscordServer, type GuildInfo } from '../test/support/discord/index.ts';
 import { gcTrace } from './gc-trace.ts';
 import { processMemory } from './proc-memory.ts';
-import { MIX_PIN, MIX_WEBHOOK, mixOptions, mixPinned, mixPlaceOf, subscribeEveryChannel } from './subscriptions.ts';
+import { MIX_PIN, MIX_WEBHOOK, mixChannelSpec, mixOptions, mixPinned, mixPlaceOf, subscribeEveryChannel } from './subscriptions.ts';
 import { PermissionFlagsBits } from 'discord.js';
 import { DEFAULT_BOT_PERMISSIONS } from '../test/support/discord/index.ts';
 
@@ -147,12 +148,22 @@ try {
   const built = performance.now();
   const guilds: GuildInfo[] = discord.addGuilds(Math.ceil(CHANNELS / CHANNELS_PER_GUILD), (index) => ({
     name: `Bench ${index}`,
-    channels: Array.from({ length: Math.min(CHANNELS_PER_GUILD, CHANNELS - index * CHANNELS_PER_GUILD) }, (_, i) => ({ name: `words-${i}` })),
+    channels: Array.from({ length: Math.min(CHANNELS_PER_GUILD, CHANNELS - index * CHANNELS_PER_GUILD) }, (_, i) =>
+      flags.mix === true ? mixChannelSpec(index * CHANNELS_PER_GUILD + i, `words-${i}`) : { name: `words-${i}` },
+    ),
   }));
   // Where the start-up probe asks /wotd: a channel of its own, so its answer is not mistaken for a daily post.
   const probeChannel = discord.addGuild({ name: 'Probe', channels: [{ name: 'commands' }] }).channelId('commands');
   const subscribed: Subscription[] = subscribeEveryChannel(guilds, dueTime, 'bench');
-  const mixed = flags.mix === true ? subscribed.map((subscription, index) => mixOptions(subscription, index, day)) : subscribed;
+  const channelsById = new Map(guilds.flatMap((guild) => guild.channels.map((channel) => [channel.id, channel] as const)));
+  const mixed =
+    flags.mix === true
+      ? subscribed.map((subscription, index) => {
+          const channel = channelsById.get(subscription.channelId);
+          if (!channel) throw new Error(`no channel ${subscription.channelId}`);
+          return mixOptions(subscription, index, day, channel);
+        })
+      : subscribed;
   // The channels that post on the due day: a paused one or one whose days leave the day out owes nothing.
   const subscriptions = mixed.filter((subscription) => subscription.pause === undefined && postsOn(subscription, day));
   const stored = performance.now();
@@ -165,14 +176,17 @@ try {
     await store.close();
   }
   if (flags.mix === true) {
-    // The bot may manage webhooks everywhere, and each webhook channel has the bot's webhook from an earlier day.
-    for (const guild of guilds) discord.updateRole(guild.id, guild.botRoleId ?? '', { permissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.ManageWebhooks });
+    // The bot may manage webhooks and pin everywhere, and each webhook channel has the bot's webhook from an earlier day.
+    const permissions = DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.ManageWebhooks | PermissionFlagsBits.PinMessages;
+    for (const guild of guilds) discord.updateRole(guild.id, guild.botRoleId ?? '', { permissions });
     for (const subscription of mixed) if (subscription.webhookName !== undefined) discord.addChannelWebhook(subscription.channelId, MIX_WEBHOOK.name);
     const posting = new Set(subscriptions.map((subscription) => subscription.channelId));
     const shares = new Map<string, number>();
     mixed.forEach((subscription, index) => {
       if (!posting.has(subscription.channelId)) return;
-      for (const share of [mixPlaceOf(index), mixPinned(index) ? MIX_PIN : undefined]) {
+      // A forum post is not pinned (the poster leaves pin out there).
+      const pinned = mixPinned(index) && subscription.forum !== true;
+      for (const share of [mixPlaceOf(index), pinned ? MIX_PIN : undefined]) {
         if (share === undefined) continue;
         const name = share.apply ? share.name : `${share.name} (not on this branch yet: posted plainly)`;
         shares.set(name, (shares.get(name) ?? 0) + 1);
@@ -266,8 +280,14 @@ try {
   child.kill('SIGTERM');
   const exited = await Promise.race([new Promise((done) => child.once('exit', done)).then(() => true), sleep(15_000).then(() => false)]);
   if (!exited) throw new Error('the bot did not stop within 15 s of SIGTERM');
+  // A forum post's message is in its thread (the thread's id is the message's): it counts in the forum's channel.
+  const forumOf = new Map<string, string>();
+  for (const channel of channelsById.values()) if (channel.type === 15) for (const thread of discord.threadsIn(channel.id)) forumOf.set(thread.id, channel.id);
   const perChannel = new Map<string, number>();
-  for (const message of discord.allMessages()) if (message.channelId !== probeChannel) perChannel.set(message.channelId, (perChannel.get(message.channelId) ?? 0) + 1);
+  for (const message of discord.allMessages()) {
+    const channelId = forumOf.get(message.channelId) ?? message.channelId;
+    if (channelId !== probeChannel) perChannel.set(channelId, (perChannel.get(channelId) ?? 0) + 1);
+  }
   const duplicates = [...perChannel.values()].reduce((sum, count) => sum + count - 1, 0);
   const missing = subscriptions.filter((subscription) => !perChannel.has(subscription.channelId)).length;
   const check = await SubscriptionStore.open(storeUrl);
@@ -307,6 +327,9 @@ try {
       `CPU ${seconds(atEnd.cpuMs - atIdle.cpuMs)} s from the idle reading to the last post = ${cpuMsPerPost.toFixed(2)} ms per post`,
   );
   log(`exactly once: ${perChannel.size} channels with a message, ${duplicates} duplicates, ${missing} missing; ${recordedSent} recorded as sent`);
+  const owedPins = subscriptions.filter((subscription) => subscription.pin === true && subscription.forum !== true).length;
+  const owedForumPosts = subscriptions.filter((subscription) => subscription.forum === true).length;
+  if (flags.mix === true) log(`forum posts: ${stats.forumPosts} of ${owedForumPosts} owed; pins: ${stats.pins} of ${owedPins} owed`);
   // A channel that does not post that day (paused, not one of its days) must have no message.
   const posting = new Set(subscriptions.map((subscription) => subscription.channelId));
   const unexpected = [...perChannel.keys()].filter((channelId) => !posting.has(channelId)).length;
@@ -315,7 +338,7 @@ try {
   process.stdout.write(
     `bench fanout: channels=${subscriptions.length}${flags.mix === true ? ` mix=1 subscribed=${mixed.length}` : ''} global_limit=${GLOBAL_LIMIT} concurrency=${CONCURRENCY} posts=${posts.length} ` +
       `posts_per_s=${postsPerSecond.toFixed(1)} limit_ratio=${ratio.toFixed(3)} seconds=${seconds(lastAt - firstAt)} ` +
-      `global_429=${stats.global429} route_429=${stats.bucket429} webhook429=${stats.webhook429} duplicates=${duplicates} missing=${missing} ` +
+      `global_429=${stats.global429} route_429=${stats.bucket429} webhook429=${stats.webhook429} forum_posts=${stats.forumPosts} pins=${stats.pins} duplicates=${duplicates} missing=${missing} ` +
       `ready_rss_mb=${atReady.rssMb.toFixed(0)} idle_rss_mb=${atIdle.rssMb.toFixed(0)} peak_rss_mb=${atEnd.peakRssMb.toFixed(0)} ` +
       `peak_heap_mb=${heap.peakMb().toFixed(0)} cpu_ms_per_post=${cpuMsPerPost.toFixed(2)} ` +
       `startup_ms=${startupMs.toFixed(0)} startup_answer_ms=${answerMs.toFixed(0)}\n`,

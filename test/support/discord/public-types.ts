@@ -133,7 +133,8 @@ export interface GuildInfo {
   everyoneRoleId: string;
   botRoleId: string | null;
   ownerId: string;
-  channels: { id: string; name: string; type: number }[];
+  /** Each channel, with a forum's available tags (empty for other channels). */
+  channels: { id: string; name: string; type: number; tags: { id: string; name: string }[] }[];
   roles: { id: string; name: string }[];
   members: { id: string; username: string }[];
   /** Id of the channel or role with that name; throws when there is none. */

@@ -8,6 +8,9 @@ import type { World } from './world.ts';
 
 type Json = Record<string, unknown>;
 
+/** A forum post: a thread in a forum with its starter message (the only threads this server makes by this route). */
+const FORUM_POST = 'POST /channels/:channel_id/threads';
+
 export interface StatsSummary {
   perSecond: SecondStats[];
   total: number;
@@ -15,6 +18,10 @@ export interface StatsSummary {
   bucket429: number;
   /** 429s answered to channel webhook executions (their own per-webhook buckets), counted in bucket429 too. */
   webhook429: number;
+  /** Forum posts made (POST /channels/:id/threads in a forum), counted in the posts too. */
+  forumPosts: number;
+  /** Messages pinned (PUT /channels/:id/messages/pins/:id answered 204). */
+  pins: number;
   invalid: number;
   maxAcceptedPerSecond: number;
   maxPostsPerSecond: number;
@@ -26,6 +33,8 @@ export class Recorder {
   private readonly perSecond = new Map<number, SecondStats>();
   private seq = 0;
   private webhook429 = 0;
+  private forumPosts = 0;
+  private pins = 0;
   /** The application's id: its webhook is the interactions', every other one a channel webhook whose executions are posts. */
   applicationId = '';
 
@@ -57,6 +66,11 @@ export class Recorder {
     if (r.status === 401 || r.status === 403 || (r.status === 429 && !shared)) s.invalid += 1;
     if (r.route === 'POST /channels/:channel_id/messages' && r.status < 300) s.posts += 1;
     if (this.isWebhookPost(r) && r.status < 300) s.posts += 1;
+    if (r.route === FORUM_POST && r.status < 300) {
+      s.posts += 1;
+      this.forumPosts += 1;
+    }
+    if (r.route === 'PUT /channels/:channel_id/messages/pins/:message_id' && r.status < 300) this.pins += 1;
     if (this.isWebhookPost(r) && r.limited === 'bucket') this.webhook429 += 1;
   }
 
@@ -72,11 +86,16 @@ export class Recorder {
     return typeof response?.channel_id === 'string' ? response.channel_id : undefined;
   }
 
-  /** Successful POST /channels/:id/messages requests and channel webhook executions (optionally for one channel). */
+  /**
+   * Successful POST /channels/:id/messages requests, channel webhook executions and forum posts (in the forum's
+   * channel; optionally for one channel).
+   */
   posts(channelId?: string): RecordedRequest[] {
     return this.requests.filter(
       (r) =>
-        (r.route === 'POST /channels/:channel_id/messages' || this.isWebhookPost(r)) && r.status < 300 && (channelId === undefined || this.postedIn(r) === channelId),
+        (r.route === 'POST /channels/:channel_id/messages' || r.route === FORUM_POST || this.isWebhookPost(r)) &&
+        r.status < 300 &&
+        (channelId === undefined || this.postedIn(r) === channelId),
     );
   }
 
@@ -89,6 +108,8 @@ export class Recorder {
       global429: perSecond.reduce((n, s) => n + s.global429, 0),
       bucket429: perSecond.reduce((n, s) => n + s.bucket429, 0),
       webhook429: this.webhook429,
+      forumPosts: this.forumPosts,
+      pins: this.pins,
       invalid: perSecond.reduce((n, s) => n + s.invalid, 0),
       maxAcceptedPerSecond: perSecond.reduce((n, s) => Math.max(n, s.accepted), 0),
       maxPostsPerSecond: perSecond.reduce((n, s) => Math.max(n, s.posts), 0),

@@ -77,7 +77,7 @@ export function addGuilds(world: World, count: number, spec: GuildSpec | ((index
 
 export function guildInfo(world: World, guildOrId: Guild | string): GuildInfo {
   const guild = typeof guildOrId === 'string' ? world.anyGuild(guildOrId) : guildOrId;
-  const channels = [...guild.channels.values()].map((c) => ({ id: c.id, name: c.name, type: c.type }));
+  const channels = [...guild.channels.values()].map((c) => ({ id: c.id, name: c.name, type: c.type, tags: c.availableTags.map((tag) => ({ id: tag.id, name: tag.name })) }));
   const roles = [...guild.roles.values()].map((r) => ({ id: r.id, name: r.name }));
   const botRole = [...guild.roles.values()].find((r) => r.botId === world.botUser.id);
   return {
