@@ -10,13 +10,16 @@ import { classifyPostError } from './channel-poster.ts';
  * The `pin` setting: today's post pinned (PUT /channels/:id/messages/pins/:id, Pin Messages), then the bot's previous
  * daily post unpinned. The post is made whatever happens here: a failure comes back as the post's `pinFailure` (the
  * scheduler logs it, counts it and shows it in the status), never as a failed post, so it is never posted again.
+ * Each request takes a turn of the posts' pace first: pins count against Discord's global limit as posts do (a fan-out
+ * with a tenth of its channels pinned met 41 global 429s before they did).
  */
-export function dailyPins(rest: REST): (message: DailyMessage, posted: PostResult) => Promise<PostResult> {
+export function dailyPins(rest: REST, takeTurn: () => Promise<void>): (message: DailyMessage, posted: PostResult) => Promise<PostResult> {
   return async (message, posted) => {
     if (!message.pin || message.forumPost || dmUserOf(message.channelId) !== null) return posted;
     const problems: PinFailure[] = [];
     let mayPin = true;
     try {
+      await takeTurn();
       await rest.put(Routes.channelMessagesPin(message.channelId, posted.messageId));
     } catch (error) {
       mayPin = !isMissingPermissions(error);
@@ -26,6 +29,7 @@ export function dailyPins(rest: REST): (message: DailyMessage, posted: PostResul
     // Without the permission the unpin would fail the same way: said once.
     if (mayPin && unpin && unpin !== posted.messageId) {
       try {
+        await takeTurn();
         await rest.delete(Routes.channelMessagesPin(message.channelId, unpin));
       } catch (error) {
         // Yesterday's post deleted since: nothing is left to unpin.

@@ -12,7 +12,7 @@ export function createDailyPoster(rest: REST, options: ChannelPosterOptions = {}
   const shared = { ...options, waitForTurn: options.waitForTurn ?? pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND) };
   const channels = createChannelPoster(rest, shared);
   const forums = createForumPoster(rest, shared);
-  const pin = dailyPins(rest);
+  const pin = dailyPins(rest, shared.waitForTurn);
   return {
     async post(message) {
       if (message.forumPost) return forums.post(message);
