@@ -73,7 +73,9 @@ describe('message payloads', () => {
     expect(buttonPrefix('plain')).toBe('plain');
     expect(channelKind(ChannelType.GuildText)).toBe('text');
     expect(channelKind(ChannelType.GuildAnnouncement)).toBe('announcement');
-    expect(channelKind(ChannelType.GuildForum)).toBe('other');
+    expect(channelKind(ChannelType.GuildForum)).toBe('forum');
+    expect(channelKind(ChannelType.GuildMedia)).toBe('forum');
+    expect(channelKind(ChannelType.GuildVoice)).toBe('other');
   });
 });
 

@@ -55,11 +55,15 @@ describe('the post shape: colour and intro line', () => {
   });
 });
 
-const VALUES = Object.fromEntries(
-  ['channel', 'summary', 'list', 'time', 'zone', 'extras', 'role', 'setting', 'from', 'to', 'changes', 'state', 'day', 'when', 'name', 'typed', 'names', 'example', 'today', 'latest', 'reason', 'permissions', 'command', 'admin', 'colour', 'intro', 'language', 'all', 'verb', 'details']
-    .map((name) => [name, `[${name}]`] as [string, string | number])
-    .concat([['days', 3], ['count', 2], ['limit', 200], ['length', 201], ['kind', 'list'], ['outcome', 'new']]),
+/** Every argument the posts. and subscribe. messages name: a number where a plural counts it, else a marker. */
+const VALUES: Record<string, string | number> = Object.fromEntries(
+  Object.entries(CATALOGS.en)
+    .filter(([key]) => key.startsWith('posts.') || key.startsWith('subscribe.'))
+    .flatMap(([, text]) => [...String(text).matchAll(/\{(\w+)(, *(\w+))?/g)].map((match) => [match[1] ?? '', match[3] ?? ''] as const))
+    .map(([name, type]): [string, string | number] => [name, type === 'plural' || type === 'selectordinal' || type === 'number' ? 2 : `[${name}]`]),
 );
+VALUES.kind = 'list';
+VALUES.outcome = 'new';
 
 describe('catalogs', () => {
   it('have every posts. and subscribe. text in every language, and each formats', () => {
