@@ -17,6 +17,7 @@ import { startWotdService, type RunningService } from '../../src/service/server.
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * Logging in to Discord before the network (or Discord) is up: the real process, against a loopback port that
@@ -83,11 +84,7 @@ interface Bot {
 }
 
 function startBot(settings: Record<string, string>): Bot {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WOTD_|DISCORD_|REDIS_|STORE_|METRICS_)/.test(key) && key !== 'LOG_LEVEL') env[key] = value;
-  }
-  Object.assign(env, {
+  const env = childEnv({
     WOTD_API_URL: service?.url ?? '',
     WOTD_API_VARIANT: 'A',
     STORE_URL: `sqlite://${join(dir, `store-${Math.random().toString(36).slice(2)}.sqlite`)}`,

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { collectOutput } from '../support/child-output.ts';
+import { childEnv } from '../support/child-env.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/wotd-bot.js');
@@ -19,11 +20,7 @@ afterEach(async () => {
 
 /** The environment without the caller's bot settings or node options, so the bot runs as a fresh install would. */
 function plainEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WOTD_|DISCORD_|REDIS_|METRICS_|STORE_URL$|LOG_LEVEL$|NODE_OPTIONS$)/.test(key)) env[key] = value;
-  }
-  return { ...env, ...extra };
+  return childEnv(extra, ['NODE_OPTIONS']);
 }
 
 /** Every script V8 has compiled in the process's main thread, as paths (or node: names), through its inspector. */

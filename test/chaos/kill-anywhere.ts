@@ -27,6 +27,7 @@ import type { Subscription } from '../../src/schedule/subscription.ts';
 import { startWotdService } from '../../src/service/server.ts';
 import { utcDateOf } from '../../src/wotd/dates.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
+import { childEnv } from '../support/child-env.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
 const WORDS = resolve(import.meta.dirname, '../../data/words.sqlite');
@@ -190,9 +191,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await subscribeAll(storeUrl, guilds.flatMap((guild) => guild.channels.filter((c) => c.type === 0).map((c) => ({ guildId: guild.id, channelId: c.id, name: c.name }))));
     log(`${channelIds.length} channels subscribed`);
 
-    const env: NodeJS.ProcessEnv = {};
-    for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|DISCORD_|REDIS_|STORE_URL|LOG_LEVEL|DELIVERY_)/.test(key)) env[key] = value;
-    Object.assign(env, {
+    const env = childEnv({
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
       WOTD_API_URL: service.url,

@@ -9,6 +9,7 @@ import { startDiscordServer } from '../support/discord/index.ts';
 import { postgresAdmin } from '../support/postgres.ts';
 import { keysUnder } from '../support/redis.ts';
 import { postgresClusterBackend, schemaOf, storeEnv } from '../support/store-backends.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * Cluster mode on a PostgreSQL store, as operators run it: two `wotd-bot start` processes with STORE_URL=postgres://…
@@ -38,9 +39,8 @@ postgresClusterBackend.describe('two bot processes in cluster mode on PostgreSQL
     for (const channelId of channelIds) await seeding.upsert(guild.id, channelId, 100, () => makeSubscription({ guildId: guild.id, channelId, time: '00:00' }));
     await seeding.close();
 
-    const env: NodeJS.ProcessEnv = {};
-    for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|DISCORD_|REDIS_|STORE_URL|LOG_LEVEL)/.test(key)) env[key] = value;
-    Object.assign(env, storeEnv(location), {
+    const env = childEnv({
+      ...storeEnv(location),
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
       WOTD_API_URL: service.url,

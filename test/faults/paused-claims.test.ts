@@ -12,6 +12,7 @@ import { startDiscordServer } from '../support/discord/index.ts';
 import { postgresClusterBackend, storeEnv } from '../support/store-backends.ts';
 import { entriesWithToday } from './bot-process.ts';
 import { faultCell } from './tally.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * The time family's pause (issue 31), with real processes and the leases they really run on: two `wotd-bot start`
@@ -56,9 +57,8 @@ postgresClusterBackend.describe('a cluster member paused (SIGSTOP) past its clai
     const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'words' }] });
     const channel = guild.channels[0]?.id ?? '';
 
-    const env: NodeJS.ProcessEnv = {};
-    for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|DISCORD_|REDIS_|STORE_URL|LOG_|METRICS_|DELIVERY_)/.test(key)) env[key] = value;
-    Object.assign(env, storeEnv(location), {
+    const env = childEnv({
+      ...storeEnv(location),
       DISCORD_TOKEN: discord.token,
       DISCORD_API_URL: discord.apiUrl,
       WOTD_API_URL: service.url,

@@ -11,6 +11,7 @@ import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 import { settings } from './generated.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * No part of a password in a URL setting (or of the token) reaches anything the process writes: its logs, its
@@ -158,11 +159,7 @@ afterAll(async () => {
  * /healthz and /metrics, then ends the console (`exit`); otherwise the process ends by itself.
  */
 async function runProcess(env: Record<string, string>, serve: boolean, run: string): Promise<Outcome> {
-  const base: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WOTD_|DISCORD_|REDIS_|STORE_|METRICS_)/.test(key) && key !== 'LOG_LEVEL') base[key] = value;
-  }
-  Object.assign(base, {
+  const base = childEnv({
     WOTD_SERVICE_DB: join(dir, 'words.sqlite'),
     STORE_URL: `sqlite://${join(dir, `store-${run}.sqlite`)}`,
     LOG_LEVEL: 'debug',

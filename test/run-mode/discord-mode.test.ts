@@ -1,50 +1,23 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Routes } from 'discord.js';
+import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
-import { startWotdService, type RunningService } from '../../src/service/server.ts';
-import { writeWordDb } from '../../src/service/word-db.ts';
-import { testEntries } from '../commands/world.ts';
-import { restFor, startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import { startBotProcessWorld } from '../support/bot-process-world.ts';
+import { childEnv } from '../support/child-env.ts';
 import { collectOutput } from '../support/child-output.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
 
-let discord: DiscordServer | undefined;
-let service: RunningService | undefined;
-let dir: string | undefined;
+let world: Awaited<ReturnType<typeof startBotProcessWorld>> | undefined;
 afterEach(async () => {
-  await discord?.close();
-  await service?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-  discord = service = dir = undefined;
+  await world?.close();
+  world = undefined;
 });
 
 describe('wotd-bot start with DISCORD_TOKEN', () => {
   it('connects to Discord, answers /wotd from the configured service, keeps the token out of its logs, stops on SIGTERM', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'wotd-bot-discord-'));
-    await writeWordDb(join(dir, 'words.sqlite'), testEntries());
-    service = await startWotdService({ dbPath: join(dir, 'words.sqlite'), variant: 'A', port: 0, rateLimitPerMinute: 0 });
-    discord = await startDiscordServer();
-    const guild = discord.addGuild({ name: 'Words', channels: [{ name: 'general' }] });
-    await restFor(discord).put(Routes.applicationGuildCommands(discord.applicationId, guild.id), {
-      body: commands.map((command) => command.data.toJSON()),
-    });
-
-    const env: NodeJS.ProcessEnv = {};
-    for (const [key, value] of Object.entries(process.env)) {
-      if (!/^(WOTD_|DISCORD_|REDIS_)/.test(key) && key !== 'LOG_LEVEL' && key !== 'STORE_URL') env[key] = value;
-    }
-    Object.assign(env, {
-      DISCORD_TOKEN: discord.token,
-      DISCORD_API_URL: discord.apiUrl,
-      WOTD_API_URL: service.url,
-      STORE_URL: `sqlite://${join(dir, 'store.sqlite')}`,
-      LOG_LEVEL: 'info',
-    });
+    world = await startBotProcessWorld('discord');
+    const { discord, guild, dir } = world;
+    const env = childEnv({ ...world.settings, LOG_LEVEL: 'info' });
     const child = spawn(process.execPath, [BIN, 'start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const { output, exited } = collectOutput(child);
 

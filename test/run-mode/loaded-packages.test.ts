@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
+import { childEnv } from '../support/child-env.ts';
 
 const SCRIPT = resolve(import.meta.dirname, 'loaded-packages.ts');
 const REDIS_CLIENTS = ['ioredis', '@redis/client', '@keyv/redis', 'redis-semaphore'];
@@ -16,9 +17,7 @@ afterEach(async () => {
 
 /** The npm packages a bot on Discord with this STORE_URL has loaded once its store and cache are open. */
 async function loadedPackages(storeUrl: string): Promise<string[]> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|DISCORD_|REDIS_|STORE_URL|LOG_LEVEL|DELIVERY_)/.test(key)) env[key] = value;
-  env.STORE_URL = storeUrl;
+  const env = childEnv({ STORE_URL: storeUrl });
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', SCRIPT], { env, timeout: 60_000 });
   return JSON.parse(stdout) as string[];
 }
