@@ -1,20 +1,12 @@
 import { PermissionFlagsBits } from 'discord.js';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
-import { startDiscordBot } from '../../src/discord/bot.ts';
-import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
-import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
-import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
+import { startBotOnServer, type Cleanups } from './bot-on-server.ts';
 
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
 
 const OWNER = '500000000000000001';
 const MOD = '500000000000000002';
@@ -56,21 +48,7 @@ describe('Manage Channels is checked in the channel being subscribed (Discord en
         },
       ],
     });
-    const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
-    expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
-
-    const temp = tempStore();
-    cleanups.push(temp.cleanup);
-    const { logger } = captureLogger();
-    const daily = await openDailyPosts({ store: temp.url, limit: 10, concurrency: 4, logger, now: () => new Date('2026-06-15T07:00:00Z') });
-    cleanups.push(() => daily.close());
-    const bot = await startDiscordBot({
-      config: { ...env, DISCORD_APPLICATION_ID: undefined },
-      commands,
-      services: { lookup: new FixedLookup() as unknown as WotdLookup, siteUrl: 'https://wotd.site', logger, subscriptions: daily.subscriptions },
-      logger,
-    });
-    cleanups.push(() => bot.stop());
+    const { daily } = await startBotOnServer(discord, cleanups, { daily: { now: () => new Date('2026-06-15T07:00:00Z') }, dailyPosts: false });
 
     const id = (name: string) => guild.channelId(name);
     const invoke = async (user: string, typedIn: string, name: string, options: Record<string, string>, memberPermissions?: bigint) => {
