@@ -2,9 +2,12 @@ import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import { commands } from '../../commands/index.ts';
 import { startDiscordBot } from '../../src/discord/bot.ts';
+import { createChannelPoster } from '../../src/discord/channel-poster.ts';
 import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
+import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { openDailyPosts, type OpenDailyPostsOptions } from '../../src/schedule/daily-posts.ts';
+import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import type { DiscordServer } from '../support/discord/index.ts';
 import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
@@ -42,4 +45,29 @@ export async function startBotOnServer(discord: DiscordServer, cleanups: Cleanup
   cleanups.push(() => bot.stop());
   if (options.dailyPosts !== false) cleanups.push(startDiscordDailyPosts(bot.client, daily, { lookup, siteUrl: 'https://wotd.site', logger }));
   return { daily, lookup, bot, logger, lines };
+}
+
+/**
+ * A daily scheduler for the started bot, ticked by the test (no minute timer), posting through the channel poster.
+ * Its first `crashes` attempts "crash" right after Discord took the post, as a process killed there would: the retry
+ * must find that post rather than make another.
+ */
+export function testScheduler(started: Awaited<ReturnType<typeof startBotOnServer>>, options: { crashes?: number } = {}) {
+  let crashes = options.crashes ?? 0;
+  return new DailyScheduler({
+    store: started.daily.store,
+    lookup: started.lookup,
+    poster: createChannelPoster(started.bot.client.rest, { logger: started.logger }),
+    ...dailyPostRendering('https://wotd.site'),
+    logger: started.logger,
+    concurrency: 2,
+    hooks: {
+      afterSend: () => {
+        if (crashes > 0) {
+          crashes -= 1;
+          throw new Error('crashed after sending');
+        }
+      },
+    },
+  });
 }

@@ -1,10 +1,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChannelPoster } from '../../src/discord/channel-poster.ts';
-import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
-import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
-import { startBotOnServer } from './bot-on-server.ts';
+import { startBotOnServer, testScheduler } from './bot-on-server.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -28,7 +25,8 @@ describe('a thread on each post and publishing, end to end', () => {
       channels: [{ name: 'general' }, { name: 'news', type: 5 }],
     });
     const news = guild.channelId('news');
-    const { daily, lookup, bot, logger, lines } = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2 }, dailyPosts: false });
+    const started = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2 }, dailyPosts: false });
+    const { daily, bot, lines } = started;
     const invoke = (name: string, options: Record<string, string | boolean> = {}) =>
       discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: ADMIN }).waitForResponse();
 
@@ -40,23 +38,7 @@ describe('a thread on each post and publishing, end to end', () => {
     expect((await invoke('wotd-subscriptions')).embeds[0]?.description).toContain('full style, thread on each post, published');
 
     // The first attempt "crashes" after Discord accepted the post; the retry finds the same message by its nonce.
-    let crash = true;
-    const scheduler = new DailyScheduler({
-      store: daily.store,
-      lookup,
-      poster: createChannelPoster(bot.client.rest, { logger }),
-      ...dailyPostRendering('https://wotd.site'),
-      logger,
-      concurrency: 2,
-      hooks: {
-        afterSend: () => {
-          if (crash) {
-            crash = false;
-            throw new Error('crashed after sending');
-          }
-        },
-      },
-    });
+    const scheduler = testScheduler(started, { crashes: 1 });
     await scheduler.tick(new Date('2026-06-15T09:00:00Z'));
     expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
     const [post] = discord.messagesIn(news);

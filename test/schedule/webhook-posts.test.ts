@@ -1,12 +1,9 @@
 import { PermissionFlagsBits, Routes } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChannelPoster } from '../../src/discord/channel-poster.ts';
 import { discordMetricsView } from '../../src/discord/metrics-view.ts';
 import { createBotMetrics } from '../../src/metrics/registry.ts';
-import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
-import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
-import { startBotOnServer } from './bot-on-server.ts';
+import { startBotOnServer, testScheduler } from './bot-on-server.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -33,7 +30,8 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
     });
     const words = guild.channelId('words');
     const readers = guild.roleId('readers');
-    const { daily, lookup, bot, logger, lines } = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2 }, dailyPosts: false });
+    const started = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2 }, dailyPosts: false });
+    const { daily, bot, lines } = started;
     const invoke = async (options: Record<string, string | boolean>, name = 'wotd-subscribe') =>
       (await discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: ADMIN }).waitForResponse()).content ?? '';
 
@@ -56,23 +54,7 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
     expect(listed.embeds[0]?.description).toContain('as “Word Owl” with the avatar <https://example.com/owl.png>');
 
     // The first attempt "crashes" after Discord took the post: no nonce here, so the retry finds the webhook's message.
-    let crash = true;
-    const scheduler = new DailyScheduler({
-      store: daily.store,
-      lookup,
-      poster: createChannelPoster(bot.client.rest, { logger }),
-      ...dailyPostRendering('https://wotd.site'),
-      logger,
-      concurrency: 2,
-      hooks: {
-        afterSend: () => {
-          if (crash) {
-            crash = false;
-            throw new Error('crashed after sending');
-          }
-        },
-      },
-    });
+    const scheduler = testScheduler(started, { crashes: 1 });
     const requests = (route: string) => discord.requests.filter((request) => request.route === route && request.status < 300);
     await scheduler.tick(new Date('2026-06-15T09:00:00Z'));
     expect(await scheduler.tick(new Date('2026-06-15T09:01:00Z'))).toMatchObject({ sent: 1 });
@@ -129,14 +111,7 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
 
     // Without Manage Webhooks (a fresh process knows no webhook), the post fails with the permission named.
     discord.updateRole(guild.id, 'posting', { permissions: DEFAULT_BOT_PERMISSIONS });
-    const restarted = new DailyScheduler({
-      store: daily.store,
-      lookup,
-      poster: createChannelPoster(bot.client.rest, { logger }),
-      ...dailyPostRendering('https://wotd.site'),
-      logger,
-      concurrency: 2,
-    });
+    const restarted = testScheduler(started);
     expect(await restarted.tick(new Date('2026-06-19T09:00:00Z'))).toMatchObject({ failed: 1 });
     expect((await daily.store.get(words))?.status).toMatchObject({ state: 'failing', reason: { kind: 'missingPermission', permission: 'ManageWebhooks', channelName: 'words' } });
     expect(discord.messagesIn(words)).toHaveLength(3);
@@ -144,16 +119,7 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
     // An attempt whose outcome is unknown, and no Read Message History to look: the day is given up, not posted twice.
     discord.updateRole(guild.id, 'posting', { permissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.ManageWebhooks });
     discord.injectFault({ route: 'GET /channels/:id/messages', status: 403, code: 50013, message: 'Missing Permissions', times: 1 });
-    let crashOnce = true;
-    const blind = new DailyScheduler({
-      store: daily.store,
-      lookup,
-      poster: createChannelPoster(bot.client.rest, { logger }),
-      ...dailyPostRendering('https://wotd.site'),
-      logger,
-      concurrency: 2,
-      hooks: { afterSend: () => { if (crashOnce) { crashOnce = false; throw new Error('crashed after sending'); } } },
-    });
+    const blind = testScheduler(started, { crashes: 1 });
     await blind.tick(new Date('2026-06-20T09:00:00Z'));
     await blind.tick(new Date('2026-06-20T09:01:00Z'));
     expect(discord.messagesIn(words)).toHaveLength(4);
