@@ -117,7 +117,7 @@ export function postTurnsFor(rest: REST, options: ChannelPosterOptions): PostTur
 /**
  * The daily post over discord.js's REST manager, which queues for Discord's global and per-route rate limits and
  * retries 429s and (a few times) 5xx itself. What is left when it gives up is sorted here into the scheduler's
- * three kinds of failure.
+ * three kinds of failure. `turns` are the daily poster's, shared with its other kinds of post; alone it makes its own.
  */
 export function createChannelPoster(rest: REST, options: ChannelPosterOptions = {}, turns: PostTurns = postTurnsFor(rest, options)): ChannelPoster {
   const { takeTurn, selfId } = turns;
