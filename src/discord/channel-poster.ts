@@ -1,6 +1,5 @@
 import {
   DiscordAPIError,
-  HTTPError,
   makeURLSearchParams,
   MessageType,
   RESTJSONErrorCodes,
@@ -8,18 +7,19 @@ import {
   SnowflakeUtil,
   type APIEmbed,
   type APIMessage,
-  type APIUser,
   type REST,
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord.js';
 import type { ChannelPermission } from '../replies/interactions.ts';
 import { clip } from '../schedule/discord-limits.ts';
-import { reasonText, type FailureReason } from '../schedule/failure-reason.ts';
+import type { FailureReason } from '../schedule/failure-reason.ts';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
 import { dmChannels } from './dm-channels.ts';
 import type { Logger } from '../config/logger.ts';
 import { dailyButtonRows } from './daily-post-edit.ts';
+import { classifyPostError } from './post-errors.ts';
+import { postTurns, type PostTurns } from './post-turns.ts';
 import { createWebhookPoster } from './webhook-poster.ts';
 
 export { dmChannels, DM_CHANNELS_REMEMBERED } from './dm-channels.ts';
@@ -109,31 +109,18 @@ export function pacer(perSecond: number): () => Promise<void> {
   };
 }
 
+/** The turns and the bot's id of posts made with these options: their own pace unless `waitForTurn` is given. */
+export function postTurnsFor(rest: REST, options: ChannelPosterOptions): PostTurns {
+  return postTurns(rest, options.waitForTurn ?? pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND), options.selfId);
+}
+
 /**
  * The daily post over discord.js's REST manager, which queues for Discord's global and per-route rate limits and
  * retries 429s and (a few times) 5xx itself. What is left when it gives up is sorted here into the scheduler's
- * three kinds of failure.
+ * three kinds of failure. `turns` are the daily poster's, shared with its other kinds of post; alone it makes its own.
  */
-export function createChannelPoster(rest: REST, options: ChannelPosterOptions = {}): ChannelPoster {
-  const waitForSlot = options.waitForTurn ?? pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND);
-  const takeTurn = async (): Promise<void> => {
-    try {
-      await waitForSlot();
-    } catch (error) {
-      throw new DeliveryError('transient', { kind: 'noTurn', detail: reasonText(error instanceof Error ? error.message : String(error)) }, { cause: error });
-    }
-  };
-  let self: Promise<string> | null = options.selfId ? Promise.resolve(options.selfId) : null;
-  const selfId = (): Promise<string> => {
-    self ??= (rest.get(Routes.user()) as Promise<APIUser>).then(
-      (user) => user.id,
-      (error: unknown) => {
-        self = null;
-        throw classifyPostError(error);
-      },
-    );
-    return self;
-  };
+export function createChannelPoster(rest: REST, options: ChannelPosterOptions = {}, turns: PostTurns = postTurnsFor(rest, options)): ChannelPoster {
+  const { takeTurn, selfId } = turns;
   const channelOf = dmChannels(rest);
   const history = { pages: EARLIER_POST_PAGES, pageSize: HISTORY_PAGE_SIZE, lookBackMs: LOOK_BACK_MS };
   const webhooks = createWebhookPoster(rest, { takeTurn, selfId, logger: options.logger, extras: postExtras, failure: postFailure, sameEmbed, history });
@@ -342,55 +329,6 @@ async function confirmGone(rest: REST, channelId: string, failure: DeliveryError
     return new DeliveryError('transient', { kind: 'goneUnconfirmed', lookupFailed: true }, { cause: error });
   }
   return new DeliveryError('transient', { kind: 'goneUnconfirmed', lookupFailed: false }, { cause: failure });
-}
-
-/**
- * A 400 (50035 Invalid Form Body, 50006 empty message…) or 413: Discord will not take this message as it is, so the
- * day is recorded as refused with Discord's code and message rather than retried all day.
- */
-function refusedBy(error: DiscordAPIError): DeliveryError {
-  const answer = answerOf(error);
-  return new DeliveryError('refused', { kind: 'refused', ...answer }, { cause: error, refusal: answer });
-}
-
-/** Discord's answer as a reason keeps it: its status, its JSON error code (0 when it gave none) and its own words. */
-function answerOf(error: DiscordAPIError): { status: number; code: number; message: string } {
-  const code = typeof error.code === 'number' && Number.isSafeInteger(error.code) && error.code >= 0 ? error.code : 0;
-  const status = Number.isInteger(error.status) && error.status >= 100 && error.status <= 599 ? error.status : 500;
-  return { status, code, message: reasonText(error.message) || `HTTP ${status}` };
-}
-
-/** Discord's JSON error codes whose meaning is a reason of its own, by the kind of failure they are. */
-const CODED: ReadonlyMap<number, { kind: 'gone' | 'forbidden'; reason: FailureReason }> = new Map([
-  // A member's DMs: closed to the bot, or no longer reachable (no shared server and no user install). Switched off at
-  // once rather than retried for days; the member is told at their next command.
-  [RESTJSONErrorCodes.CannotSendMessagesToThisUser, { kind: 'gone', reason: { kind: 'dmsClosed' } }],
-  [RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds, { kind: 'gone', reason: { kind: 'noSharedServer' } }],
-  [RESTJSONErrorCodes.UnknownUser, { kind: 'gone', reason: { kind: 'userGone' } }],
-  [RESTJSONErrorCodes.MissingAccess, { kind: 'forbidden', reason: { kind: 'missingAccess' } }],
-  [RESTJSONErrorCodes.MissingPermissions, { kind: 'forbidden', reason: { kind: 'missingPermissions' } }],
-  [RESTJSONErrorCodes.UnknownChannel, { kind: 'gone', reason: { kind: 'channelGone' } }],
-  [RESTJSONErrorCodes.UnknownGuild, { kind: 'gone', reason: { kind: 'serverGone' } }],
-]);
-
-export function classifyPostError(error: unknown): DeliveryError {
-  if (error instanceof DeliveryError) return error;
-  if (error instanceof DiscordAPIError) {
-    const coded = typeof error.code === 'number' ? CODED.get(error.code) : undefined;
-    if (coded) return new DeliveryError(coded.kind, coded.reason, { cause: error });
-    if (error.status === 400 || error.status === 413) return refusedBy(error);
-    if (error.status === 403) return new DeliveryError('forbidden', { kind: 'forbidden', ...answerOf(error) }, { cause: error });
-    if (error.status === 404) return new DeliveryError('gone', { kind: 'notFound', ...answerOf(error) }, { cause: error });
-    // A 5xx, or any other 4xx (401: the token, 405, 409…), says nothing final about this post: retried later the same day.
-    return new DeliveryError('transient', { kind: 'discordError', ...answerOf(error) }, { cause: error });
-  }
-  if (error instanceof HTTPError) {
-    return new DeliveryError('transient', { kind: 'httpStatus', status: error.status >= 100 && error.status <= 599 ? error.status : 500 }, { cause: error });
-  }
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
-    return new DeliveryError('transient', { kind: 'timeout' }, { cause: error });
-  }
-  return new DeliveryError('transient', { kind: 'unreachable', detail: reasonText(error instanceof Error ? error.message : String(error)) }, { cause: error });
 }
 
 export function isSnowflake(id: unknown): id is string {

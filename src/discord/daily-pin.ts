@@ -4,16 +4,18 @@ import type { FailureReason } from '../schedule/failure-reason.ts';
 import type { PinFailure } from '../schedule/pin-failure.ts';
 import type { DailyMessage, PostResult } from '../schedule/poster.ts';
 import { dmUserOf } from '../schedule/subscription.ts';
-import { classifyPostError } from './channel-poster.ts';
+import { classifyPostError } from './post-errors.ts';
+import type { PostTurns } from './post-turns.ts';
 
 /**
  * The `pin` setting: today's post pinned (PUT /channels/:id/messages/pins/:id, Pin Messages), then the bot's previous
  * daily post unpinned. The post is made whatever happens here: a failure comes back as the post's `pinFailure` (the
  * scheduler logs it, counts it and shows it in the status), never as a failed post, so it is never posted again.
  * Each request takes a turn of the posts' pace first: pins count against Discord's global limit as posts do (a fan-out
- * with a tenth of its channels pinned met 41 global 429s before they did).
+ * with a tenth of its channels pinned met 41 global 429s before they did). A turn that cannot be had is the pin's
+ * failure with the posts' reason for it (`noTurn`).
  */
-export function dailyPins(rest: REST, takeTurn: () => Promise<void>): (message: DailyMessage, posted: PostResult) => Promise<PostResult> {
+export function dailyPins(rest: REST, { takeTurn }: Pick<PostTurns, 'takeTurn'>): (message: DailyMessage, posted: PostResult) => Promise<PostResult> {
   return async (message, posted) => {
     if (!message.pin || message.forumPost || dmUserOf(message.channelId) !== null) return posted;
     const problems: PinFailure[] = [];

@@ -1,18 +1,19 @@
 import type { REST } from 'discord.js';
 import type { ChannelPoster } from '../schedule/poster.ts';
-import { createChannelPoster, DEFAULT_POSTS_PER_SECOND, pacer, type ChannelPosterOptions } from './channel-poster.ts';
+import { createChannelPoster, postTurnsFor, type ChannelPosterOptions } from './channel-poster.ts';
 import { dailyPins } from './daily-pin.ts';
 import { createForumPoster } from './forum-poster.ts';
 
 /**
  * The daily post wherever a subscription points: a message in a text or announcement channel (or a DM), a new post
- * in a forum or media channel, pinned when the subscription asks. Every kind of post takes its turn of one pace.
+ * in a forum or media channel, pinned when the subscription asks. Every kind of post takes its turn of one pace, and
+ * they share the bot's user id (asked of Discord once when not given).
  */
 export function createDailyPoster(rest: REST, options: ChannelPosterOptions = {}): ChannelPoster {
-  const shared = { ...options, waitForTurn: options.waitForTurn ?? pacer(options.postsPerSecond ?? DEFAULT_POSTS_PER_SECOND) };
-  const channels = createChannelPoster(rest, shared);
-  const forums = createForumPoster(rest, shared);
-  const pin = dailyPins(rest, shared.waitForTurn);
+  const turns = postTurnsFor(rest, options);
+  const channels = createChannelPoster(rest, options, turns);
+  const forums = createForumPoster(rest, options, turns);
+  const pin = dailyPins(rest, turns);
   return {
     async post(message) {
       if (message.forumPost) return forums.post(message);

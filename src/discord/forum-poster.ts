@@ -5,16 +5,13 @@ import {
   SnowflakeUtil,
   type APIMessage,
   type APIThreadChannel,
-  type APIUser,
   type REST,
   type RESTGetAPIGuildThreadsResult,
   type RESTPostAPIGuildForumThreadsJSONBody,
 } from 'discord.js';
-import { reasonText } from '../schedule/failure-reason.ts';
 import { DeliveryError, type ChannelPoster, type DailyMessage } from '../schedule/poster.ts';
 import {
   attributeEmptyMessage,
-  classifyPostError,
   EARLIER_POST_PAGES,
   isDailyPostOf,
   isSnowflake,
@@ -23,6 +20,8 @@ import {
   type ChannelPosterOptions,
 } from './channel-poster.ts';
 import { dailyButtonRows } from './daily-post-edit.ts';
+import { classifyPostError } from './post-errors.ts';
+import type { PostTurns } from './post-turns.ts';
 
 /**
  * The daily post in a forum or media channel: each day a new forum post (POST /channels/:id/threads) titled with the
@@ -30,28 +29,8 @@ import { dailyButtonRows } from './daily-post-edit.ts';
  * whose outcome is unknown first looks through the server's active threads for the bot's post of the day in that
  * forum (findEarlierPost): a forum post's starter message has the thread's id, which is what is recorded.
  */
-export function createForumPoster(
-  rest: REST,
-  options: ChannelPosterOptions & { waitForTurn: () => Promise<void> },
-): Pick<ChannelPoster, 'post' | 'findEarlierPost'> {
-  const takeTurn = async (): Promise<void> => {
-    try {
-      await options.waitForTurn();
-    } catch (error) {
-      throw new DeliveryError('transient', { kind: 'noTurn', detail: reasonText(error instanceof Error ? error.message : String(error)) }, { cause: error });
-    }
-  };
-  let self: Promise<string> | null = options.selfId ? Promise.resolve(options.selfId) : null;
-  const selfId = (): Promise<string> => {
-    self ??= (rest.get(Routes.user()) as Promise<APIUser>).then(
-      (user) => user.id,
-      (error: unknown) => {
-        self = null;
-        throw classifyPostError(error);
-      },
-    );
-    return self;
-  };
+export function createForumPoster(rest: REST, options: ChannelPosterOptions, turns: PostTurns): Pick<ChannelPoster, 'post' | 'findEarlierPost'> {
+  const { takeTurn, selfId } = turns;
   return {
     async post(message: DailyMessage) {
       const forum = forumPostOf(message);

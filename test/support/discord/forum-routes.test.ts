@@ -1,6 +1,7 @@
 import { PermissionFlagsBits, Routes } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { restFor, type DiscordServer, type GuildInfo } from './index.ts';
+import { MAX_PINS } from './forum-routes.ts';
+import { restFor, startDiscordServer, type DiscordServer, type GuildInfo } from './index.ts';
 import { apiError, eachTestDiscordServer } from './suite-helpers.ts';
 
 describe('fake Discord forum posts, active threads and pins', () => {
@@ -14,6 +15,7 @@ describe('fake Discord forum posts, active threads and pins', () => {
         { name: 'general' },
         { name: 'forum', type: 15, availableTags: ['Words'], requireTag: true },
         { name: 'closed', type: 15, permissionOverwrites: [{ id: '@bot', deny: PermissionFlagsBits.SendMessages }] },
+        { name: 'clips', type: 16, availableTags: ['Daily'], requireTag: true },
       ],
     });
   });
@@ -35,6 +37,20 @@ describe('fake Discord forum posts, active threads and pins', () => {
     expect(await rest.get(Routes.guildActiveThreads(guild.id))).toMatchObject({ threads: [{ id: thread.id, name: 'Today' }], has_more: false });
   });
 
+  it('takes a post in a media channel as in a forum: its tags, a required tag, and an embed without any attachment', async () => {
+    const rest = restFor(discord);
+    const media = guild.channelId('clips');
+    const channel = (await rest.get(Routes.channel(media))) as { type: number; flags: number; available_tags: Array<{ id: string; name: string }> };
+    expect(channel).toMatchObject({ type: 16, flags: 1 << 4, available_tags: [{ name: 'Daily' }] });
+    const tagId = channel.available_tags[0]?.id ?? '';
+    const post = (applied: string[]) => rest.post(Routes.threads(media), { body: { name: 'word', applied_tags: applied, message: { embeds: [{ title: 'word' }] } } });
+    expect(await apiError(post([]))).toMatchObject({ status: 400, code: 40067 });
+    const thread = (await post([tagId])) as { id: string; parent_id: string; type: number };
+    expect(thread).toMatchObject({ parent_id: media, type: 11 });
+    expect(await rest.get(Routes.channelMessage(thread.id, thread.id))).toMatchObject({ id: thread.id, embeds: [{ title: 'word' }], attachments: [] });
+    expect(discord.threadsIn(media)).toMatchObject([{ id: thread.id, parentId: media }]);
+  });
+
   it('pins and unpins with Pin Messages, and answers 50013 without it', async () => {
     const rest = restFor(discord);
     const general = guild.channelId('general');
@@ -46,5 +62,29 @@ describe('fake Discord forum posts, active threads and pins', () => {
     await rest.delete(Routes.channelMessagesPin(general, message.id));
     expect(discord.messagesIn(general)[0]?.pinned).toBe(false);
     expect(await apiError(rest.put(Routes.channelMessagesPin(general, '123456789012345678')))).toMatchObject({ status: 404, code: 10008 });
+  });
+
+  it(`refuses a pin past Discord's ${MAX_PINS} in a channel with 30003, and takes it once one is unpinned`, async () => {
+    // One channel's fifty messages, posted faster than Discord's five per five seconds would allow.
+    const server = await startDiscordServer({ perChannelMessages: { limit: MAX_PINS + 1, windowMs: 5000 } });
+    try {
+      const pinning = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.PinMessages;
+      const place = server.addGuild({ channels: [{ name: 'general' }], roles: [{ name: 'pinning', permissions: pinning }], botMember: { roles: ['pinning'] } });
+      const rest = restFor(server);
+      const general = place.channelId('general');
+      const ids: string[] = [];
+      for (let i = 0; i <= MAX_PINS; i += 1) ids.push(((await rest.post(Routes.channelMessages(general), { body: { content: `message ${i}` } })) as { id: string }).id);
+      const [first, ...others] = ids;
+      const last = others.pop() ?? '';
+      for (const id of [first ?? '', ...others]) await rest.put(Routes.channelMessagesPin(general, id));
+      expect(await apiError(rest.put(Routes.channelMessagesPin(general, last)))).toMatchObject({ status: 400, code: 30003 });
+      // Pinning one already pinned changes nothing, so it is no pin past the limit.
+      await rest.put(Routes.channelMessagesPin(general, first ?? ''));
+      await rest.delete(Routes.channelMessagesPin(general, first ?? ''));
+      await rest.put(Routes.channelMessagesPin(general, last));
+      expect(server.messagesIn(general).filter((message) => message.pinned)).toHaveLength(MAX_PINS);
+    } finally {
+      await server.close();
+    }
   });
 });

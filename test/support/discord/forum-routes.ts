@@ -1,14 +1,17 @@
 /**
- * Forum posts, the server's active threads, and pins: create a post in a forum (a thread whose starter message has
- * the thread's id), list the active threads of a server, pin and unpin a message. Permissions as Discord checks them:
- * Send Messages to post in a forum, Pin Messages to pin (50013 Missing Permissions without).
+ * Forum posts, the server's active threads, and pins: create a post in a forum or media channel (a thread whose
+ * starter message has the thread's id), list the active threads of a server, pin and unpin a message. Permissions as
+ * Discord checks them: Send Messages to post in a forum, Pin Messages to pin (50013 Missing Permissions without). A
+ * media channel takes the same post as a forum: Discord documents one endpoint and one message for both, whose
+ * starter message needs content, embeds, stickers, components or files (any one), no attachment. A channel holds at
+ * most 50 pins (30003).
  */
 import { PermissionFlagsBits } from 'discord.js';
 import { ApiError, invalidForm, unknown } from './api-error.ts';
 import { channelFor } from './channel-routes.ts';
 import { checkMessage, withoutForbiddenEmbeds } from './message-routes.ts';
 import { createMessage, MessageFlag, type StoredMessage } from './messages.ts';
-import { ChannelKind, REQUIRE_TAG, type Channel } from './model.ts';
+import { ChannelKind, isThreadOnly, REQUIRE_TAG, type Channel } from './model.ts';
 import { noContent, ok, type RouteTable } from './route-table.ts';
 import { FormErrors } from './validation.ts';
 import type { World } from './world.ts';
@@ -16,12 +19,14 @@ import type { World } from './world.ts';
 type Json = Record<string, unknown>;
 
 const ARCHIVE_MINUTES = [60, 1440, 4320, 10080];
+/** Discord's pins per channel (30003 past it). */
+export const MAX_PINS = 50;
 
 export function defineForumRoutes(table: RouteTable, world: World): void {
   table.on('POST', '/channels/:channel_id/threads', ({ params, body }) => {
     const forum = channelFor(world, params, PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages);
-    // A thread without a message in a text channel is not modelled: only forum posts are.
-    if (forum.type !== ChannelKind.GuildForum) throw new ApiError(400, 50024, 'Cannot execute action on this channel type');
+    // A thread without a message in a text channel is not modelled: only forum and media posts are.
+    if (!isThreadOnly(forum)) throw new ApiError(400, 50024, 'Cannot execute action on this channel type');
     const errors = new FormErrors();
     if (typeof body.name !== 'string' || body.name.trim().length < 1 || body.name.length > 100) {
       errors.add(['name'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
@@ -89,7 +94,12 @@ export function defineForumRoutes(table: RouteTable, world: World): void {
     return message;
   };
   table.on('PUT', '/channels/:channel_id/messages/pins/:message_id', ({ params }) => {
-    pinnable(params).pinned = true;
+    const message = pinnable(params);
+    if (!message.pinned) {
+      const pinned = (world.messagesByChannel.get(message.channelId) ?? []).filter((m) => m.pinned && m.deletedAt === null).length;
+      if (pinned >= MAX_PINS) throw new ApiError(400, 30003, `Maximum number of pins reached for the channel (${MAX_PINS})`);
+    }
+    message.pinned = true;
     world.changes.notify();
     return noContent;
   });

@@ -90,7 +90,11 @@
  *   10003/10004/10008/10062/10063 unknowns. Threads from a message (POST /channels/:id/messages/:mid/threads: Create
  *   Public Threads, text or announcement channels, one per message (160004), the thread takes the message's id, and
  *   the message carries `thread` and HAS_THREAD from then on) and crossposts (POST …/crosspost: announcement channels
- *   only (50024), once (40033), the bot's own messages with Send Messages, 10 per channel per hour).
+ *   only (50024), once (40033), the bot's own messages with Send Messages, 10 per channel per hour). Forum (15) and
+ *   media (16) channels (addChannel({ type, availableTags, requireTag })): a post is POST /channels/:id/threads with
+ *   its starter message (Send Messages; 40067 without a tag where one is required; no attachment needed in either);
+ *   GET /guilds/:id/threads/active. Pins (PUT/DELETE /channels/:id/messages/pins/:mid): Pin Messages, at most 50 a
+ *   channel (400 30003).
  */
 import type { DiscordServerOptions } from './public-types.ts';
 import { DiscordServer } from './server.ts';

@@ -3,7 +3,12 @@ import { snowflake } from './snowflake.ts';
 
 /** The fake Discord's world: guilds with channels, roles and members, and how permissions resolve in them. */
 
-export const ChannelKind = { GuildText: 0, GuildVoice: 2, GuildCategory: 4, GuildAnnouncement: 5, PublicThread: 11, GuildForum: 15 } as const;
+export const ChannelKind = { GuildText: 0, GuildVoice: 2, GuildCategory: 4, GuildAnnouncement: 5, PublicThread: 11, GuildForum: 15, GuildMedia: 16 } as const;
+
+/** Channels that only hold threads (Discord's forum and media channels): posts, tags, REQUIRE_TAG. */
+export function isThreadOnly(channel: { type: number }): boolean {
+  return channel.type === ChannelKind.GuildForum || channel.type === ChannelKind.GuildMedia;
+}
 
 /** A forum's flag that each post must carry a tag (Discord's REQUIRE_TAG). */
 export const REQUIRE_TAG = 1 << 4;
@@ -28,12 +33,12 @@ export interface OverwriteSpec {
 export interface ChannelSpec {
   id?: string;
   name?: string;
-  /** Discord channel type; 0 text (default), 5 announcement, 2 voice, 4 category, 15 forum. */
+  /** Discord channel type; 0 text (default), 5 announcement, 2 voice, 4 category, 15 forum, 16 media. */
   type?: number;
   parentId?: string;
   topic?: string;
   permissionOverwrites?: OverwriteSpec[];
-  /** A forum's tags, by name (ids are made up). */
+  /** A forum's (or media channel's) tags, by name (ids are made up). */
   availableTags?: string[];
   /** A forum whose posts must carry a tag (REQUIRE_TAG). */
   requireTag?: boolean;
@@ -301,7 +306,7 @@ export function serializeChannel(channel: Channel, withGuildId = true): Record<s
     rate_limit_per_user: 0,
     last_message_id: null,
     flags: channel.flags,
-    ...(channel.type === ChannelKind.GuildForum ? { available_tags: channel.availableTags.map((tag) => ({ ...tag })) } : {}),
+    ...(isThreadOnly(channel) ? { available_tags: channel.availableTags.map((tag) => ({ ...tag })) } : {}),
     permission_overwrites: channel.overwrites.map((o) => ({
       id: o.id,
       type: o.type,

@@ -82,4 +82,14 @@ export const DEVIATIONS: readonly Deviation[] = [
     allow: () => z.nullish(z.array(z.union([z.literal([1, 3, 0, 2, 4, 5, 10, 11, 12, 13, 14, 15]), z.literal(16)]))),
     example: { type: 7, name: 'channel', description: 'Where to post', channel_types: [0, 5, 15, 16] },
   },
+  {
+    id: 'media-channel-object',
+    reason:
+      "The spec's guild channel object takes types 0, 2, 4, 5, 13, 14 and 15, not GUILD_MEDIA (16), which Discord " +
+      'documents (Channel Types; a media channel has the tags and flags of a forum: Channel Object, available_tags ' +
+      "and REQUIRE_TAG) and sends for a media channel; discord-api-spec's preview build has it.",
+    at: [{ schema: 'GuildChannelResponseSchema', field: 'type' }],
+    allow: () => z.literal([0, 2, 4, 5, 13, 14, 15, 16]),
+    example: { id: '41771983423143937', type: 16, guild_id: '41771983423143938', name: 'clips', position: 0, flags: 16, available_tags: [], permission_overwrites: [] },
+  },
 ];

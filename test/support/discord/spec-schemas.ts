@@ -32,17 +32,25 @@ interface Options {
 /** Makes strict copies of spec schemas, with deviations; one copy per original schema. */
 export class StrictSchemas {
   private readonly copies = new WeakMap<object, Schema>();
-  /** Deviations for one property of an object schema (a property the spec lacks is added). */
+  /** Deviations for a property the spec lacks (added to the object), or whose schema is one of the spec's named ones. */
   private readonly fieldPatches = new Map<object, Map<string, Deviation>>();
-  /** Deviations that replace a whole schema. */
+  /** Deviations that replace a whole schema: a named one, or the schema of one property of an object. */
   private readonly wholePatches = new Map<object, Deviation>();
 
   constructor(private readonly options: Options) {
+    const named = new Set<object>(Object.values(specSchemas));
     for (const deviation of options.deviations) {
       for (const { schema, field } of deviation.at) {
         const original = specSchemas[schema];
         if (field === undefined) {
           this.wholePatches.set(original, deviation);
+          continue;
+        }
+        // A property the spec has is patched where its schema is, so objects built from this one (the gateway's
+        // GUILD_CREATE channels: the channel without guild_id) get the deviation too.
+        const own = (original._zod.def as unknown as { shape?: Record<string, Schema> }).shape?.[field];
+        if (own && !named.has(own)) {
+          this.wholePatches.set(own, deviation);
           continue;
         }
         const fields = this.fieldPatches.get(original) ?? new Map<string, Deviation>();
