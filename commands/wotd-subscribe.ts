@@ -1,6 +1,6 @@
 import { ApplicationIntegrationType, ChannelType, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
 import { dailyPostEmbed, dailyPostRendering } from '../src/replies/daily-embeds.ts';
-import type { AutocompleteContext, BotServices, ChannelPermission, CommandContext, Invoker, ModalContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
+import { postsAsThreads, type AutocompleteContext, type BotServices, type ChannelPermission, type CommandContext, type Invoker, type ModalContext, type OutgoingMessage, type SlashCommand } from '../src/replies/interactions.ts';
 import { DATE_STYLE_CHOICES, PARTS_OPTION_MAX_LENGTH } from '../src/replies/look-options.ts';
 import { givesOtherOptions, INTRO_INPUT_ID, INTRO_MODAL_PREFIX, introModal, introModalChannel, introModalOptions } from '../src/replies/intro-modal.ts';
 import { lookOf } from '../src/schedule/post-look.ts';
@@ -133,7 +133,7 @@ async function subscribe(context: CommandContext, services: BotServices, fromFor
   const chosen = await languageOrRefuse(context, t);
   const quiz = context.options.getBoolean('quiz');
   if (!chosen) return;
-  const forumFacts = channel.kind === 'forum' ? ((await context.forumFactsOf?.(channel.id)) ?? null) : null;
+  const forumFacts = postsAsThreads(channel.kind) ? ((await context.forumFactsOf?.(channel.id)) ?? null) : null;
   const tag = readForumTag(context.options.getString('forum-tag'), channel, forumFacts, { where, t, locale });
   if (!tag.ok) return context.respond(userError(tag.message));
 
@@ -148,7 +148,7 @@ async function subscribe(context: CommandContext, services: BotServices, fromFor
     ...(chosen.language ? { language: chosen.language } : {}),
     ...(quiz !== null ? { quiz } : {}),
     ...(tag.forumTag ? { forumTag: tag.forumTag } : {}),
-    ...(channel.kind === 'forum' ? { forum: true } : {}),
+    ...(postsAsThreads(channel.kind) ? { forum: true } : {}),
   };
   const settings = requestedSettings(request, existing);
   const forumProblem = forumSettingsProblem(settings, channel, forumFacts, { where, t, locale });

@@ -4,7 +4,8 @@ import type { ChannelRef, CommandOptions } from '../replies/interactions.ts';
 export function channelKind(type: ChannelType): ChannelRef['kind'] {
   if (type === ChannelType.GuildText) return 'text';
   if (type === ChannelType.GuildAnnouncement) return 'announcement';
-  if (type === ChannelType.GuildForum || type === ChannelType.GuildMedia) return 'forum';
+  if (type === ChannelType.GuildForum) return 'forum';
+  if (type === ChannelType.GuildMedia) return 'media';
   return 'other';
 }
 

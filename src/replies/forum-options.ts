@@ -2,7 +2,7 @@ import type { SubscriptionSettings } from '../schedule/subscription-service.ts';
 import type { ForumTag } from '../schedule/subscription.ts';
 import { andList } from './i18n/formats.ts';
 import type { Translate } from './i18n/translate.ts';
-import type { ChannelRef, ForumFacts } from './interactions.ts';
+import { postsAsThreads, type ChannelRef, type ForumFacts } from './interactions.ts';
 import { quoteInput } from './messages.ts';
 
 /**
@@ -30,8 +30,8 @@ export function readForumTag(
 ): { ok: true; forumTag?: ForumTag } | { ok: false; message: string } {
   const { where, t, locale } = context;
   if (typed === null) return { ok: true };
-  if (channel.kind !== 'forum') return { ok: false, message: t('subscribe.error.forumTagNotForum', { channel: where }) };
-  if (!facts) return { ok: false, message: t('subscribe.error.forumUnreadable', { channel: where }) };
+  if (!postsAsThreads(channel.kind)) return { ok: false, message: t('subscribe.error.forumTagNotForum', { channel: where }) };
+  if (!facts) return { ok: false, message: t('subscribe.error.forumUnreadable', { channel: where, kind: channel.kind }) };
   const wanted = fold(typed);
   const tag = facts.tags.find((known) => fold(known.name) === wanted || known.id === typed.trim());
   if (!tag) return { ok: false, message: t('subscribe.error.forumTagUnknown', { channel: where, typed: quoteInput(typed), tags: tagList(facts, t, locale), count: facts.tags.length }) };
@@ -49,8 +49,8 @@ export function forumSettingsProblem(
   context: { where: string; t: Translate; locale: string | undefined },
 ): string | null {
   const { where, t, locale } = context;
-  if (channel.kind !== 'forum') return null;
-  if (!facts) return t('subscribe.error.forumUnreadable', { channel: where });
+  if (!postsAsThreads(channel.kind)) return null;
+  if (!facts) return t('subscribe.error.forumUnreadable', { channel: where, kind: channel.kind });
   const notHere = [
     settings.openThread ? t('option.thread.name') : '',
     settings.pin ? t('option.pin.name') : '',
@@ -59,7 +59,7 @@ export function forumSettingsProblem(
     settings.webhookName !== null ? t('option.webhookName.name') : '',
   ].filter(Boolean);
   if (notHere.length > 0) {
-    return t('subscribe.error.forumNotApplicable', { channel: where, options: andList(notHere.map((name) => `**${name}**`), locale), count: notHere.length });
+    return t('subscribe.error.forumNotApplicable', { channel: where, kind: channel.kind, options: andList(notHere.map((name) => `**${name}**`), locale), count: notHere.length });
   }
   if (facts.requireTag && !settings.forumTag) return t('subscribe.error.forumTagRequired', { channel: where, tags: tagList(facts, t, locale) });
   // A tag removed from the forum since it was chosen: Discord would refuse every post.

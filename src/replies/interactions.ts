@@ -40,8 +40,13 @@ export interface OutgoingFile {
 export interface ChannelRef {
   id: string;
   name: string;
-  /** forum: a forum or media channel, where each daily post is a post of its own. */
-  kind: 'text' | 'announcement' | 'forum' | 'other';
+  /** forum, media: a forum or a media channel, where each daily post is a post of its own. */
+  kind: 'text' | 'announcement' | 'forum' | 'media' | 'other';
+}
+
+/** Whether each daily post in a channel of this kind is a post (a thread) of its own: forums and media channels. */
+export function postsAsThreads(kind: ChannelRef['kind']): kind is 'forum' | 'media' {
+  return kind === 'forum' || kind === 'media';
 }
 
 /** What the bot reads of a forum or media channel: its tags, and whether each post must carry one. */

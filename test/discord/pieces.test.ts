@@ -74,7 +74,7 @@ describe('message payloads', () => {
     expect(channelKind(ChannelType.GuildText)).toBe('text');
     expect(channelKind(ChannelType.GuildAnnouncement)).toBe('announcement');
     expect(channelKind(ChannelType.GuildForum)).toBe('forum');
-    expect(channelKind(ChannelType.GuildMedia)).toBe('forum');
+    expect(channelKind(ChannelType.GuildMedia)).toBe('media');
     expect(channelKind(ChannelType.GuildVoice)).toBe('other');
   });
 });

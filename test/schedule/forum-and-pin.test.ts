@@ -107,7 +107,7 @@ describe('daily posts in a forum', () => {
   it('posts in a media channel as in a forum: a post of its own each day, its starter message the embed alone', async () => {
     const { discord, guild, daily, invoke, tick } = await world(DEFAULT_BOT_PERMISSIONS);
     const media = guild.channelId('clips');
-    expect(await invoke('wotd-subscribe', { channel: media, pin: true })).toContain('is a forum: each daily post there is a post of its own, so **pin** does not apply.');
+    expect(await invoke('wotd-subscribe', { channel: media, pin: true })).toContain('is a media channel: each daily post there is a post of its own, so **pin** does not apply.');
     expect(await invoke('wotd-subscribe', { channel: media, 'forum-tag': 'words', time: '09:00' })).toContain(', tagged Words');
     expect(await tick('2026-06-15T09:00:00Z')).toMatchObject({ sent: 1 });
     const [thread] = discord.threadsIn(media);
