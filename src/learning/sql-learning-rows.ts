@@ -3,6 +3,11 @@ import { integer, optionalText, text, type SqlRow } from './sql-driver.ts';
 
 /** The SQL learning store's tables and its rows as the store's records. */
 
+/** The quizzes' `closed` column: open, closed with its post revealed, closed with its reveal still to make. */
+export const OPEN = 0;
+export const CLOSED_REVEALED = 1;
+export const CLOSED_UNREVEALED = 2;
+
 export const TABLES = { saved: 'wotd_learning_saved', posts: 'wotd_learning_quizzes', answers: 'wotd_learning_answers', streaks: 'wotd_learning_streaks' };
 
 export function savedWord(row: SqlRow): SavedWord {
@@ -26,6 +31,7 @@ export function quizPost(row: SqlRow): QuizPost {
     correct: integer(row, 'correct'),
     closesAt: integer(row, 'closes_at'),
     closed: integer(row, 'closed') !== 0,
+    revealed: integer(row, 'closed') === CLOSED_REVEALED,
     answered: integer(row, 'answered'),
     right: integer(row, 'right_answers'),
     language: optionalText(row, 'language'),

@@ -18,7 +18,7 @@ import { BOARD_TABLE_NAMES, SqlBoard } from './sql-board.ts';
 import { GroupCommit } from './group-commit.ts';
 import { answerBatch, MAX_ANSWERS_PER_BATCH } from './sql-answer-batch.ts';
 import { integer, text, type SqlDriver, type SqlQuery, type SqlRow } from './sql-driver.ts';
-import { quizAnswer, quizPost, savedWord, streak, TABLES } from './sql-learning-rows.ts';
+import { CLOSED_REVEALED, CLOSED_UNREVEALED, OPEN, quizAnswer, quizPost, savedWord, streak, TABLES } from './sql-learning-rows.ts';
 
 /**
  * The learning store in SQL tables beside Keyv's, in the same SQLite file or PostgreSQL schema. Every read a
@@ -177,13 +177,17 @@ export class SqlLearningStore implements LearningStore {
   }
 
   async dueToClose(now: number, limit: number): Promise<QuizPost[]> {
-    const rows = await this.run('SELECT * FROM {posts} WHERE closed = 0 AND closes_at <= $1 ORDER BY closes_at LIMIT $2', [now, limit]);
+    const rows = await this.run(`SELECT * FROM {posts} WHERE (closed = ${OPEN} AND closes_at <= $1) OR closed = ${CLOSED_UNREVEALED} ORDER BY closes_at LIMIT $2`, [now, limit]);
     return rows.map(quizPost);
   }
 
   closeQuiz(channelId: string, day: IsoDate): Promise<boolean> {
     return this.db.transaction(async (query) => {
-      const closed = await this.run('UPDATE {posts} SET closed = 1 WHERE channel_id = $1 AND day = $2 AND closed = 0 RETURNING guild_id', [channelId, day], query);
+      const closed = await this.run(
+        `UPDATE {posts} SET closed = ${CLOSED_UNREVEALED} WHERE channel_id = $1 AND day = $2 AND closed = ${OPEN} RETURNING guild_id`,
+        [channelId, day],
+        query,
+      );
       const row = closed[0];
       if (!row) return false;
       await this.board.lock([text(row, 'guild_id')], query);
@@ -192,10 +196,14 @@ export class SqlLearningStore implements LearningStore {
     });
   }
 
+  async markRevealed(channelId: string, day: IsoDate): Promise<void> {
+    await this.run(`UPDATE {posts} SET closed = ${CLOSED_REVEALED} WHERE channel_id = $1 AND day = $2 AND closed = ${CLOSED_UNREVEALED}`, [channelId, day]);
+  }
+
   pruneQuizzes(day: IsoDate): Promise<number> {
     return this.db.transaction(async (query) => {
       const answers = await this.run('DELETE FROM {answers} WHERE day < $1 RETURNING day', [day], query);
-      const posts = await this.run('DELETE FROM {posts} WHERE day < $1 AND closed = 1 RETURNING day', [day], query);
+      const posts = await this.run(`DELETE FROM {posts} WHERE day < $1 AND closed <> ${OPEN} RETURNING day`, [day], query);
       return answers.length + posts.length;
     });
   }
