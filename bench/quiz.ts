@@ -41,6 +41,9 @@ const DAY = '2025-01-20';
 const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
 const logger = createLogger({ level: process.env.QUIZ_LOG ? 'debug' : 'silent', ...(process.env.QUIZ_LOG ? {} : { destination: quiet }) });
 
+/** Presses in a round: every member presses twice. */
+const handlesPer = (members: number): number => members * 2;
+
 async function answering(members: number): Promise<Record<string, string | number>> {
   const discord = await startDiscordServer();
   const ids = Array.from({ length: members }, (_, i) => String(600_000_000_000_000_000n + BigInt(i)));
@@ -62,8 +65,12 @@ async function answering(members: number): Promise<Record<string, string | numbe
     await words.adapter.getEntry(DAY);
     // Every member presses within SPREAD_MS_PER_MEMBER × members (0.5 s at 100, 5 s at 1,000), and presses again
     // (another letter) right after: the double press.
+    // The process's CPU time (user + system) over a round of presses, per press: the local server's share is the
+    // same for both bots, so the difference is the bot's own work, and a loaded machine changes it less than latency.
+    const cpu = { ms: 0 };
     const press = async (): Promise<number[]> => {
       const handles: InteractionHandle[] = [];
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
       for (const [index, user] of ids.entries()) {
         const due = started + index * SPREAD_MS_PER_MEMBER;
@@ -73,10 +80,13 @@ async function answering(members: number): Promise<Record<string, string | numbe
         handles.push(discord.pressButton({ customId: `quiz:day:${DAY}:${(index + 1) % 4}`, channelId: channel, user, messageId: post.id }));
       }
       await Promise.all(handles.map((handle) => handle.waitForCallback(30_000).catch(() => undefined)));
+      const used = process.cpuUsage(cpuBefore);
+      cpu.ms = (used.user + used.system) / 1000;
       return handles.map((handle) => (handle.callback ? handle.callback.at - handle.sentAt : Infinity));
     };
     process.stderr.write(`bench quiz: ${members} members, our bot\n`);
     const ours = await press();
+    const oursCpu = cpu.ms / handlesPer(members);
     await bot.stop();
     const quiz = await store.getQuiz(channel, DAY);
     const stored = (await Promise.all(ids.map((id) => store.streak(guild.id, id)))).filter(Boolean).length;
@@ -91,11 +101,14 @@ async function answering(members: number): Promise<Record<string, string | numbe
     // The baseline's presses go to a quiz day the store does not know; only the callbacks' timing is read.
     process.stderr.write(`bench quiz: ${members} members, the baseline\n`);
     const baseline = await press();
+    const baselineCpu = cpu.ms / handlesPer(members);
     await client.destroy();
     return {
       [`m${members}_p99_ms`]: Math.round(percentile(ours, 0.99)),
       [`m${members}_baseline_p99_ms`]: Math.round(percentile(baseline, 0.99)),
       [`m${members}_ratio`]: (percentile(ours, 0.99) / percentile(baseline, 0.99)).toFixed(2),
+      [`m${members}_cpu_ms_per_press`]: oursCpu.toFixed(2),
+      [`m${members}_baseline_cpu_ms_per_press`]: baselineCpu.toFixed(2),
       [`m${members}_unanswered`]: ours.filter((latency) => latency === Infinity).length,
       [`m${members}_baseline_unanswered`]: baseline.filter((latency) => latency === Infinity).length,
       // Every member's first press is the one stored: one answer each, and one streak record per right answer.
@@ -122,6 +135,7 @@ async function board(backend: BenchBackend): Promise<Record<string, string | num
 
 const fields: Record<string, string | number> = {};
 for (const members of LEVELS) Object.assign(fields, await answering(members));
-for (const backend of benchBackends) Object.assign(fields, await board(backend));
+// QUIZ_BOARD=off: the answering only, for quick turns.
+if (process.env.QUIZ_BOARD !== 'off') for (const backend of benchBackends) Object.assign(fields, await board(backend));
 process.stdout.write(`bench quiz: ${Object.entries(fields).map(([key, value]) => `${key}=${value}`).join(' ')}\n`);
 process.exit(0);

@@ -59,11 +59,14 @@ export class LearningService {
    */
   async answerDaily(request: DailyAnswerRequest): Promise<DailyAnswer> {
     if (!Number.isSafeInteger(request.choice) || request.choice < 0 || request.choice > 3) return { kind: 'gone' };
+    // The subscription is read beside the quiz (both only read): a press waits for one round trip, not two.
+    const asked = this.options.quizChannel?.(request.channelId);
+    asked?.catch(() => undefined);
     const quiz = await this.store.getQuiz(request.channelId, request.day);
     // A quiz recorded before its post (no message yet) takes no answer.
     if (!quiz || quiz.messageId === '' || quiz.messageId !== request.messageId || quiz.guildId !== request.guildId) return { kind: 'gone' };
     if (quiz.closed) return { kind: 'closed' };
-    if (this.options.quizChannel && !(await this.options.quizChannel(request.channelId))) return { kind: 'gone' };
+    if (asked && !(await asked)) return { kind: 'gone' };
     const right = request.choice === quiz.correct;
     const outcome = await this.store.answerQuiz({
       channelId: request.channelId,

@@ -47,8 +47,10 @@ export interface QuizPost {
   choices: IsoDate[] | null;
   /** When the quiz closes and its post is edited to reveal the answer (ms). */
   closesAt: number;
-  /** The post was edited to reveal the answer. */
+  /** The quiz takes no more answers: its counts are final. */
   closed: boolean;
+  /** The post was edited to reveal the answer and the final counts (a closed quiz is revealed right after). */
+  revealed: boolean;
   answered: number;
   right: number;
   /** The post's language (the subscription's), for the reveal. */
@@ -56,7 +58,7 @@ export interface QuizPost {
 }
 
 /** What registerQuiz records: the quiz without its state (its choices, when kept). */
-export type QuizRecord = Omit<QuizPost, 'closed' | 'answered' | 'right' | 'choices'> & { choices?: IsoDate[] | null };
+export type QuizRecord = Omit<QuizPost, 'closed' | 'revealed' | 'answered' | 'right' | 'choices'> & { choices?: IsoDate[] | null };
 
 export interface QuizAnswer {
   channelId: string;
@@ -132,13 +134,16 @@ export interface LearningStore {
    * write. A second call for the same member and quiz returns the first answer.
    */
   answerQuiz(answer: QuizAnswer): Promise<AnswerOutcome>;
-  /** Quizzes open at `now` whose closing time has passed, oldest first. */
+  /** Quizzes open at `now` whose closing time has passed, and closed ones not yet revealed; oldest first. */
   dueToClose(now: number, limit: number): Promise<QuizPost[]>;
   /**
-   * Marks a quiz closed (once: false when it already was) and ends the current streaks in its server of members who
-   * answered no quiz of that day correctly.
+   * Marks a quiz closed (once: false when it already was): from then on it takes no answer, so its counts are final,
+   * and its reveal is due. Ends the current streaks in its server of members who answered no quiz of that day
+   * correctly.
    */
   closeQuiz(channelId: string, day: IsoDate): Promise<boolean>;
+  /** Marks a closed quiz's post revealed (its edit made): it is no longer due. */
+  markRevealed(channelId: string, day: IsoDate): Promise<void>;
   /** Erases closed quizzes of days before `day`, with their answers (streaks keep their counts); returns how many. */
   pruneQuizzes(day: IsoDate): Promise<number>;
 

@@ -39,10 +39,11 @@ function unreachable(error: unknown): boolean {
 
 /**
  * The daily quiz's own scheduled job, beside the scheduler rather than in it: every minute it closes the quizzes
- * whose time has come, each by editing its post once to reveal the answer and the counts, and then marking it
- * closed, which ends the streaks of its server's members who had no right answer that day. The edit comes first: a
- * process that dies between the two edits the post again (with the same text) at its next pass. Once a UTC day it
- * erases quizzes past QUIZ_RETENTION_DAYS.
+ * whose time has come and reveals them. It closes each in the store first (no answer is taken after that, and the
+ * streaks of its server's members who had no right answer that day end), then reads its counts, which are final,
+ * and edits its post once to show the answer and them, then marks it revealed. A process that dies after the close
+ * leaves the quiz due: the next pass reveals it (an edit made before the death is made again, with the same text).
+ * Once a UTC day it erases quizzes past QUIZ_RETENTION_DAYS.
  *
  * In a cluster each quiz is closed under a claim (options.claims): of the members passing at once one edits the
  * post, the others leave it; a member that dies holding the claim leaves it to run out, and the next pass of a
@@ -80,12 +81,16 @@ export function startQuizCloseJob(options: QuizCloseJobOptions): { pass(): Promi
   }
 
   async function closeOne(post: QuizPost, claim: DeliveryClaim | null): Promise<boolean> {
-    // A member that claimed it after an earlier holder died may find it closed by then.
-    const current = options.claims ? await options.store.getQuiz(post.channelId, post.day) : post;
-    if (!current || current.closed) return false;
+    // A member that claimed it after an earlier holder died may find it revealed by then.
+    const found = options.claims ? await options.store.getQuiz(post.channelId, post.day) : post;
+    if (!found || found.revealed) return false;
+    if (!found.closed) await options.store.closeQuiz(found.channelId, found.day);
+    // Read after the close: the counts shown are those the store will keep.
+    const current = await options.store.getQuiz(found.channelId, found.day);
+    if (!current || current.revealed) return false;
     const { value: entry } = await options.lookup.getEntry(current.entryDate, { priority: 'background' });
     const shown = options.rendering.reveal(entry, current);
-    // A lookup slow enough for the lease to run out leaves the quiz to whoever claimed it since.
+    // A lookup slow enough for the lease to run out leaves the reveal to whoever claimed it since.
     if (claim && !claim.held()) return false;
     try {
       // A quiz recorded for a post that never came has nothing to edit.
@@ -94,7 +99,8 @@ export function startQuizCloseJob(options: QuizCloseJobOptions): { pass(): Promi
       if (!unreachable(error)) throw error;
       log.info({ channelId: current.channelId, day: current.day }, 'the quiz post is gone or out of reach; closing the quiz without revealing it');
     }
-    return options.store.closeQuiz(current.channelId, current.day);
+    await options.store.markRevealed(current.channelId, current.day);
+    return true;
   }
 
   async function prune(today: string): Promise<void> {

@@ -81,7 +81,8 @@ local post = cjson.decode(json)
 if post.guildId ~= ARGV[5] then return {'no-quiz'} end
 local previous = redis.call('HGET', KEYS[2], ARGV[1])
 if previous then return {'already', previous} end
-if redis.call('HGET', KEYS[1], 'closed') == '1' then return {'closed'} end
+local closed = redis.call('HGET', KEYS[1], 'closed')
+if closed == '1' or closed == '2' then return {'closed'} end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[6])
 redis.call('HINCRBY', KEYS[1], 'answered', 1)
@@ -118,17 +119,19 @@ return {'recorded', encoded}
 
 /**
  * KEYS: 1 quiz hash, 2 open quizzes zset, 3 active-streak zset, 4 streak hash, 5 rank zset.
- * ARGV: 1 quiz entry, 2 the day's number. Ends the current streaks of members whose last right day is earlier, and
- * takes them off the active set, so the next closing does not read them again. Returns 1, or 0 if already closed.
+ * ARGV: 1 quiz entry, 2 the day's number. Closes the quiz ('closed' '2': no more answers, its reveal still to make;
+ * it stays in the open set until REVEALED_SCRIPT). Ends the current streaks of members whose last right day is
+ * earlier, and takes them off the active set, so the next closing does not read them again. Returns 1, or 0 if
+ * already closed.
  */
 export const CLOSE_SCRIPT = `${RANK_SCORE}
 if not redis.call('HGET', KEYS[1], 'json') then
   redis.call('ZREM', KEYS[2], ARGV[1])
   return 0
 end
-if redis.call('HGET', KEYS[1], 'closed') == '1' then return 0 end
-redis.call('HSET', KEYS[1], 'closed', '1')
-redis.call('ZREM', KEYS[2], ARGV[1])
+local closed = redis.call('HGET', KEYS[1], 'closed')
+if closed == '1' or closed == '2' then return 0 end
+redis.call('HSET', KEYS[1], 'closed', '2')
 local ended = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[2])
 for _, member in ipairs(ended) do
   local stored = redis.call('HGET', KEYS[4], member)
@@ -140,5 +143,13 @@ for _, member in ipairs(ended) do
   end
   redis.call('ZREM', KEYS[3], member)
 end
+return 1
+`;
+
+/** KEYS: 1 quiz hash, 2 open quizzes zset. ARGV: 1 quiz entry. A closed quiz's post is revealed: it is due no more. */
+export const REVEALED_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'closed') ~= '2' then return 0 end
+redis.call('HSET', KEYS[1], 'closed', '1')
+redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `;

@@ -18,7 +18,7 @@ import {
   type SaveOutcome,
   type Streak,
 } from './learning-store.ts';
-import { ANSWER_SCRIPT, BOARD_PAGE_SCRIPT, BOARD_RANK_SCRIPT, CLOSE_SCRIPT } from './redis-learning-scripts.ts';
+import { ANSWER_SCRIPT, BOARD_PAGE_SCRIPT, BOARD_RANK_SCRIPT, CLOSE_SCRIPT, REVEALED_SCRIPT } from './redis-learning-scripts.ts';
 
 /**
  * The learning store on Redis, in hashes and sorted sets under `<prefix>learning:`:
@@ -209,7 +209,7 @@ export class RedisLearningStore implements LearningStore {
   async getQuiz(channelId: string, day: IsoDate): Promise<QuizPost | null> {
     const fields = await this.redis.hgetall(this.quizKeys(channelId, day).post);
     if (!fields.json) return null;
-    return { ...parsed(postSchema, fields.json, 'quiz'), closed: fields.closed === '1', answered: Number(fields.answered ?? 0), right: Number(fields.right ?? 0) };
+    return { ...parsed(postSchema, fields.json, 'quiz'), closed: fields.closed === '1' || fields.closed === '2', revealed: fields.closed === '1', answered: Number(fields.answered ?? 0), right: Number(fields.right ?? 0) };
   }
 
   async answerQuiz(answer: QuizAnswer): Promise<AnswerOutcome> {
@@ -243,7 +243,7 @@ export class RedisLearningStore implements LearningStore {
   async dueToClose(now: number, limit: number): Promise<QuizPost[]> {
     const entries = await this.redis.zrangebyscore(this.key('open'), '-inf', now, 'LIMIT', 0, limit);
     const posts = await Promise.all(entries.map((entry) => this.getQuiz(entry.split('|')[0] ?? '', entry.split('|')[1] ?? '')));
-    return posts.filter((post): post is QuizPost => post !== null && !post.closed);
+    return posts.filter((post): post is QuizPost => post !== null && !post.revealed);
   }
 
   async closeQuiz(channelId: string, day: IsoDate): Promise<boolean> {
@@ -262,6 +262,11 @@ export class RedisLearningStore implements LearningStore {
       dayNumber(day),
     );
     return closed === 1;
+  }
+
+  async markRevealed(channelId: string, day: IsoDate): Promise<void> {
+    const { post, entry } = this.quizKeys(channelId, day);
+    await this.redis.eval(REVEALED_SCRIPT, 2, post, this.key('open'), entry);
   }
 
   async pruneQuizzes(day: IsoDate): Promise<number> {

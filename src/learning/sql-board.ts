@@ -85,14 +85,21 @@ export class SqlBoard {
   }
 
   /** A member's streak went from `from` to `to` (null: no record), inside the caller's transaction. */
-  async move(guildId: string, from: BoardPlace | null, to: BoardPlace | null, query: SqlQuery): Promise<void> {
+  move(guildId: string, from: BoardPlace | null, to: BoardPlace | null, query: SqlQuery): Promise<void> {
+    return this.moveMany(guildId, [[from, to]], query);
+  }
+
+  /** Members' streaks went from each pair's first to its second, counted together (one statement per table). */
+  async moveMany(guildId: string, moves: ReadonlyArray<readonly [BoardPlace | null, BoardPlace | null]>, query: SqlQuery): Promise<void> {
     const levels = new Map<number, number>();
     const ties = new Map<string, number>();
-    for (const [place, delta] of [[from, -1], [to, 1]] as const) {
-      if (!place) continue;
-      levels.set(place.current, (levels.get(place.current) ?? 0) + delta);
-      const key = `${place.current}:${place.total}`;
-      ties.set(key, (ties.get(key) ?? 0) + delta);
+    for (const [from, to] of moves) {
+      for (const [place, delta] of [[from, -1], [to, 1]] as const) {
+        if (!place) continue;
+        levels.set(place.current, (levels.get(place.current) ?? 0) + delta);
+        const key = `${place.current}:${place.total}`;
+        ties.set(key, (ties.get(key) ?? 0) + delta);
+      }
     }
     const levelRows = [...levels].filter(([, delta]) => delta !== 0).map(([current, delta]) => [current, delta]);
     const tieRows = [...ties]

@@ -15,8 +15,10 @@ import {
   type Streak,
 } from './learning-store.ts';
 import { BOARD_TABLE_NAMES, SqlBoard } from './sql-board.ts';
-import { integer, optionalText, text, type SqlDriver, type SqlQuery, type SqlRow } from './sql-driver.ts';
-import { streakAfterRightAnswer } from './streak-rule.ts';
+import { GroupCommit } from './group-commit.ts';
+import { answerBatch, MAX_ANSWERS_PER_BATCH } from './sql-answer-batch.ts';
+import { integer, text, type SqlDriver, type SqlQuery, type SqlRow } from './sql-driver.ts';
+import { CLOSED_REVEALED, CLOSED_UNREVEALED, OPEN, quizAnswer, quizPost, savedWord, streak, TABLES } from './sql-learning-rows.ts';
 
 /**
  * The learning store in SQL tables beside Keyv's, in the same SQLite file or PostgreSQL schema. Every read a
@@ -48,74 +50,13 @@ const SCHEMA = [
   `CREATE INDEX IF NOT EXISTS wotd_learning_streaks_user ON {streaks} (user_id)`,
 ];
 
-const TABLES = { saved: 'wotd_learning_saved', posts: 'wotd_learning_quizzes', answers: 'wotd_learning_answers', streaks: 'wotd_learning_streaks' };
-
-function savedWord(row: SqlRow): SavedWord {
-  return {
-    date: text(row, 'date'),
-    word: text(row, 'word'),
-    pos: text(row, 'pos'),
-    savedAt: integer(row, 'saved_at'),
-    due: integer(row, 'due'),
-    card: optionalText(row, 'card'),
-  };
-}
-
-function quizPost(row: SqlRow): QuizPost {
-  return {
-    channelId: text(row, 'channel_id'),
-    day: text(row, 'day'),
-    guildId: text(row, 'guild_id'),
-    messageId: text(row, 'message_id'),
-    entryDate: text(row, 'entry_date'),
-    correct: integer(row, 'correct'),
-    closesAt: integer(row, 'closes_at'),
-    closed: integer(row, 'closed') !== 0,
-    answered: integer(row, 'answered'),
-    right: integer(row, 'right_answers'),
-    language: optionalText(row, 'language'),
-    choices: choiceDates(optionalText(row, 'choices')),
-  };
-}
-
-/** The stored choices (a JSON list of four dates); anything else is none, and the quiz's choices are made again. */
-function choiceDates(stored: string | null): string[] | null {
-  if (stored === null) return null;
-  try {
-    const dates: unknown = JSON.parse(stored);
-    return Array.isArray(dates) && dates.length === 4 && dates.every((date) => typeof date === 'string') ? (dates as string[]) : null;
-  } catch {
-    return null;
-  }
-}
-
-function quizAnswer(row: SqlRow): QuizAnswer {
-  return {
-    channelId: text(row, 'channel_id'),
-    day: text(row, 'day'),
-    guildId: text(row, 'guild_id'),
-    userId: text(row, 'user_id'),
-    choice: integer(row, 'choice'),
-    correct: integer(row, 'correct') !== 0,
-    answeredAt: integer(row, 'answered_at'),
-  };
-}
-
-function streak(row: SqlRow): Streak {
-  return {
-    guildId: text(row, 'guild_id'),
-    userId: text(row, 'user_id'),
-    run: integer(row, 'run'),
-    current: integer(row, 'current'),
-    best: integer(row, 'best'),
-    total: integer(row, 'total'),
-    lastDay: text(row, 'last_day'),
-  };
-}
-
 export class SqlLearningStore implements LearningStore {
   private readonly t: typeof TABLES;
   private readonly board: SqlBoard;
+  private readonly answers = new GroupCommit<QuizAnswer, AnswerOutcome>(
+    (_key, batch) => this.db.transaction((query) => answerBatch(this.t, this.board, this.db.dialect === 'postgres', batch, query)),
+    MAX_ANSWERS_PER_BATCH,
+  );
 
   private constructor(private readonly db: SqlDriver) {
     this.t = { saved: db.table(TABLES.saved), posts: db.table(TABLES.posts), answers: db.table(TABLES.answers), streaks: db.table(TABLES.streaks) };
@@ -226,68 +167,27 @@ export class SqlLearningStore implements LearningStore {
     return rows[0] ? quizPost(rows[0]) : null;
   }
 
+  /** Answers to one quiz arriving together are written together (group-commit.ts), each told its own outcome. */
   answerQuiz(answer: QuizAnswer): Promise<AnswerOutcome> {
-    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
-    return this.db.transaction(async (query): Promise<AnswerOutcome> => {
-      const posts = await this.run(`SELECT * FROM {posts} WHERE channel_id = $1 AND day = $2${lock}`, [answer.channelId, answer.day], query);
-      const post = posts[0] ? quizPost(posts[0]) : null;
-      if (!post || post.guildId !== answer.guildId) return { kind: 'no-quiz' };
-      const inserted = await this.run(
-        `INSERT INTO {answers} (channel_id, day, user_id, guild_id, choice, correct, answered_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (channel_id, day, user_id) DO NOTHING RETURNING user_id`,
-        [answer.channelId, answer.day, answer.userId, answer.guildId, answer.choice, answer.correct ? 1 : 0, answer.answeredAt],
-        query,
-      );
-      if (inserted.length === 0) {
-        const previous = await this.run('SELECT * FROM {answers} WHERE channel_id = $1 AND day = $2 AND user_id = $3', [answer.channelId, answer.day, answer.userId], query);
-        if (!previous[0]) throw new Error('learning store: an answer was neither written nor found');
-        return { kind: 'already', previous: quizAnswer(previous[0]) };
-      }
-      // Closed quizzes take no answer; the insert above ran first so a member who answered in time is told so.
-      if (post.closed) throw new ClosedQuiz();
-      await this.run('UPDATE {posts} SET answered = answered + 1, right_answers = right_answers + $3 WHERE channel_id = $1 AND day = $2', [
-        answer.channelId,
-        answer.day,
-        answer.correct ? 1 : 0,
-      ], query);
-      if (!answer.correct) return { kind: 'recorded', streak: await this.readStreak(answer.guildId, answer.userId, query) };
-      return { kind: 'recorded', streak: await this.countRightAnswer(answer, query, lock) };
-    }).catch((error: unknown): AnswerOutcome => {
-      if (error instanceof ClosedQuiz) return { kind: 'closed' };
-      throw error;
-    });
+    return this.answers.submit(`${answer.channelId}\n${answer.day}`, answer);
   }
 
-  private async readStreak(guildId: string, userId: string, query: SqlQuery, lock = ''): Promise<Streak | null> {
-    const rows = await this.run(`SELECT * FROM {streaks} WHERE guild_id = $1 AND user_id = $2${lock}`, [guildId, userId], query);
-    return rows[0] ? streak(rows[0]) : null;
-  }
-
-  private async countRightAnswer(answer: QuizAnswer, query: SqlQuery, lock: string): Promise<Streak | null> {
-    await this.board.lock([answer.guildId], query);
-    const existing = await this.readStreak(answer.guildId, answer.userId, query, lock);
-    const previous = await this.run('SELECT MAX(day) AS day FROM {posts} WHERE guild_id = $1 AND day < $2', [answer.guildId, answer.day], query);
-    const next = streakAfterRightAnswer(existing, answer.guildId, answer.userId, answer.day, previous[0] ? optionalText(previous[0], 'day') : null);
-    if (!next) return existing;
-    await this.run(
-      `INSERT INTO {streaks} (guild_id, user_id, run, current, best, total, last_day) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (guild_id, user_id) DO UPDATE SET run = excluded.run, current = excluded.current, best = excluded.best,
-         total = excluded.total, last_day = excluded.last_day`,
-      [next.guildId, next.userId, next.run, next.current, next.best, next.total, next.lastDay],
-      query,
-    );
-    await this.board.move(answer.guildId, existing, next, query);
-    return next;
+  private readStreak(guildId: string, userId: string, query: SqlQuery): Promise<Streak | null> {
+    return this.run('SELECT * FROM {streaks} WHERE guild_id = $1 AND user_id = $2', [guildId, userId], query).then((rows) => (rows[0] ? streak(rows[0]) : null));
   }
 
   async dueToClose(now: number, limit: number): Promise<QuizPost[]> {
-    const rows = await this.run('SELECT * FROM {posts} WHERE closed = 0 AND closes_at <= $1 ORDER BY closes_at LIMIT $2', [now, limit]);
+    const rows = await this.run(`SELECT * FROM {posts} WHERE (closed = ${OPEN} AND closes_at <= $1) OR closed = ${CLOSED_UNREVEALED} ORDER BY closes_at LIMIT $2`, [now, limit]);
     return rows.map(quizPost);
   }
 
   closeQuiz(channelId: string, day: IsoDate): Promise<boolean> {
     return this.db.transaction(async (query) => {
-      const closed = await this.run('UPDATE {posts} SET closed = 1 WHERE channel_id = $1 AND day = $2 AND closed = 0 RETURNING guild_id', [channelId, day], query);
+      const closed = await this.run(
+        `UPDATE {posts} SET closed = ${CLOSED_UNREVEALED} WHERE channel_id = $1 AND day = $2 AND closed = ${OPEN} RETURNING guild_id`,
+        [channelId, day],
+        query,
+      );
       const row = closed[0];
       if (!row) return false;
       await this.board.lock([text(row, 'guild_id')], query);
@@ -296,10 +196,14 @@ export class SqlLearningStore implements LearningStore {
     });
   }
 
+  async markRevealed(channelId: string, day: IsoDate): Promise<void> {
+    await this.run(`UPDATE {posts} SET closed = ${CLOSED_REVEALED} WHERE channel_id = $1 AND day = $2 AND closed = ${CLOSED_UNREVEALED}`, [channelId, day]);
+  }
+
   pruneQuizzes(day: IsoDate): Promise<number> {
     return this.db.transaction(async (query) => {
       const answers = await this.run('DELETE FROM {answers} WHERE day < $1 RETURNING day', [day], query);
-      const posts = await this.run('DELETE FROM {posts} WHERE day < $1 AND closed = 1 RETURNING day', [day], query);
+      const posts = await this.run(`DELETE FROM {posts} WHERE day < $1 AND closed <> ${OPEN} RETURNING day`, [day], query);
       return answers.length + posts.length;
     });
   }
@@ -351,6 +255,3 @@ export class SqlLearningStore implements LearningStore {
     return this.db.close();
   }
 }
-
-/** Thrown inside the transaction so the answer it wrote is rolled back. */
-class ClosedQuiz extends Error {}

@@ -127,6 +127,35 @@ for (const backend of storeBackends) {
       expect(await store.answerQuiz(answer('2026-03-01', 'u9', true, { guildId: 'other' }))).toEqual({ kind: 'no-quiz' });
     });
 
+    it('answers many members pressing at once, twice each on two connections (as two processes), each told its own outcome', async () => {
+      const location = await backend.fresh();
+      const [one, two] = [await open(location), await open(location)];
+      await one.registerQuiz(quiz('2026-03-01'));
+      await one.registerQuiz(quiz('2026-03-02'));
+      const members = Array.from({ length: 40 }, (_, i) => `p${String(i).padStart(2, '0')}`);
+      // Half of them were right the day before: a right answer today makes their streak two.
+      for (const userId of members.slice(0, 20)) await one.answerQuiz(answer('2026-03-01', userId, true));
+      const presses = await Promise.all(
+        members.flatMap((userId, i) => [one.answerQuiz(answer('2026-03-02', userId, i % 3 !== 0)), two.answerQuiz(answer('2026-03-02', userId, i % 3 === 0))]),
+      );
+      let right = 0;
+      for (const [i, userId] of members.entries()) {
+        const mine = [presses[2 * i], presses[2 * i + 1]];
+        const recorded = mine.findIndex((outcome) => outcome?.kind === 'recorded');
+        expect(recorded, userId).toBeGreaterThanOrEqual(0);
+        const wasRight = recorded === 0 ? i % 3 !== 0 : i % 3 === 0;
+        if (wasRight) right += 1;
+        expect(mine[1 - recorded], userId).toMatchObject({ kind: 'already', previous: { userId, correct: wasRight } });
+        const yesterday = i < 20;
+        const expected = wasRight ? { current: yesterday ? 2 : 1, total: yesterday ? 2 : 1 } : yesterday ? { current: 1, total: 1 } : null;
+        expect(await one.streak('g1', userId), userId).toEqual(expected ? expect.objectContaining(expected) : null);
+        const told = mine[recorded];
+        expect(told?.kind === 'recorded' ? told.streak : undefined, userId).toEqual(expected ? expect.objectContaining(expected) : null);
+      }
+      expect(await two.getQuiz('c1', '2026-03-02')).toMatchObject({ answered: members.length, right });
+      await expectBoard(one, 'g1', members);
+    });
+
     it('keeps a quiz’s choices, and none for a quiz recorded without them', async () => {
       const store = await open(await backend.fresh());
       const choices = ['2026-02-01', '2026-03-01', '2026-02-07', '2026-01-30'];
