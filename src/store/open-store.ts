@@ -30,7 +30,7 @@ export function storeLocation(config: Pick<Config, 'STORE_URL' | 'REDIS_URL' | '
   if (!isPostgresUrl(config.STORE_URL)) {
     return config.REDIS_URL
       ? { url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, setting: 'REDIS_URL' }
-      : { url: config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX };
+      : { url: config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX, setting: 'STORE_URL' };
   }
   const location: StoreLocation = { url: config.STORE_URL, keyPrefix: config.REDIS_KEY_PREFIX, setting: 'STORE_URL' };
   return config.REDIS_URL ? { ...location, lockRedisUrl: config.REDIS_URL } : location;

@@ -50,6 +50,20 @@ describe('wotd-bot start without DISCORD_TOKEN and without a terminal', () => {
   });
 });
 
+describe('a mistyped setting name in the environment', () => {
+  it('gets its warning line once, and the bot runs on: the console answers and exits 0', async () => {
+    const result = await runConsoleIn(['/wotd date:2025-01-14'], { LOG_LEVL: 'debug' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('│ serendipity');
+    const warning = 'wotd-bot console: warning: LOG_LEVL is not a wotd-bot setting, and is ignored; did you mean LOG_LEVEL?\n';
+    // The warning first, then the first screen as always, and nothing else.
+    expect(result.stderr.startsWith(warning)).toBe(true);
+    const rest = result.stderr.slice(warning.length);
+    expect(rest).toMatch(FIRST_SCREEN);
+    expect(rest.replace(FIRST_SCREEN, '')).toBe('');
+  });
+});
+
 describe('wotd-bot console: the console on purpose', () => {
   it('shows the first screen, prints embeds, presses buttons and exits on exit', async () => {
     const result = await runConsoleIn([
@@ -190,7 +204,7 @@ describe('wotd-bot console: the console on purpose', () => {
   });
 
   it('with no input at all (stdin closed) keeps serving METRICS_PORT until SIGTERM, then exits 0 and frees the port', async () => {
-    // The README's metrics example: `METRICS_PORT=9464 npm start </dev/null &`, scrape, `kill %1`.
+    // The README's metrics example: `METRICS_PORT=9464 npm run console </dev/null &`, scrape, `kill %1`.
     const { child, run, exited } = startBotIn({ METRICS_PORT: '0' });
     child.stdin.end();
     const url = await vi.waitFor(

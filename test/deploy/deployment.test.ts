@@ -1,6 +1,6 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,14 +9,14 @@ import { DEFAULT_DRAIN_TIMEOUT_MS } from '../../src/discord/bot.ts';
 import { startWotdService, type RunningService } from '../../src/service/server.ts';
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
-import { collectOutput } from '../support/child-output.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 
 /**
- * The deployment recipes of docs/deploying.md, each run here: the systemd unit checked by systemd-analyze, the pm2
- * ecosystem file started, scraped and stopped by pm2, and the packed tarball installed in an empty folder and run
- * as a service manager runs it. The bot runs on Discord (the local Discord-compatible server) against our service,
- * both on loopback; the compiled bot in dist/ is what vitest's global set-up built, packed as it is.
+ * The deployment recipes in deploy/, checked as files: the systemd unit by systemd-analyze and its options, the pm2
+ * ecosystem file started, scraped and stopped by pm2 with a clean stop in its log. docs/deploying.md's commands,
+ * from `npm pack` to the upgrade (the tarball installed and run as systemd runs it), are run by
+ * deploying-page.test.ts. The bot runs on Discord (the local Discord-compatible server) against our service, both
+ * on loopback; the compiled bot in dist/ is what vitest's global set-up built.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -145,84 +145,3 @@ describe('deploy/ecosystem.config.cjs (pm2)', () => {
     }
   }, 90_000);
 });
-
-describe('the packed tarball, installed in an empty folder', () => {
-  it('npm pack, install it, start it as a service would: /healthz 200, SIGTERM, exit 0, nothing written outside its folder', async () => {
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir]);
-    expect(packed.code, packed.stderr).toBe(0);
-    const tarball = join(dir, packed.stdout.trim().split('\n').at(-1) as string);
-    const app = join(dir, 'app');
-    await mkdir(app);
-    await installOffline(tarball, app);
-
-    const state = join(dir, 'state');
-    await mkdir(state);
-    const installed = await listFiles(join(app, 'node_modules/wotd-bot'));
-    expect(installed).toEqual(expect.arrayContaining(['deploy/wotd-bot.service', 'deploy/ecosystem.config.cjs', '.env.example', 'data/words.sqlite']));
-    const bin = (name: string) => join(app, 'node_modules/.bin', name);
-    const port = await freePort();
-    const env = serviceEnv(port);
-    // docs/deploying.md: register the commands with the installed bot.
-    const deployed = await run(bin('wotd-bot'), ['deploy-commands'], { cwd: state, env });
-    expect(deployed.code, deployed.stderr).toBe(0);
-    const child = spawn(bin('wotd-bot'), ['start'], { cwd: state, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const { output, exited } = collectOutput(child);
-    try {
-      const { body } = await healthy(port);
-      expect(body).toMatchObject({ status: 'ok', gateway: { status: 'ok' } });
-      expect(output.stdout).toMatch(/^Add the bot to a server: https:\/\/discord\.com\/oauth2\/authorize\?/m);
-      // The nightly backup, beside the running bot.
-      const backup = await run(bin('wotd-bot'), ['migrate-store', '--from', 'sqlite://data/store.sqlite', '--to', 'sqlite://backup/store-2025-01-14.sqlite'], { cwd: state, env });
-      expect(backup.code, backup.stderr).toBe(0);
-      expect(existsSync(join(state, 'backup/store-2025-01-14.sqlite'))).toBe(true);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await exited, output.stderr).toBe(0);
-    // Its log (JSON lines: no terminal) read through the pino-pretty that came with it.
-    const pretty = await pipeThrough(bin('pino-pretty'), output.stderr);
-    expect(pretty).toMatch(/INFO.*connected to Discord as/);
-    // Its store in the working folder, and not a file more in the installed package (ProtectSystem=strict).
-    expect(existsSync(join(state, 'data/store.sqlite'))).toBe(true);
-    expect(await listFiles(join(app, 'node_modules/wotd-bot'))).toEqual(installed);
-  }, 120_000);
-});
-
-function pipeThrough(file: string, input: string): Promise<string> {
-  return new Promise((done, failed) => {
-    const child = execFile(file, [], { env: { ...process.env, NO_COLOR: '1' } }, (error, stdout) => (error ? failed(error) : done(stdout)));
-    child.stdin?.end(input);
-  });
-}
-
-async function listFiles(folder: string): Promise<string[]> {
-  return (await readdir(folder, { recursive: true })).map(String).sort();
-}
-
-/**
- * `npm install ./wotd-bot-<version>.tgz` as a new user runs it, from npm's cache instead of the registry (tests reach
- * nothing beyond loopback): a lock file pins every dependency to the version and integrity of ours, which npm then
- * finds in its cache. sqlite3's install script would download its prebuilt binary from GitHub; the one this machine
- * built is put in its place instead.
- */
-async function installOffline(tarball: string, app: string): Promise<void> {
-  const ours = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; bin: Record<string, string> };
-  const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; resolved?: string; version?: string; link?: boolean }> };
-  const spec = `file:${tarball}`;
-  const packages: Record<string, unknown> = {
-    '': { name: 'app', dependencies: { 'wotd-bot': spec } },
-    'node_modules/wotd-bot': { version: ours.version, resolved: spec, dependencies: ours.dependencies, bin: ours.bin },
-  };
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (path === '' || entry.dev || entry.link || !path.startsWith('node_modules/')) continue;
-    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
-    packages[path] = { ...entry, resolved: entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').at(-1)}-${entry.version}.tgz` };
-  }
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, dependencies: { 'wotd-bot': spec } }));
-  await writeFile(join(app, 'package-lock.json'), JSON.stringify({ name: 'app', lockfileVersion: 3, requires: true, packages }));
-  const installed = await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: app, timeout: 120_000 });
-  expect(installed.code, installed.stderr).toBe(0);
-  const binary = 'node_modules/sqlite3/build/Release/node_sqlite3.node';
-  await mkdir(join(app, 'node_modules/sqlite3/build/Release'), { recursive: true });
-  await copyFile(join(ROOT, binary), join(app, binary));
-}

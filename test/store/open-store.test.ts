@@ -12,7 +12,7 @@ import { describeRedis, keysUnder, redisClient, useRedisPrefix } from '../suppor
 
 describe('storeLocation', () => {
   it('is STORE_URL without REDIS_URL, and REDIS_URL with its key prefix when set', () => {
-    expect(storeLocation(loadConfig({}))).toEqual({ url: 'sqlite://data/store.sqlite', keyPrefix: 'wotd-bot:' });
+    expect(storeLocation(loadConfig({}))).toEqual({ url: 'sqlite://data/store.sqlite', keyPrefix: 'wotd-bot:', setting: 'STORE_URL' });
     expect(storeLocation(loadConfig({ STORE_URL: 'memory://', REDIS_URL: 'rediss://r.example:6380', REDIS_KEY_PREFIX: 'staging:' }))).toEqual({
       url: 'rediss://r.example:6380',
       keyPrefix: 'staging:',
