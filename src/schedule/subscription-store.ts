@@ -163,6 +163,11 @@ export class SubscriptionStore {
     return this.index.channelIds();
   }
 
+  /** The same, a part at a time (a pass over every channel that need not hold them all at once). */
+  indexedChannelIdPages(): AsyncGenerator<string[]> {
+    return this.index.channelIdPages();
+  }
+
   /**
    * Creates or replaces the channel's subscription. `build` gets what is stored now (or null) and returns the new
    * record; a new one is refused when the server already has `limit` that count toward it (see countsTowardLimit).
