@@ -1,26 +1,36 @@
 /**
- * `npm run bench:tick [-- --stores sqlite,postgres,redis --n 10000,100000 --states sent,later --ticks 10]`: the
- * daily scheduler's idle tick with N subscriptions, on each store, in two states of a day: "sent" (every post time
- * has passed today and every post is recorded as sent) and "later" (every post time is still ahead today).
+ * `npm run bench:tick [-- --stores sqlite,postgres,redis --n 10000,100000 --states sent,later --ticks 10 --repeat 1]`:
+ * the daily scheduler's idle tick with N subscriptions, on each store, in two states of a day: "sent" (every post
+ * time has passed today and every post is recorded as sent) and "later" (every post time is still ahead today).
  *
- * For each store, N and state, the store is seeded here (SubscriptionStore.putMany; for "sent" a delivery record
+ * For each store and state, a store per N is seeded here (SubscriptionStore.putMany; for "sent" a delivery record
  * per channel), then a child process (bench/tick-child.ts) opens it as the bot does (the due-time index checked or
- * built), runs the scheduler's first pass and then `--ticks` idle ticks, one simulated minute apart, on a clock
- * fixed at 12:00 UTC of a June day. The child runs twice: the first start places every entry the seeding wrote
- * (due at once, as after an upgrade or a copy: placing_pass_ms); the second is an ordinary restart, whose figures
- * the line gives: startup_ms (spawn, tsx's compilation included, to the first pass done), first_pass_ms,
- * cpu_ms_per_idle_tick and tick_wall_ms (means over the idle ticks, CPU from process.cpuUsage), idle_rss_mb after
- * them and rss_climb_mb (the most RSS rose during them); and, as a baseline in the same process, full_scan_cpu_ms
- * and full_scan_wall_ms: one pass reading what every tick read before the index (every subscription, and the
- * delivery records of those whose post time has passed).
- * One `bench tick: …` line per run. Loopback only: SQLite in a temp folder, PostgreSQL at POSTGRES_BENCH_URL
+ * built), runs the scheduler's first pass and then `--ticks` idle ticks on a clock fixed at 12:00 UTC of a June day,
+ * a simulated minute apart (closer with more than 29 ticks: the "later" posts start at 12:30). The first start on
+ * each store places every entry the seeding wrote (due at once, as after an upgrade or a copy: placing_pass_ms);
+ * then come `--repeat` rounds of ordinary restarts, each round going once through every N, so that the machine's
+ * load weighs on every size alike. Each restart's line gives: startup_ms (spawn, tsx's compilation included, to the
+ * first pass done), first_pass_ms, cpu_ms_per_idle_tick (mean, CPU of the whole process from process.cpuUsage) and
+ * cpu_ms_p50 (median), main_thread_cpu_ms and other_threads_cpu_ms (Linux's per-thread schedstat, reading it
+ * included: the JavaScript, and V8's and libuv's workers: GC, compilation, SQLite's statements), tick_wall_ms,
+ * idle_rss_mb after the ticks and rss_climb_mb (the most RSS rose during them), load1 (the 1-minute load average);
+ * with `--prune`, one daily pruning pass of delivery records (what the first tick of each UTC day runs): prune_pass,
+ * prune_cpu_ms, prune_wall_ms, prune_rss_climb_mb and rss_after_prune_mb; and, as a baseline in the same process
+ * unless `--no-scan`, full_scan_cpu_ms and full_scan_wall_ms: one pass reading what every tick read before the
+ * index (every subscription, and the delivery records of those whose post time has passed). With more than one N,
+ * a `bench tick growth: …` line gives each N's median cpu_ms_per_idle_tick over the rounds and its ratio to the
+ * smallest N's.
+ * `--keep` leaves each seeded store in place and prints the `--reuse '<location>'` that measures it again without
+ * seeding (a 1,000,000-subscription store takes 10 to 20 minutes to seed and place); `--reuse` also takes a JSON
+ * array of locations, measured in rounds like the sizes of one run. Remove a kept store by hand.
+ * Loopback only: SQLite in a temp folder, PostgreSQL at POSTGRES_BENCH_URL
  * (postgres://postgres@127.0.0.1:5432/postgres) in a schema of its own, Redis at REDIS_BENCH_URL
- * (redis://127.0.0.1:6379) under a key prefix of its own; each is removed afterwards.
+ * (redis://127.0.0.1:6379) under a key prefix of its own; each is removed afterwards unless kept.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Pool } from 'pg';
@@ -128,7 +138,14 @@ async function seed(location: StoreLocation, n: number, state: State): Promise<v
 function runChild(location: StoreLocation, ticks: number): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'tick-child.ts')], {
-      env: { ...process.env, BENCH_TICK_LOCATION: JSON.stringify(location), BENCH_TICK_TICKS: String(ticks), BENCH_TICK_SPAWNED_AT: String(Date.now()) },
+      env: {
+        ...process.env,
+        BENCH_TICK_LOCATION: JSON.stringify(location),
+        BENCH_TICK_TICKS: String(ticks),
+        BENCH_TICK_SPAWNED_AT: String(Date.now()),
+        BENCH_TICK_SCAN: process.argv.includes('--no-scan') ? '0' : '1',
+        BENCH_TICK_PRUNE: process.argv.includes('--prune') ? '1' : '0',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -142,29 +159,94 @@ function runChild(location: StoreLocation, ticks: number): Promise<Record<string
   });
 }
 
+function storeOf(location: StoreLocation): StoreName {
+  if (location.url.startsWith('sqlite:')) return 'sqlite';
+  if (location.url.startsWith('postgres')) return 'postgres';
+  if (location.url.startsWith('redis')) return 'redis';
+  throw new Error(`--reuse: ${location.url} is not a SQLite, PostgreSQL or Redis store`);
+}
+
+interface Seeded {
+  head: string;
+  tail: string;
+  n: number;
+  location: StoreLocation;
+  remove: () => Promise<void>;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/**
+ * `--repeat` rounds of ordinary restarts of the child, each round going once through every store given, so that
+ * the machine's load, which moves from minute to minute, weighs on every size alike; then, with more than one size,
+ * one line comparing each size's median cpu_ms_per_idle_tick over the rounds with the smallest's.
+ */
+async function measureRounds(seeded: readonly Seeded[], ticks: number, repeat: number): Promise<string[]> {
+  const lines: string[] = [];
+  const cpu = new Map<Seeded, number[]>(seeded.map((one) => [one, []]));
+  for (let round = 0; round < repeat; round += 1) {
+    for (const one of seeded) {
+      const result = await runChild(one.location, ticks);
+      cpu.get(one)?.push(Number(result.cpu_ms_per_idle_tick));
+      const line = `bench tick: ${one.head} ticks=${ticks} ${Object.entries(result).map(([key, value]) => `${key}=${value}`).join(' ')} load1=${loadavg()[0]?.toFixed(1)}${one.tail}`;
+      lines.push(line);
+      process.stdout.write(`${line}\n`);
+    }
+  }
+  const base = seeded[0];
+  if (seeded.length > 1 && base) {
+    const baseline = median(cpu.get(base) ?? []);
+    const sizes = seeded.map((one) => `n${one.n}=${median(cpu.get(one) ?? []).toFixed(2)}`).join(' ');
+    const ratios = seeded.slice(1).map((one) => `ratio_${one.n}_to_${base.n}=${(median(cpu.get(one) ?? []) / baseline).toFixed(2)}`).join(' ');
+    const line = `bench tick growth: ${base.head.replace(/ ?n=\d+/, '')} rounds=${repeat} median_cpu_ms_per_idle_tick ${sizes} ${ratios}`;
+    lines.push(line);
+    process.stdout.write(`${line}\n`);
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   const stores = list<StoreName>('stores', 'sqlite,postgres,redis', ['sqlite', 'postgres', 'redis']);
   const sizes = option('n', '10000,100000').split(',').map((value) => Math.max(1, Math.min(2_000_000, Number.parseInt(value, 10) || 0)));
   const states = list<State>('states', 'sent,later', ['sent', 'later']);
-  const ticks = Math.max(1, Math.min(100, Number.parseInt(option('ticks', '10'), 10) || 10));
+  const ticks = Math.max(1, Math.min(1000, Number.parseInt(option('ticks', '10'), 10) || 10));
+  const repeat = Math.max(1, Math.min(20, Number.parseInt(option('repeat', '1'), 10) || 1));
+  const keep = process.argv.includes('--keep');
+  const reused = option('reuse', '');
   const lines: string[] = [];
-  for (const store of stores) {
-    for (const n of sizes) {
-      for (const state of states) {
-        const { location, remove } = await freshStore(store);
-        try {
+  if (reused !== '') {
+    // Stores seeded and placed by an earlier run with --keep: their n and state are what that run's lines said.
+    const given = JSON.parse(reused) as StoreLocation | StoreLocation[];
+    const seeded = (Array.isArray(given) ? given : [given]).map((location, i): Seeded => ({
+      head: `store=${storeOf(location)} reused=${i + 1}`,
+      tail: '',
+      n: i + 1,
+      location,
+      remove: async () => undefined,
+    }));
+    lines.push(...(await measureRounds(seeded, ticks, repeat)));
+  }
+  for (const store of reused === '' ? stores : []) {
+    for (const state of states) {
+      const seeded: Seeded[] = [];
+      try {
+        for (const n of sizes) {
+          const { location, remove } = await freshStore(store);
+          seeded.push({ head: `store=${store} n=${n} state=${state}`, tail: '', n, location, remove });
           const seedStart = performance.now();
           await seed(location, n, state);
-          const seeded = Math.round(performance.now() - seedStart);
-          // The first start places every entry written by the seeding (as after an upgrade or a copy); the second
-          // is an ordinary restart, and its figures are the line's.
+          const seedMs = Math.round(performance.now() - seedStart);
+          // The first start places every entry written by the seeding (as after an upgrade or a copy); the next
+          // are ordinary restarts, and their figures are the lines'.
           const placing = await runChild(location, 1);
-          const result = await runChild(location, ticks);
-          const line = `bench tick: store=${store} n=${n} state=${state} ticks=${ticks} ${Object.entries(result).map(([key, value]) => `${key}=${value}`).join(' ')} seed_ms=${seeded} placing_pass_ms=${placing.first_pass_ms}`;
-          lines.push(line);
-          process.stdout.write(`${line}\n`);
-        } finally {
-          await remove();
+          const last = seeded.at(-1);
+          if (last) last.tail = ` seed_ms=${seedMs} placing_pass_ms=${placing.first_pass_ms}`;
+        }
+        lines.push(...(await measureRounds(seeded, ticks, repeat)));
+      } finally {
+        for (const { head, location, remove } of seeded) {
+          if (keep) process.stdout.write(`kept: ${head} --reuse '${JSON.stringify(location)}'\n`);
+          else await remove();
         }
       }
     }

@@ -74,7 +74,8 @@ function sameStore(a: string, b: string): boolean {
 
 async function open(name: 'from' | 'to', url: string, keyPrefix: string): Promise<SubscriptionStore> {
   try {
-    return await SubscriptionStore.open({ url, keyPrefix }, undefined, { throwOnErrors: true });
+    // Nothing is written to the source, not even the due-time index's tables: the target's index is built anew.
+    return await SubscriptionStore.open({ url, keyPrefix }, undefined, { throwOnErrors: true, readOnly: name === 'from' });
   } catch (error) {
     throw new Error(`--${name}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -36,7 +36,8 @@ export async function ensureDueIndex(store: SubscriptionStore, logger: Logger, f
   const mark = dueIndexMark();
   const was = await index.builtFor();
   if (was === mark && force === undefined) return null;
-  const total = (await store.indexedChannelIds()).length;
+  let total = 0;
+  for await (const ids of store.indexedChannelIdPages()) total += ids.length;
   const reason = force ?? (was === null ? 'first start on this store since the index exists' : `built for ${was}, the runtime has ${mark}`);
   logger.info({ subscriptions: total, reason }, 'building the due-time index of the daily posts');
   const report: BuildReport = { subscriptions: 0, created: 0, madeDue: 0 };

@@ -51,6 +51,11 @@ export interface OpenSubscriptionStoreOptions {
   throwOnErrors?: boolean;
   /** The clock that dates a removal (for the pruning of its delivery records). */
   now?: () => Date;
+  /**
+   * Opened only to be read (migrate-store's source): the due-time index's tables are not created in it, so a store
+   * written before the index existed stays as it was. Its index may then be missing: read only its records.
+   */
+  readOnly?: boolean;
 }
 
 export class SubscriptionStore {
@@ -82,7 +87,7 @@ export class SubscriptionStore {
   static async open(
     where: string | StoreLocation,
     logger?: Logger,
-    { throwOnErrors, now }: OpenSubscriptionStoreOptions = {},
+    { throwOnErrors, now, readOnly }: OpenSubscriptionStoreOptions = {},
   ): Promise<SubscriptionStore> {
     const location: StoreLocation = typeof where === 'string' ? { url: where } : where;
     const onRedis = isRedisStore(location);
@@ -96,7 +101,7 @@ export class SubscriptionStore {
       opened.push(deliveries);
       const lockRedis = onRedis ? location.url : location.lockRedisUrl;
       // The Redis lock module (and its client) is loaded only where a Redis lock is used.
-      const dueIndex = await openDueIndex(location, deliveries);
+      const dueIndex = await openDueIndex(location, deliveries, readOnly !== true);
       let lock;
       try {
         lock = lockRedis
@@ -156,6 +161,11 @@ export class SubscriptionStore {
   /** Every channel id in the index: each subscription's, damaged ones included. */
   indexedChannelIds(): Promise<string[]> {
     return this.index.channelIds();
+  }
+
+  /** The same, a part at a time (a pass over every channel that need not hold them all at once). */
+  indexedChannelIdPages(): AsyncGenerator<string[]> {
+    return this.index.channelIdPages();
   }
 
   /**

@@ -7,9 +7,10 @@ import { DEFAULT_REDIS_KEY_PREFIX } from '../config/settings.ts';
 /**
  * Opens the due-time index of the store at `location`, beside its `deliveries` namespace (whose records it writes
  * together with their moves): a table in the same SQLite file or PostgreSQL schema, a sorted set on the same Redis,
- * or a map for a memory:// store. Each backend's module is loaded only for its store.
+ * or a map for a memory:// store. Each backend's module is loaded only for its store. `create` false opens a store
+ * that is only to be read (migrate-store's source) without creating its tables there.
  */
-export async function openDueIndex(location: StoreLocation, deliveries: Keyv<unknown>): Promise<DueIndex> {
+export async function openDueIndex(location: StoreLocation, deliveries: Keyv<unknown>, create = true): Promise<DueIndex> {
   const adapter: unknown = deliveries.store;
   if (isRedisStore(location)) {
     const { RedisDueIndex } = await import('./redis-due-index.ts');
@@ -18,11 +19,11 @@ export async function openDueIndex(location: StoreLocation, deliveries: Keyv<unk
   }
   if (isPostgresStore(location)) {
     const { PostgresDueIndex } = await import('./postgres-due-index.ts');
-    return PostgresDueIndex.open(location.url, location.setting);
+    return PostgresDueIndex.open(location.url, location.setting, create);
   }
   if (adapter instanceof KeyvSqlite) {
     const { SqliteDueIndex } = await import('./sqlite-due-index.ts');
-    return SqliteDueIndex.open(adapter);
+    return SqliteDueIndex.open(adapter, create);
   }
   if (adapter instanceof Map) {
     const { MemoryDueIndex } = await import('./memory-due-index.ts');

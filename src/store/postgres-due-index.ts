@@ -27,11 +27,12 @@ export class PostgresDueIndex implements DueIndex {
     this.meta = connection.tableName('wotd_due_meta');
   }
 
-  static async open(url: string, setting?: string): Promise<PostgresDueIndex> {
+  /** `create` false: the tables are not created (a store opened only to be read). */
+  static async open(url: string, setting?: string, create = true): Promise<PostgresDueIndex> {
     const connection = await openPostgresConnection(url, setting);
     try {
       const index = new PostgresDueIndex(connection);
-      await index.createTables();
+      if (create) await index.createTables();
       return index;
     } catch (error) {
       await connection.release();

@@ -52,8 +52,9 @@ export class SqliteDueIndex implements DueIndex {
   /** `adapter`: a queued adapter on the store's file (the deliveries namespace's: records and moves share commits). */
   private constructor(private readonly adapter: KeyvSqlite) {}
 
-  static async open(adapter: KeyvSqlite): Promise<SqliteDueIndex> {
-    for (const sql of SCHEMA) await adapter.query(sql);
+  /** `create` false: the tables are not created (a store opened only to be read). */
+  static async open(adapter: KeyvSqlite, create = true): Promise<SqliteDueIndex> {
+    for (const sql of create ? SCHEMA : []) await adapter.query(sql);
     return new SqliteDueIndex(adapter);
   }
 

@@ -212,6 +212,44 @@ describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
   });
 });
 
+/** Every schema object of a SQLite file (tables, indexes, triggers), as sqlite_master lists them. */
+async function sqliteSchema(path: string): Promise<Array<Record<string, unknown>>> {
+  const raw = await openStore<unknown>(`sqlite://${path}`, 'subscriptions');
+  try {
+    const adapter = raw.store as { query(sql: string): Promise<Array<Record<string, unknown>>> };
+    return await adapter.query('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name');
+  } finally {
+    await raw.disconnect();
+  }
+}
+
+describe('wotd-bot migrate-store: the source', () => {
+  it('writes nothing to a SQLite source written before the due-time index: its schema is as it was', async () => {
+    const source = join(dir, 'old.sqlite');
+    const channels = await seedStore(`sqlite://${source}`, 'g0c1', 2);
+    // As a store of 0596099 (before issue 33): no due-time index in the file.
+    const raw = await openStore<unknown>(`sqlite://${source}`, 'subscriptions');
+    const adapter = raw.store as { query(sql: string): Promise<unknown> };
+    for (const table of ['wotd_due', 'wotd_due_counts', 'wotd_due_meta']) await adapter.query(`DROP TABLE ${table}`);
+    await raw.disconnect();
+    const before = await sqliteSchema(source);
+    expect(before.map(({ name }) => name)).not.toContain('wotd_due');
+
+    const target = join(dir, 'copy.sqlite');
+    const run = await migrateHere('--from', `sqlite://${source}`, '--to', `sqlite://${target}`);
+    expect(run).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=24\n' });
+
+    expect(await sqliteSchema(source)).toEqual(before);
+    // The target has the index, with an entry for every subscription.
+    const copy = await SubscriptionStore.open(`sqlite://${target}`);
+    try {
+      expect([...(await copy.dueIndex().get(channels)).keys()].sort()).toEqual([...channels].sort());
+    } finally {
+      await copy.close();
+    }
+  });
+});
+
 /** What a store holds, as migrate-store copies it: every record as stored, and how the indexes list them. */
 async function contents(location: StoreLocation) {
   const store = await SubscriptionStore.open(location);

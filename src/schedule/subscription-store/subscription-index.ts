@@ -26,6 +26,14 @@ export class SubscriptionIndex {
     return shards.flatMap((shard) => (isStringArray(shard) ? shard : []));
   }
 
+  /** The same ids a shard at a time, so that a pass over every channel holds one shard's, not all of them. */
+  async *channelIdPages(): AsyncGenerator<string[]> {
+    for (let n = 0; n < INDEX_SHARDS; n += 1) {
+      const shard = await this.subscriptions.get(`index:${n}`);
+      if (isStringArray(shard) && shard.length > 0) yield shard;
+    }
+  }
+
   async add(channelId: string): Promise<void> {
     const key = `index:${shardOf(channelId)}`;
     await this.lock.withLock(key, async () => {
