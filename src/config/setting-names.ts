@@ -2,7 +2,7 @@ import { editDistance } from './nearest-name.ts';
 import { unknownSettingWarning } from './message-text.ts';
 
 /** The beginnings of our settings' names: a variable that starts with one is meant for the bot. */
-export const OUR_PREFIXES = ['WOTD_', 'DISCORD_', 'STORE_', 'REDIS_', 'METRICS_', 'DELIVERY_', 'SUBSCRIPTION_', 'LOG_'];
+export const OUR_PREFIXES = ['WOTD_', 'DISCORD_', 'STORE_', 'REDIS_', 'METRICS_', 'DELIVERY_', 'SUBSCRIPTION_', 'LOG_', 'CONSOLE_'];
 
 /**
  * Variables of ours that are not settings, known so they are not taken for slips: the test suite's servers,

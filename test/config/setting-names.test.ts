@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { misspelledSettings } from '../../src/config/setting-names.ts';
+import { misspelledSettings, OUR_PREFIXES } from '../../src/config/setting-names.ts';
 import { SETTING_NAMES } from '../../src/config/settings.ts';
 
 describe('misspelled setting names', () => {
@@ -14,10 +14,15 @@ describe('misspelled setting names', () => {
   });
 
   it('a name with our prefix that is near no setting is still named, with where the settings are listed', () => {
-    expect(misspelledSettings(['WOTD_LANGUAGE', 'METRICS_PATH'], SETTING_NAMES)).toEqual([
+    expect(misspelledSettings(['WOTD_LANGUAGE', 'METRICS_PATH', 'CONSOLE_LANG'], SETTING_NAMES)).toEqual([
       'warning: WOTD_LANGUAGE is not a wotd-bot setting, and is ignored; .env.example lists every setting',
       'warning: METRICS_PATH is not a wotd-bot setting, and is ignored; .env.example lists every setting',
+      'warning: CONSOLE_LANG is not a wotd-bot setting, and is ignored; .env.example lists every setting',
     ]);
+  });
+
+  it('knows the prefix of every setting, so a new setting family is never left out of the check', () => {
+    for (const name of SETTING_NAMES) expect(OUR_PREFIXES.some((prefix) => name.startsWith(prefix)), name).toBe(true);
   });
 
   it('says nothing of our settings, the test servers, or what a shell, systemd, pm2 or a container set', () => {

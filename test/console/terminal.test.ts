@@ -8,6 +8,7 @@ import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { collectOutput, type ChildOutput } from '../support/child-output.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * The bot at a real terminal: util-linux's `script` runs it on a pseudo-terminal, so standard input, output and
@@ -38,10 +39,7 @@ afterAll(async () => {
 });
 
 function settingsFree(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WOTD_|DISCORD_|REDIS_|STORE_|METRICS_|LOG_|DELIVERY_|SUBSCRIPTION_|CONSOLE_|NO_COLOR)/.test(key)) env[key] = value;
-  }
+  const env = childEnv({}, ['NO_COLOR']);
   return { ...env, TERM: 'xterm', LANG: 'en_US.UTF-8', WOTD_MIRROR: 'off' };
 }
 

@@ -10,6 +10,7 @@ import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { collectOutput, type ChildOutput } from '../support/child-output.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * docs/deploying.md, command by command, in the page's order: each line of its `sh` blocks is taken from the page
@@ -80,10 +81,7 @@ function here(line: string): string {
 
 /** The environment of a root shell on the server: no bot settings, pm2 on the PATH, npm's registry answered from its cache. */
 function shellEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WOTD_|DISCORD_|REDIS_|STORE_|METRICS_|LOG_|DELIVERY_|SUBSCRIPTION_|PM2_|npm_)/i.test(key)) env[key] = value;
-  }
+  const env = childEnv({}, ['PM2_', 'npm_']);
   return {
     ...env,
     PATH: `${join(ROOT, 'node_modules/.bin')}:${env.PATH ?? ''}`,

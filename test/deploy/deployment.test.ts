@@ -10,6 +10,7 @@ import { startWotdService, type RunningService } from '../../src/service/server.
 import { writeWordDb } from '../../src/service/word-db.ts';
 import { testEntries } from '../commands/world.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * The deployment recipes in deploy/, checked as files: the systemd unit by systemd-analyze and its options, the pm2
@@ -48,10 +49,7 @@ async function freePort(): Promise<number> {
 
 /** What a service manager hands the bot: this environment without our settings, plus an EnvironmentFile's worth. */
 function serviceEnv(metricsPort: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WOTD_|DISCORD_|REDIS_|STORE_|METRICS_|LOG_|DELIVERY_|SUBSCRIPTION_|PM2_)/.test(key)) env[key] = value;
-  }
+  const env = childEnv({}, ['PM2_']);
   return {
     ...env,
     DISCORD_TOKEN: discord.token,

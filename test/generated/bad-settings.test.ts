@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.ts';
 import { SETTING_NAMES } from '../../src/config/settings.ts';
 import { seedOf } from './generated.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * Every setting, with bad values of every kind that applies to it (a wrong scheme, an unreachable host, a folder
@@ -120,11 +121,7 @@ interface Outcome {
 }
 
 function caseEnv(test: Case): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(WOTD_|DISCORD_|REDIS_|STORE_|METRICS_|LOG_|DELIVERY_|SUBSCRIPTION_)/.test(key)) env[key] = value;
-  }
-  Object.assign(env, {
+  const env = childEnv({
     STORE_URL: `sqlite://${join(dir, `${test.mode}-${test.setting}.sqlite`)}`,
     WOTD_MIRROR: 'off',
     ...(test.setting === 'METRICS_HOST' ? { METRICS_PORT: '0' } : {}),

@@ -11,6 +11,7 @@ import { makeSubscription } from '../schedule/helpers.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 import { postgresAdmin } from '../support/postgres.ts';
 import { storeEnv } from '../support/store-backends.ts';
+import { childEnv } from '../support/child-env.ts';
 
 /**
  * Real `wotd-bot start` processes on one store, for answer-kill.test.ts: servers whose channels each hold a daily
@@ -54,9 +55,8 @@ export async function answerWorld(location: StoreLocation, servers: number, clea
     await subscriptions.upsert(guild.id, channelId, 100, () => makeSubscription({ guildId: guild.id, channelId, time: '00:00', quiz: true }));
   }
   await subscriptions.close();
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(WOTD_|DISCORD_|REDIS_|STORE_URL|LOG_LEVEL|NODE_OPTIONS)/.test(key)) env[key] = value;
-  Object.assign(env, storeEnv(location), {
+  const env = childEnv({
+    ...storeEnv(location),
     DISCORD_TOKEN: discord.token,
     DISCORD_API_URL: discord.apiUrl,
     WOTD_API_URL: service.url,
@@ -64,7 +64,7 @@ export async function answerWorld(location: StoreLocation, servers: number, clea
     WOTD_MIRROR: 'off',
     WOTD_RATE_LIMIT: '600',
     LOG_LEVEL: 'warn',
-  });
+  }, ['NODE_OPTIONS']);
   const today = utcDateOf(new Date());
   let readies = 0;
   const running = new Set<BotProcess>();
