@@ -1,4 +1,4 @@
-import i18next from 'i18next';
+import i18next, { type i18n } from 'i18next';
 import ICU from 'i18next-icu';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { isDeepStrictEqual } from 'node:util';
@@ -25,7 +25,7 @@ function placeholders(elements: Element[], into = new Set<string>()): Set<string
   return into;
 }
 
-function reference(): i18next.i18n {
+function reference(): i18n {
   const instance = i18next.createInstance();
   void instance.use(ICU).init({
     initAsync: false,
