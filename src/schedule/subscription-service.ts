@@ -142,6 +142,8 @@ export interface SubscriptionService {
   takeDmNotice(userId: string): Promise<Subscription | null>;
   /** The language a channel's subscription was given, for the public replies there; undefined when it has none. */
   languageOf?(channelId: string): Promise<string | undefined>;
+  /** The same, when it was read recently enough to answer without the store; undefined when it was not. */
+  cachedLanguageOf?(channelId: string): { language: string | undefined } | undefined;
 }
 
 export interface ServiceOptions {
@@ -189,9 +191,8 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
       return overviews.sort((a, b) => a.subscription.channelName.localeCompare(b.subscription.channelName));
     },
 
-    async languageOf(channelId) {
-      return (await store.get(channelId))?.language;
-    },
+    languageOf: (channelId) => store.languageOf(channelId),
+    cachedLanguageOf: (channelId) => store.cachedLanguageOf(channelId),
     async subscribeDm(request) {
       const at = now().toISOString();
       const { guildId, channelId } = dmTarget(request.userId);
