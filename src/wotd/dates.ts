@@ -80,6 +80,12 @@ export function addDays(date: IsoDate, days: number): IsoDate {
   return utcDateOf(new Date((toEpochDay(date) + days) * DAY_MS));
 }
 
+/** The `count` days before `date`, newest first (addDays(date, -1), addDays(date, -2), …, read once). */
+export function daysBefore(date: IsoDate, count: number): IsoDate[] {
+  const start = toEpochDay(date);
+  return Array.from({ length: count }, (_, i) => utcDateOf(new Date((start - (i + 1)) * DAY_MS)));
+}
+
 /** Whole days from `from` to `to` (positive when `to` is later). */
 export function daysBetween(from: IsoDate, to: IsoDate): number {
   return toEpochDay(to) - toEpochDay(from);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
+  daysBefore,
   daysBetween,
   detectVariant,
   parseAnyDate,
@@ -46,6 +47,14 @@ describe('dates', () => {
     expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
     expect(addDays('2025-12-31', 1)).toBe('2026-01-01');
     expect(daysBetween('2020-01-01', '2035-12-31')).toBe(5843);
+  });
+
+  it('lists the days before a day, newest first, as addDays counts them', () => {
+    expect(daysBefore('2024-03-02', 3)).toEqual(['2024-03-01', '2024-02-29', '2024-02-28']);
+    for (const day of ['2026-01-01', '0100-03-01', '0001-01-03', '9999-12-31']) {
+      expect(daysBefore(day, 6)).toEqual([1, 2, 3, 4, 5, 6].map((back) => addDays(day, -back)));
+    }
+    expect(daysBefore('2025-01-14', 0)).toEqual([]);
   });
 
   it('takes today as the UTC date of an instant', () => {
