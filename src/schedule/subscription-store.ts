@@ -387,6 +387,8 @@ export class SubscriptionStore {
   mayOweDmNotice(userId: string): Promise<boolean> {
     return this.dmNotices.mayOwe(userId);
   }
+  /** The same answer when the list's copy is fresh, at once; undefined when it is to be read again. */
+  readonly mayOweDmNoticeNow = (userId: string): boolean | undefined => this.dmNotices.mayOweNow(userId);
 
   /** Takes the member off `dm-notices` unless their subscription (read again, under the list's lock) still owes it. */
   settleDmNotice(userId: string): Promise<void> {

@@ -65,8 +65,17 @@ export function detectVariant(text: string): Variant | null {
 }
 
 /** The UTC calendar date of an instant: the service's notion of "today". */
+/** The last day written and its instants [from, to): asked for today on every command, it is written once a day. */
+let lastDay: { from: number; to: number; date: IsoDate } | undefined;
+
 export function utcDateOf(instant: Date): IsoDate {
-  return instant.toISOString().slice(0, 10);
+  const ms = instant.getTime();
+  const last = lastDay;
+  if (last && ms >= last.from && ms < last.to) return last.date;
+  const date = instant.toISOString().slice(0, 10);
+  const from = Math.floor(ms / DAY_MS) * DAY_MS;
+  lastDay = { from, to: from + DAY_MS, date };
+  return date;
 }
 
 function toEpochDay(date: IsoDate): number {
