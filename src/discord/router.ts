@@ -110,7 +110,9 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     } finally {
       clearTimeout(safety);
     }
-    await tellPendingNotice(context, interaction.user.id, interaction.locale, log);
+    // Nearly always known at once: no member owes the notice (no async step per command for it).
+    const subscriptions = services.subscriptions;
+    if (subscriptions && subscriptions.mayOweDmNoticeNow?.(interaction.user.id) !== false) await tellPendingNotice(context, interaction.user.id, interaction.locale, log);
   }
 
   /** After any command, once: why the member's DM subscription was switched off, privately, beside the answer. */

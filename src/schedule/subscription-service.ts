@@ -140,8 +140,12 @@ export interface SubscriptionService {
    * SubscriptionStore.mayOweDmNotice).
    */
   takeDmNotice(userId: string): Promise<Subscription | null>;
+  /** False when takeDmNotice would surely find nothing, known without waiting on anything (after every command). */
+  mayOweDmNoticeNow?(userId: string): boolean;
   /** The language a channel's subscription was given, for the public replies there; undefined when it has none. */
   languageOf?(channelId: string): Promise<string | undefined>;
+  /** The same, when it was read recently enough to answer without the store; undefined when it was not. */
+  cachedLanguageOf?(channelId: string): { language: string | undefined } | undefined;
 }
 
 export interface ServiceOptions {
@@ -189,9 +193,8 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
       return overviews.sort((a, b) => a.subscription.channelName.localeCompare(b.subscription.channelName));
     },
 
-    async languageOf(channelId) {
-      return (await store.get(channelId))?.language;
-    },
+    languageOf: (channelId) => store.languageOf(channelId),
+    cachedLanguageOf: (channelId) => store.cachedLanguageOf(channelId),
     async subscribeDm(request) {
       const at = now().toISOString();
       const { guildId, channelId } = dmTarget(request.userId);
@@ -223,6 +226,7 @@ export function createSubscriptionService(options: ServiceOptions): Subscription
       return subscription ? overviewOf(store, subscription, now()) : null;
     },
 
+    mayOweDmNoticeNow: (userId) => store.mayOweDmNoticeNow(userId) !== false,
     async takeDmNotice(userId) {
       if (!(await store.mayOweDmNotice(userId))) return null;
       let told: Subscription | null = null;

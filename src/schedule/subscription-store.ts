@@ -10,6 +10,7 @@ import type { DueIndex, DueMove, IndexedState } from '../store/due-index.ts';
 import { openDueIndex } from '../store/open-due-index.ts';
 import type { DeliveryReading, DeliveryRecord, Subscription } from './subscription.ts';
 import { DeliveryRecords } from './subscription-store/delivery-records.ts';
+import { ChannelLanguages } from './subscription-store/channel-languages.ts';
 import { DmNoticeList } from './subscription-store/dm-notice-list.ts';
 import { DueEntries } from './subscription-store/due-entries.ts';
 import { GuildErasure } from './subscription-store/guild-erasure.ts';
@@ -67,6 +68,7 @@ export class SubscriptionStore {
   private readonly erasure: GuildErasure;
   private readonly deliveries: DeliveryRecords;
   private readonly dueEntries: DueEntries;
+  private readonly languages: ChannelLanguages;
   private closed: Promise<void> | null = null;
 
   private constructor(
@@ -79,8 +81,9 @@ export class SubscriptionStore {
     this.reader = new SubscriptionReader(subscriptions, this.index, logger);
     this.dmNotices = new DmNoticeList(subscriptions, lock, now, this.reader, this.index);
     this.pruning = new PruningRecords(subscriptions, lock);
-    this.writer = new SubscriptionWriter(parts, this.reader, this.index, this.dmNotices, this.pruning, this.dueEntries);
-    this.erasure = new GuildErasure(subscriptions, lock, this.reader, this.index, this.dmNotices, this.dueEntries);
+    this.languages = new ChannelLanguages((channelId) => this.reader.get(channelId));
+    this.writer = new SubscriptionWriter(parts, this.reader, this.index, this.dmNotices, this.pruning, this.dueEntries, this.languages);
+    this.erasure = new GuildErasure(subscriptions, lock, this.reader, this.index, this.dmNotices, this.dueEntries, this.languages);
     this.deliveries = new DeliveryRecords(deliveries, logger, this.dueEntries);
   }
 
@@ -144,6 +147,10 @@ export class SubscriptionStore {
   get(channelId: string): Promise<Subscription | null> {
     return this.reader.get(channelId);
   }
+
+  /** The language of the channel's subscription, read again at most every few seconds (see ChannelLanguages). */
+  readonly languageOf = (channelId: string): Promise<string | undefined> => this.languages.languageOf(channelId);
+  readonly cachedLanguageOf = (channelId: string): { language: string | undefined } | undefined => this.languages.cached(channelId);
 
   listGuild(guildId: string): Promise<Subscription[]> {
     return this.reader.listGuild(guildId);
@@ -390,6 +397,8 @@ export class SubscriptionStore {
   mayOweDmNotice(userId: string): Promise<boolean> {
     return this.dmNotices.mayOwe(userId);
   }
+  /** The same answer when the list's copy is fresh, at once; undefined when it is to be read again. */
+  readonly mayOweDmNoticeNow = (userId: string): boolean | undefined => this.dmNotices.mayOweNow(userId);
 
   /** Takes the member off `dm-notices` unless their subscription (read again, under the list's lock) still owes it. */
   settleDmNotice(userId: string): Promise<void> {

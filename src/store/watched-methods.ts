@@ -20,6 +20,7 @@ export function watchMethods<Adapter extends object>(
   operation: 'read' | 'write',
   names: readonly AsyncMethodName<Adapter>[],
 ): void {
+  if (operation === 'write') watch.notesWrites();
   for (const name of names) {
     const method = adapter[name] as unknown as AsyncMethod;
     // A write made under a lock whose lease may have run out is not made (lease-fence.ts): a failed write like any.

@@ -65,8 +65,17 @@ export function detectVariant(text: string): Variant | null {
 }
 
 /** The UTC calendar date of an instant: the service's notion of "today". */
+/** The last day written and its instants [from, to): asked for today on every command, it is written once a day. */
+let lastDay: { from: number; to: number; date: IsoDate } | undefined;
+
 export function utcDateOf(instant: Date): IsoDate {
-  return instant.toISOString().slice(0, 10);
+  const ms = instant.getTime();
+  const last = lastDay;
+  if (last && ms >= last.from && ms < last.to) return last.date;
+  const date = instant.toISOString().slice(0, 10);
+  const from = Math.floor(ms / DAY_MS) * DAY_MS;
+  lastDay = { from, to: from + DAY_MS, date };
+  return date;
 }
 
 function toEpochDay(date: IsoDate): number {
@@ -78,6 +87,12 @@ function toEpochDay(date: IsoDate): number {
 
 export function addDays(date: IsoDate, days: number): IsoDate {
   return utcDateOf(new Date((toEpochDay(date) + days) * DAY_MS));
+}
+
+/** The `count` days before `date`, newest first (addDays(date, -1), addDays(date, -2), …, read once). */
+export function daysBefore(date: IsoDate, count: number): IsoDate[] {
+  const start = toEpochDay(date);
+  return Array.from({ length: count }, (_, i) => utcDateOf(new Date((start - (i + 1)) * DAY_MS)));
 }
 
 /** Whole days from `from` to `to` (positive when `to` is later). */

@@ -2,7 +2,7 @@
  * History pages: one `query_previous` request fills a run of days in the cache (read-ahead), and a page is
  * answered from the cache when its days and the day before them are known.
  */
-import { addDays, type IsoDate } from './dates.ts';
+import { addDays, daysBefore, type IsoDate } from './dates.ts';
 import type { Entry } from './entry.ts';
 import type { Flight } from './flight.ts';
 import type { HistoryPage } from './lookup.ts';
@@ -48,7 +48,7 @@ export async function requestPrevious<T>(
 export async function historyFromCache(ctx: LookupContext, before: IsoDate, limit: number): Promise<{ page: HistoryPage; fresh: boolean } | null> {
   const { cache } = ctx;
   // The page's days, newest first, and the day before them (whose entry means there are more).
-  const days = Array.from({ length: limit + 1 }, (_, i) => addDays(before, -(i + 1)));
+  const days = daysBefore(before, limit + 1);
   const cached = await cache.getEntries(days);
   const entries: Entry[] = [];
   let fresh = true;

@@ -77,6 +77,16 @@ describe('a subscription language', () => {
     expect(saved[0]?.content).toContain('Geändert: die Sprache von Französisch auf Japanisch.');
   });
 
+  it("answers in the new language at once, and in the server's once the channel is unsubscribed", async () => {
+    const answered: OutgoingMessage[] = [];
+    await wotdCommand.execute(context({ date: '2025-01-14' }, answered), services);
+    expect(answered[0]?.embeds?.[0]?.footer?.text).toMatch(/^2025\/01\/14 · /);
+    await services.subscriptions?.unsubscribe(MEMBER.guildId ?? '', CHANNEL.id);
+    const after: OutgoingMessage[] = [];
+    await wotdCommand.execute(context({ date: '2025-01-14' }, after), services);
+    expect(after[0]?.embeds?.[0]?.footer?.text).toBe('2025-01-14 · Word of the Day from wotd.example');
+  });
+
   it('refuses a language the bot does not write, naming those it does', async () => {
     const refused: OutgoingMessage[] = [];
     await wotdSubscribeCommand.execute(context({ channel: CHANNEL, language: 'Klingonisch' }, refused), services);

@@ -174,11 +174,18 @@ for (const backend of storeBackends) {
       await posts.subscribeDm(dmRequest('u2'));
       expect(await commands.takeDmNotice('u1')).toBeNull();
 
+      expect(commands.mayOweDmNoticeNow?.('u1')).toBe(false);
+
       await other.update('dm:u1', switchOff(clock.now));
       // The bot's copy of the list is still the one it read: no store read for this command.
+      expect(commands.mayOweDmNoticeNow?.('u1')).toBe(false);
       expect(await commands.takeDmNotice('u1')).toBeNull();
       clock.now = new Date(clock.now.getTime() + DM_NOTICES_REFRESH_MS);
+      // A copy this old is read again before anything is known.
+      expect(bot.mayOweDmNoticeNow('u1')).toBeUndefined();
+      expect(commands.mayOweDmNoticeNow?.('u1')).toBe(true);
       expect(await commands.takeDmNotice('u2')).toBeNull();
+      expect(commands.mayOweDmNoticeNow?.('u1')).toBe(true);
       expect(await commands.takeDmNotice('u1')).toMatchObject({ channelId: 'dm:u1', status: { state: 'disabled' } });
       expect(await commands.takeDmNotice('u1')).toBeNull();
       // Told, the member is off the list for every process.

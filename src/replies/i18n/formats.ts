@@ -11,11 +11,20 @@ interface Formats {
   longDate: Intl.DateTimeFormat;
   shortDate: Intl.DateTimeFormat | null;
   and: Intl.ListFormat;
+  /** Days already written, by kind and day: replies name the same few days again and again. */
+  written: Map<string, string>;
 }
 
 const formats = new Map<CatalogLocale, Formats>();
+/** By the locale string asked for, as translatorFor keeps them; bounded against anything else. */
+const byLocale = new Map<string, Formats>();
+const LOCALES_REMEMBERED = 256;
+const DAYS_REMEMBERED = 4_096;
 
 function formatsOf(locale: string | null | undefined): Formats {
+  const asked = locale ?? '';
+  const known = byLocale.get(asked);
+  if (known) return known;
   const catalog = catalogLocaleOf(locale);
   let found = formats.get(catalog);
   if (!found) {
@@ -27,10 +36,22 @@ function formatsOf(locale: string | null | undefined): Formats {
       shortDate:
         catalog === SOURCE_LOCALE ? null : new Intl.DateTimeFormat(tag, { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }),
       and: new Intl.ListFormat(tag, { style: 'long', type: 'conjunction' }),
+      written: new Map(),
     };
     formats.set(catalog, found);
   }
+  if (byLocale.size < LOCALES_REMEMBERED) byLocale.set(asked, found);
   return found;
+}
+
+function written(formats: Formats, key: string, write: () => string): string {
+  let text = formats.written.get(key);
+  if (text === undefined) {
+    text = write();
+    if (formats.written.size >= DAYS_REMEMBERED) formats.written.clear();
+    formats.written.set(key, text);
+  }
+  return text;
 }
 
 function instantOf(date: IsoDate): Date {
@@ -42,12 +63,15 @@ function instantOf(date: IsoDate): Date {
 
 /** "14 January 2025", "14. Januar 2025", "2025年1月14日": a day as people read it in the locale. */
 export function longDate(date: IsoDate, locale?: string | null): string {
-  return formatsOf(locale).longDate.format(instantOf(date));
+  const found = formatsOf(locale);
+  return written(found, `L${date}`, () => found.longDate.format(instantOf(date)));
 }
 
 /** A day in lists and footers: YYYY-MM-DD in English, the locale's numeric date elsewhere (14.01.2025, 2025/01/14). */
 export function shortDate(date: IsoDate, locale?: string | null): string {
-  return formatsOf(locale).shortDate?.format(instantOf(date)) ?? date;
+  const found = formatsOf(locale);
+  const format = found.shortDate;
+  return format ? written(found, `S${date}`, () => format.format(instantOf(date))) : date;
 }
 
 /** "a, b and c" in the locale's own words and punctuation. */

@@ -39,6 +39,8 @@ export const PLACE_LANGUAGE_WAIT_MS = 250;
 export async function placeLocale(invoker: Invoker, services: Pick<BotServices, 'subscriptions' | 'logger'>): Promise<string | undefined> {
   const subscriptions = services.subscriptions;
   if (!invoker.guildId || !subscriptions?.languageOf) return publicLocale(invoker);
+  const known = subscriptions.cachedLanguageOf?.(invoker.channelId);
+  if (known) return known.language ?? publicLocale(invoker);
   const read = subscriptions.languageOf(invoker.channelId).catch((error: unknown) => {
     services.logger?.warn({ err: error }, "could not read the channel's subscription language; answering in the server's");
     return undefined;

@@ -1,5 +1,4 @@
-import i18next, { type i18n } from 'i18next';
-import ICU from 'i18next-icu';
+import { IntlMessageFormat } from 'intl-messageformat';
 import de from './catalogs/de.json' with { type: 'json' };
 import en from './catalogs/en.json' with { type: 'json' };
 import es from './catalogs/es.json' with { type: 'json' };
@@ -27,41 +26,68 @@ export const CATALOGS: Readonly<Record<CatalogLocale, Readonly<Record<string, st
   'zh-CN': zhCN,
 };
 
-let instance: i18n | undefined;
+/** A message compiled for its catalog's locale: its text when it has no placeholder, else its ICU formatter. */
+type Compiled = string | { format: IntlMessageFormat; source: string };
 
-// One instance for the process, initialised synchronously on first use; i18next-icu compiles each message once
-// and keeps the compiled form, so a reply formats without parsing.
-function messages(): i18n {
-  if (instance) return instance;
-  const created = i18next.createInstance();
-  created.use(ICU).init({
-    initAsync: false,
-    resources: Object.fromEntries(Object.entries(CATALOGS).map(([locale, catalog]) => [locale, { translation: catalog }])),
-    lng: SOURCE_LOCALE,
-    fallbackLng: SOURCE_LOCALE,
-    supportedLngs: Object.keys(CATALOGS),
-    keySeparator: false,
-    nsSeparator: false,
-    interpolation: { escapeValue: false },
-    returnNull: false,
-    returnEmptyString: false,
-  });
-  instance = created;
-  return created;
+/**
+ * The message for a key in a catalog: the catalog's own, else English's (a missing or empty message falls back),
+ * else the key itself. It is formatted with the catalog's locale, for plurals and numbers, even when the text is
+ * English's.
+ */
+function compile(catalog: CatalogLocale, key: string): Compiled {
+  const source = CATALOGS[catalog][key] || CATALOGS[SOURCE_LOCALE][key] || key;
+  try {
+    // `<…>` is text, not a tag.
+    const format = new IntlMessageFormat(source, catalog, undefined, { ignoreTag: true });
+    const ast = format.getAst();
+    // 0: a literal (TYPE in @formatjs/icu-messageformat-parser): the text is the same whatever the values.
+    if (ast.every((element) => element.type === 0)) return String(format.format());
+    return { format, source };
+  } catch {
+    return source;
+  }
 }
 
-const translators = new Map<CatalogLocale, Translate>();
+/**
+ * One catalog's messages, each compiled on first use and kept: a reply formats without parsing, and a message
+ * without placeholders costs a map lookup. Formatting that fails (a value missing) gives the message as written.
+ */
+function translatorOf(catalog: CatalogLocale): Translate {
+  const compiled = new Map<string, Compiled>();
+  return (key, values) => {
+    let message = compiled.get(key);
+    if (message === undefined) {
+      message = compile(catalog, key);
+      compiled.set(key, message);
+    }
+    if (typeof message === 'string') return message;
+    try {
+      // As i18next-icu gave it: a Date in a plain placeholder makes the parts an array, as it always has.
+      return message.format.format(values) as string;
+    } catch {
+      return message.source;
+    }
+  };
+}
+
+const byCatalog = new Map<CatalogLocale, Translate>();
+/** Translators by the locale string asked for (Discord sends a few dozen); bounded against anything else. */
+const byLocale = new Map<string, Translate>();
+const LOCALES_REMEMBERED = 256;
 
 /** The texts of one catalog (any locale string is accepted; unknown ones read English). */
 export function translatorFor(locale: string | null | undefined): Translate {
   if (locale === PSEUDO_LOCALE) return pseudo;
+  const asked = locale ?? '';
+  const known = byLocale.get(asked);
+  if (known) return known;
   const catalog = catalogLocaleOf(locale);
-  let translate = translators.get(catalog);
+  let translate = byCatalog.get(catalog);
   if (!translate) {
-    const fixed = messages().getFixedT(catalog);
-    translate = (key, values) => fixed(key, values);
-    translators.set(catalog, translate);
+    translate = translatorOf(catalog);
+    byCatalog.set(catalog, translate);
   }
+  if (byLocale.size < LOCALES_REMEMBERED) byLocale.set(asked, translate);
   return translate;
 }
 

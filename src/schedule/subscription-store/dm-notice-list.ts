@@ -30,6 +30,12 @@ export class DmNoticeList {
     private readonly index: SubscriptionIndex,
   ) {}
 
+  /** mayOwe from the copy while it is fresh, without a promise; undefined when the list is to be read again. */
+  mayOweNow(userId: string): boolean | undefined {
+    const known = this.copy;
+    return known && this.now().getTime() - known.readAt < DM_NOTICES_REFRESH_MS ? known.users.has(userId) : undefined;
+  }
+
   mayOwe(userId: string): Promise<boolean> {
     // Not an async function: this runs after every command, and nearly always answers from the copy.
     const known = this.copy;

@@ -1,6 +1,7 @@
 import type Keyv from 'keyv';
 import type { StoreLock } from '../../store/lock.ts';
 import { dmTarget, type Subscription } from '../subscription.ts';
+import type { ChannelLanguages } from './channel-languages.ts';
 import type { DmNoticeList } from './dm-notice-list.ts';
 import type { DueEntries } from './due-entries.ts';
 import { readIds } from './record-namespaces.ts';
@@ -20,6 +21,7 @@ export class GuildErasure {
     private readonly index: SubscriptionIndex,
     private readonly dmNotices: DmNoticeList,
     private readonly due: DueEntries,
+    private readonly languages: ChannelLanguages,
   ) {}
 
   async eraseGuild(guildId: string): Promise<Subscription[]> {
@@ -78,7 +80,11 @@ export class GuildErasure {
     const ids = await readIds(this.subscriptions, `guild:${guildId}`);
     const removed = await this.reader.readMany(ids);
     for (const channelId of ids) {
-      await this.subscriptions.delete(`sub:${channelId}`);
+      try {
+        await this.subscriptions.delete(`sub:${channelId}`);
+      } finally {
+        this.languages.forget([channelId]);
+      }
       await this.index.remove(channelId);
     }
     await this.due.removed(ids);

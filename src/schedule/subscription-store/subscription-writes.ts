@@ -2,6 +2,7 @@ import type Keyv from 'keyv';
 import type { StoreLock } from '../../store/lock.ts';
 import { utcDateOf } from '../../wotd/dates.ts';
 import { countsTowardLimit, subscriptionSchema, type Subscription } from '../subscription.ts';
+import type { ChannelLanguages } from './channel-languages.ts';
 import type { DmNoticeList } from './dm-notice-list.ts';
 import type { DueEntries } from './due-entries.ts';
 import type { PruningRecords } from './pruning-records.ts';
@@ -29,6 +30,7 @@ export class SubscriptionWriter {
     private readonly dmNotices: DmNoticeList,
     private readonly pruning: PruningRecords,
     private readonly due: DueEntries,
+    private readonly languages: ChannelLanguages,
   ) {
     this.subscriptions = subscriptions;
     this.lock = lock;
@@ -86,7 +88,11 @@ export class SubscriptionWriter {
         if (rest.length > 0) await this.subscriptions.set(`guild:${guildId}`, rest);
         else await this.subscriptions.delete(`guild:${guildId}`);
       }
-      await this.subscriptions.delete(`sub:${channelId}`);
+      try {
+        await this.subscriptions.delete(`sub:${channelId}`);
+      } finally {
+        this.languages.forget([channelId]);
+      }
       await this.index.remove(channelId);
       await this.due.removed([channelId]);
       await this.dmNotices.forget([channelId]);
@@ -137,14 +143,22 @@ export class SubscriptionWriter {
   async restore(key: string, value: unknown): Promise<RestoreOutcome> {
     const parsed = subscriptionSchema.safeParse(value);
     if (!parsed.success || key !== `sub:${parsed.data.channelId}`) {
-      await this.subscriptions.set(key, value);
+      try {
+        await this.subscriptions.set(key, value);
+      } finally {
+        if (key.startsWith('sub:')) this.languages.forget([key.slice('sub:'.length)]);
+      }
       return 'damaged';
     }
     const { guildId, channelId } = parsed.data;
     await this.lock.withLock(`guild:${guildId}`, async () => {
       await this.dmNotices.note([parsed.data]);
       await this.due.written([parsed.data]);
-      await this.subscriptions.set(key, value);
+      try {
+        await this.subscriptions.set(key, value);
+      } finally {
+        this.languages.forget([channelId]);
+      }
       const ids = await readIds(this.subscriptions, `guild:${guildId}`);
       if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
       await this.index.add(channelId);
@@ -162,7 +176,11 @@ export class SubscriptionWriter {
     await this.dmNotices.note(subscriptions);
     await this.due.written(subscriptions, new Map(previous.map((subscription) => [subscription.channelId, subscription])));
     const [only] = subscriptions;
-    if (subscriptions.length === 1 && only) await this.subscriptions.set(`sub:${only.channelId}`, only);
-    else await this.subscriptions.setMany(subscriptions.map((subscription) => ({ key: `sub:${subscription.channelId}`, value: subscription })));
+    try {
+      if (subscriptions.length === 1 && only) await this.subscriptions.set(`sub:${only.channelId}`, only);
+      else await this.subscriptions.setMany(subscriptions.map((subscription) => ({ key: `sub:${subscription.channelId}`, value: subscription })));
+    } finally {
+      this.languages.forget(subscriptions.map((subscription) => subscription.channelId));
+    }
   }
 }

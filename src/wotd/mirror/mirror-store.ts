@@ -115,7 +115,7 @@ export class MirrorStore {
     private readonly keyv: Keyv,
     private readonly lock: StoreLock,
   ) {
-    this.watch = new StoreWatch('mirror', { read: () => keyv.get(STATE_KEY) });
+    this.watch = new StoreWatch('mirror', { read: () => keyv.get(STATE_KEY) }).notesWrites();
   }
 
   get check(): StoreCheck {

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNEL_LANGUAGE_TTL_MS, ChannelLanguages } from '../../src/schedule/subscription-store/channel-languages.ts';
+import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { makeSubscription, tempStore } from './helpers.ts';
+
+/**
+ * Every public reply asks for its channel's subscription language; the store keeps each for a few seconds. Two
+ * stores opened on one SQLite file stand for two processes: one's change shows in the other once that time is up,
+ * and in its own at once.
+ */
+describe('channel languages', () => {
+  let ours: SubscriptionStore;
+  let theirs: SubscriptionStore;
+  let cleanup: () => void;
+
+  beforeAll(async () => {
+    const temp = tempStore();
+    cleanup = temp.cleanup;
+    ours = await SubscriptionStore.open(temp.url);
+    theirs = await SubscriptionStore.open(temp.url);
+  });
+  afterAll(async () => {
+    await ours?.close();
+    await theirs?.close();
+    cleanup?.();
+  });
+
+  it("sees its own process's changes at once, another's once the time is up", async () => {
+    let now = 0;
+    const languages = new ChannelLanguages((channelId) => ours.get(channelId), () => now);
+    const subscription = makeSubscription({ guildId: 'g-lang', channelId: 'c-lang', language: 'de' });
+    await ours.upsert('g-lang', 'c-lang', 5, () => subscription);
+    expect(languages.cached('c-lang')).toBeUndefined();
+    expect(await languages.languageOf('c-lang')).toBe('de');
+    expect(languages.cached('c-lang')?.language).toBe('de');
+
+    await theirs.upsert('g-lang', 'c-lang', 5, () => ({ ...subscription, language: 'fr' }));
+    now += CHANNEL_LANGUAGE_TTL_MS - 1;
+    expect(await languages.languageOf('c-lang')).toBe('de');
+    now += 1;
+    expect(languages.cached('c-lang')).toBeUndefined();
+    expect(await languages.languageOf('c-lang')).toBe('fr');
+
+    // The store's own (real clock): its writes forget what it kept.
+    expect(await ours.languageOf('c-lang')).toBe('fr');
+    await ours.upsert('g-lang', 'c-lang', 5, () => ({ ...subscription, language: 'ja' }));
+    expect(ours.cachedLanguageOf('c-lang')).toBeUndefined();
+    expect(await ours.languageOf('c-lang')).toBe('ja');
+    await ours.remove('g-lang', 'c-lang');
+    expect(await ours.languageOf('c-lang')).toBeUndefined();
+    expect(ours.cachedLanguageOf('c-lang')).toMatchObject({ language: undefined });
+  });
+
+  it('does not keep a read that was under way when the channel was written', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const languages = new ChannelLanguages(async (channelId) => {
+      const read = await ours.get(channelId);
+      await gate;
+      return read;
+    });
+    await ours.upsert('g-race', 'c-race', 5, () => makeSubscription({ guildId: 'g-race', channelId: 'c-race', language: 'es' }));
+    const reading = languages.languageOf('c-race');
+    await ours.upsert('g-race', 'c-race', 5, () => makeSubscription({ guildId: 'g-race', channelId: 'c-race', language: 'ru' }));
+    languages.forget(['c-race']);
+    release();
+    expect(await reading).toBe('es');
+    expect(languages.cached('c-race')).toBeUndefined();
+    expect(await languages.languageOf('c-race')).toBe('ru');
+  });
+
+  it('keeps a bounded number of channels, forgetting the oldest read first', async () => {
+    const languages = new ChannelLanguages((channelId) => ours.get(channelId), undefined, 3);
+    for (const channelId of ['none-1', 'none-2', 'none-3', 'none-4']) await languages.languageOf(channelId);
+    expect(languages.cached('none-1')).toBeUndefined();
+    for (const channelId of ['none-2', 'none-3', 'none-4']) expect(languages.cached(channelId)).toMatchObject({ language: undefined });
+  });
+});
