@@ -7,7 +7,9 @@
  * webhook of the bot's (made beforehand, as on a day after the first: the bot finds it with one request), a quarter
  * as forum posts (in forum channels with two tags; every other one tagged) and a tenth pinned (not in forums; see
  * bench/subscriptions.ts). Only the channels that post that day are counted; webhook429 counts the 429s answered to
- * webhook executions (their own per-webhook buckets), forum_posts the forum posts made and pins the messages pinned.
+ * webhook executions (their own per-webhook buckets), forum_posts the forum posts made, pins_expected the pins owed
+ * and pins_seen the messages pinned. Pins take a turn of the pace only when no post waits, so the last come after the
+ * last post: they are waited for (at least PINS_WAIT_MIN_MS, longer for many), and the fan-out fails without them.
  *
  * The daily fan-out as it runs in production: `wotd-bot start` (what `npm start` runs) in a process of its own,
  * against the local Discord-compatible server, with its global limit set to --global-limit requests/s and
@@ -22,7 +24,8 @@
  *   right then (while its first tick lists every subscription);
  * - idle: the bot's RSS a second before the posts fall due, with every subscription stored and listed;
  * - the fan-out: posts per second as the server saw them (from the first post to the last), their ratio to the
- *   limit, the 429s the server answered, the bot's peak RSS (VmHWM, its whole life) and its CPU time (user + system)
+ *   limit (limit_ratio); every request counted against the global limit from the first post to the fan-out's last
+ *   request (a pin, with --mix), per second, over the limit (request_ratio); the 429s the server answered, the bot's peak RSS (VmHWM, its whole life) and its CPU time (user + system)
  *   from the idle reading to the last post, per post;
  * - the JS heap: the bot runs with --trace-gc, and the most its V8 heaps held at any collection (bench/gc-trace.ts);
  * - exactly once: every channel has one message (a forum post's, in its thread, counts for its forum), and the store
@@ -91,6 +94,8 @@ const CLOCK_TICKS_PER_SECOND = 100;
  */
 const IDLE_LEAD_MS = 20_000;
 const MINUTE_MS = 60_000;
+/** After the last post, the pins still owed are waited for at least this long (longer for many: 3 s per limit's worth). */
+const PINS_WAIT_MIN_MS = 30_000;
 
 const postsOn = (subscription: Subscription, day: IsoDate): boolean => postsOnWeekday(subscription, day);
 const log = (text: string) => process.stdout.write(`bench fanout: ${text}\n`);
@@ -263,6 +268,10 @@ try {
   }
   const atEnd = processFigures(child.pid ?? 0);
   const harnessBusy = performance.eventLoopUtilization(harnessLoop).utilization;
+  // Pins wait for the posts (they take a turn only when no post waits), so the last ones come after the last post.
+  const pinsExpected = subscriptions.filter((subscription) => subscription.pin === true && subscription.forum !== true).length;
+  const pinsDeadline = Date.now() + Math.max(PINS_WAIT_MIN_MS, (pinsExpected / GLOBAL_LIMIT) * 3_000);
+  while (discord.stats().pins < pinsExpected && Date.now() < pinsDeadline && child.exitCode === null) await sleep(100);
   const listedMs = (await fanOutStarted) + performance.timeOrigin - dueAt;
 
   const posts = discord.posts();
@@ -271,6 +280,11 @@ try {
   const postsPerSecond = (posts.length - 1) / Math.max(0.001, (lastAt - firstAt) / 1000);
   const ratio = postsPerSecond / GLOBAL_LIMIT;
   const stats = discord.stats();
+  // Every request the server counted against the global limit, from the first post to the last of the fan-out's
+  // requests (the last post, or the last pin after it), per second, over the limit.
+  const fanOutRequests = discord.requests.filter((request) => request.countedGlobally && request.at >= firstAt);
+  const requestsEndAt = Math.max(lastAt, fanOutRequests.at(-1)?.at ?? lastAt);
+  const requestRatio = (fanOutRequests.length - 1) / Math.max(0.001, (requestsEndAt - firstAt) / 1000) / GLOBAL_LIMIT;
   const cpuMsPerPost = (atEnd.cpuMs - atIdle.cpuMs) / posts.length;
   const postingSeconds = stats.perSecond.filter((second) => second.posts > 0).map((second) => second.posts);
   const fullSeconds = postingSeconds.slice(1, -1).sort((a, b) => a - b);
@@ -327,18 +341,23 @@ try {
       `CPU ${seconds(atEnd.cpuMs - atIdle.cpuMs)} s from the idle reading to the last post = ${cpuMsPerPost.toFixed(2)} ms per post`,
   );
   log(`exactly once: ${perChannel.size} channels with a message, ${duplicates} duplicates, ${missing} missing; ${recordedSent} recorded as sent`);
-  const owedPins = subscriptions.filter((subscription) => subscription.pin === true && subscription.forum !== true).length;
   const owedForumPosts = subscriptions.filter((subscription) => subscription.forum === true).length;
-  if (flags.mix === true) log(`forum posts: ${stats.forumPosts} of ${owedForumPosts} owed; pins: ${stats.pins} of ${owedPins} owed`);
+  if (flags.mix === true) {
+    log(
+      `forum posts: ${stats.forumPosts} of ${owedForumPosts} owed; pins: ${stats.pins} of ${pinsExpected} owed, the last ${seconds(requestsEndAt - lastAt)} s after the last post; ` +
+        `${fanOutRequests.length} requests counted against the limit in ${seconds(requestsEndAt - firstAt)} s = ${requestRatio.toFixed(3)} of it`,
+    );
+  }
   // A channel that does not post that day (paused, not one of its days) must have no message.
   const posting = new Set(subscriptions.map((subscription) => subscription.channelId));
   const unexpected = [...perChannel.keys()].filter((channelId) => !posting.has(channelId)).length;
   if (unexpected > 0) log(`${unexpected} channels that do not post today got a message`);
-  if (duplicates > 0 || missing > 0 || unexpected > 0 || recordedSent !== subscriptions.length || stats.global429 > 0) exitCode = 1;
+  if (duplicates > 0 || missing > 0 || unexpected > 0 || recordedSent !== subscriptions.length || stats.global429 > 0 || stats.pins < pinsExpected) exitCode = 1;
   process.stdout.write(
     `bench fanout: channels=${subscriptions.length}${flags.mix === true ? ` mix=1 subscribed=${mixed.length}` : ''} global_limit=${GLOBAL_LIMIT} concurrency=${CONCURRENCY} posts=${posts.length} ` +
       `posts_per_s=${postsPerSecond.toFixed(1)} limit_ratio=${ratio.toFixed(3)} seconds=${seconds(lastAt - firstAt)} ` +
-      `global_429=${stats.global429} route_429=${stats.bucket429} webhook429=${stats.webhook429} forum_posts=${stats.forumPosts} pins=${stats.pins} duplicates=${duplicates} missing=${missing} ` +
+      `requests=${fanOutRequests.length} request_ratio=${requestRatio.toFixed(3)} request_seconds=${seconds(requestsEndAt - firstAt)} ` +
+      `global_429=${stats.global429} route_429=${stats.bucket429} webhook429=${stats.webhook429} forum_posts=${stats.forumPosts} pins_expected=${pinsExpected} pins_seen=${stats.pins} duplicates=${duplicates} missing=${missing} ` +
       `ready_rss_mb=${atReady.rssMb.toFixed(0)} idle_rss_mb=${atIdle.rssMb.toFixed(0)} peak_rss_mb=${atEnd.peakRssMb.toFixed(0)} ` +
       `peak_heap_mb=${heap.peakMb().toFixed(0)} cpu_ms_per_post=${cpuMsPerPost.toFixed(2)} ` +
       `startup_ms=${startupMs.toFixed(0)} startup_answer_ms=${answerMs.toFixed(0)}\n`,

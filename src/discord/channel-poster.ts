@@ -21,6 +21,7 @@ import { dailyButtonRows } from './daily-post-edit.ts';
 import { classifyPostError } from './post-errors.ts';
 import { postTurns, type PostTurns } from './post-turns.ts';
 import { createWebhookPoster } from './webhook-poster.ts';
+import { pacer, type TakeTurn } from './post-pace.ts';
 
 export { dmChannels, DM_CHANNELS_REMEMBERED } from './dm-channels.ts';
 
@@ -36,7 +37,7 @@ export interface ChannelPosterOptions {
    * Waits for the post's turn instead of the in-process pacing; cluster mode passes one shared by every process
    * (src/cluster/redis-discord-pacer.ts), since Discord's global limit is per bot, not per process.
    */
-  waitForTurn?: () => Promise<void>;
+  waitForTurn?: TakeTurn;
   /** The bot's user id, to tell its own posts in a channel from others'; asked of Discord once when not given. */
   selfId?: string;
   /** Where failures of a post's extras (its thread, publishing it) are reported. */
@@ -63,51 +64,6 @@ export const EARLIER_POST_PAGES = 10;
 const HISTORY_PAGE_SIZE = 100;
 /** Clocks differ by a little, and a post may wait in discord.js's queue: start looking a while before the attempt. */
 export const LOOK_BACK_MS = 5 * 60_000;
-const WINDOW_MS = 1000;
-/**
- * Posts that fell behind their schedule (a busy event loop, a timer that fired late) go out at once while they are
- * at most this far behind, so late timers do not add up to a slower pace; further behind, the schedule starts
- * again from now, so a burst after a stall stays small.
- */
-const CATCH_UP_MS = 50;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Lets posts start one at a time, on a schedule of `perSecond` evenly spaced turns, and never more than
- * `perSecond` in any sliding second.
- */
-export function pacer(perSecond: number): () => Promise<void> {
-  if (perSecond <= 0) return () => Promise.resolve();
-  const spacing = WINDOW_MS / perSecond;
-  /** Start times of the last `perSecond` posts, oldest at `oldest`. */
-  const started = new Float64Array(perSecond).fill(Number.NEGATIVE_INFINITY);
-  let oldest = 0;
-  let nextAt = Number.NEGATIVE_INFINITY;
-  let queue: Promise<void> = Promise.resolve();
-  const take = async (): Promise<void> => {
-    let now = performance.now();
-    if (nextAt < now - CATCH_UP_MS) nextAt = now;
-    // Timers fire a millisecond late at best: a turn due within one goes now.
-    if (nextAt - now >= 1) {
-      await sleep(nextAt - now);
-      now = performance.now();
-    }
-    const age = now - (started[oldest] ?? Number.NEGATIVE_INFINITY);
-    if (age < WINDOW_MS) {
-      await sleep(WINDOW_MS - age);
-      now = performance.now();
-    }
-    started[oldest] = now;
-    oldest = (oldest + 1) % perSecond;
-    nextAt += spacing;
-  };
-  return () => {
-    const turn = queue.then(take);
-    queue = turn;
-    return turn;
-  };
-}
 
 /** The turns and the bot's id of posts made with these options: their own pace unless `waitForTurn` is given. */
 export function postTurnsFor(rest: REST, options: ChannelPosterOptions): PostTurns {

@@ -21,7 +21,7 @@ export function dailyPins(rest: REST, { takeTurn }: Pick<PostTurns, 'takeTurn'>)
     const problems: PinFailure[] = [];
     let mayPin = true;
     try {
-      await takeTurn();
+      await takeTurn('after');
       await rest.put(Routes.channelMessagesPin(message.channelId, posted.messageId));
     } catch (error) {
       mayPin = !isMissingPermissions(error);
@@ -31,7 +31,7 @@ export function dailyPins(rest: REST, { takeTurn }: Pick<PostTurns, 'takeTurn'>)
     // Without the permission the unpin would fail the same way: said once.
     if (mayPin && unpin && unpin !== posted.messageId) {
       try {
-        await takeTurn();
+        await takeTurn('after');
         await rest.delete(Routes.channelMessagesPin(message.channelId, unpin));
       } catch (error) {
         // Yesterday's post deleted since: nothing is left to unpin.

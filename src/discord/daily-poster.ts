@@ -7,7 +7,8 @@ import { createForumPoster } from './forum-poster.ts';
 /**
  * The daily post wherever a subscription points: a message in a text or announcement channel (or a DM), a new post
  * in a forum or media channel, pinned when the subscription asks. Every kind of post takes its turn of one pace, and
- * they share the bot's user id (asked of Discord once when not given).
+ * they share the bot's user id (asked of Discord once when not given). A pin or unpin takes its turn only when no
+ * post waits (src/discord/post-pace.ts): members wait for the posts, not the pins.
  */
 export function createDailyPoster(rest: REST, options: ChannelPosterOptions = {}): ChannelPoster {
   const turns = postTurnsFor(rest, options);

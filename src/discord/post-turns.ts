@@ -2,6 +2,7 @@ import { Routes, type APIUser, type REST } from 'discord.js';
 import { reasonText } from '../schedule/failure-reason.ts';
 import { DeliveryError } from '../schedule/poster.ts';
 import { classifyPostError } from './post-errors.ts';
+import type { TakeTurn, TurnPriority } from './post-pace.ts';
 
 /**
  * What every kind of daily post (a channel message, a forum post, a webhook's post, a pin) shares: the turn of the
@@ -9,18 +10,21 @@ import { classifyPostError } from './post-errors.ts';
  * makes one and hands it to each, so the id is asked of Discord once, not once per kind of post.
  */
 export interface PostTurns {
-  /** Waits for the request's turn; a turn that cannot be had (cluster mode's pacer out of reach) fails as `noTurn`. */
-  takeTurn: () => Promise<void>;
+  /**
+   * Waits for the request's turn (`after`: only when no post waits); a turn that cannot be had (cluster mode's pacer
+   * out of reach) fails as `noTurn`.
+   */
+  takeTurn: (priority?: TurnPriority) => Promise<void>;
   /** The bot's user id: the one given, or asked of Discord once; a failed ask is forgotten, so the next asks again. */
   selfId: () => Promise<string>;
 }
 
-export function postTurns(rest: REST, waitForTurn: () => Promise<void>, knownSelfId?: string): PostTurns {
+export function postTurns(rest: REST, waitForTurn: TakeTurn, knownSelfId?: string): PostTurns {
   let self: Promise<string> | null = knownSelfId ? Promise.resolve(knownSelfId) : null;
   return {
-    async takeTurn() {
+    async takeTurn(priority) {
       try {
-        await waitForTurn();
+        await waitForTurn(priority);
       } catch (error) {
         throw new DeliveryError('transient', { kind: 'noTurn', detail: reasonText(error instanceof Error ? error.message : String(error)) }, { cause: error });
       }
