@@ -1,13 +1,9 @@
-import type Keyv from 'keyv';
-import { DEFAULT_REDIS_KEY_PREFIX } from '../config/settings.ts';
 import type { Logger } from '../config/logger.ts';
 import type { StoredEntry } from '../store/scan.ts';
-import { isRedisStore, openStore, storeCheck, type StoreLocation } from '../store/open-store.ts';
+import { storeCheck, type StoreLocation } from '../store/open-store.ts';
 import type { StoreCheck } from '../store/store-watch.ts';
 import type { IsoDate } from '../wotd/dates.ts';
-import { InProcessLock } from '../store/lock.ts';
 import type { DueIndex, DueMove, IndexedState } from '../store/due-index.ts';
-import { openDueIndex } from '../store/open-due-index.ts';
 import type { DeliveryReading, DeliveryRecord, Subscription } from './subscription.ts';
 import { DeliveryRecords } from './subscription-store/delivery-records.ts';
 import { ChannelLanguages } from './subscription-store/channel-languages.ts';
@@ -16,6 +12,9 @@ import { DueEntries } from './subscription-store/due-entries.ts';
 import { GuildErasure } from './subscription-store/guild-erasure.ts';
 import { PruningRecords } from './subscription-store/pruning-records.ts';
 import type { RecordNamespaces, RestoreOutcome } from './subscription-store/record-namespaces.ts';
+import { openRecordNamespaces, type OpenSubscriptionStoreOptions } from './subscription-store/open-record-namespaces.ts';
+
+export type { OpenSubscriptionStoreOptions } from './subscription-store/open-record-namespaces.ts';
 import { SubscriptionIndex } from './subscription-store/subscription-index.ts';
 import { SubscriptionReader } from './subscription-store/subscription-reads.ts';
 import { SubscriptionWriter, type UpsertResult } from './subscription-store/subscription-writes.ts';
@@ -42,22 +41,6 @@ import { SubscriptionWriter, type UpsertResult } from './subscription-store/subs
  * process, and so on PostgreSQL in one process; on Redis, and on PostgreSQL in cluster mode (`lockRedisUrl`), they
  * are Redis locks, so several processes can change the same store.
  */
-
-export interface OpenSubscriptionStoreOptions {
-  /**
-   * Failed reads and writes reject instead of reading as empty and being dropped (Keyv's default): on by default
-   * and always on Redis and PostgreSQL, since a read that fails must not look like "nothing stored" to the write that follows,
-   * and a write that fails must not be reported as done (a full disk, a locked or damaged SQLite file).
-   */
-  throwOnErrors?: boolean;
-  /** The clock that dates a removal (for the pruning of its delivery records). */
-  now?: () => Date;
-  /**
-   * Opened only to be read (migrate-store's source): the due-time index's tables are not created in it, so a store
-   * written before the index existed stays as it was. Its index may then be missing: read only its records.
-   */
-  readOnly?: boolean;
-}
 
 export class SubscriptionStore {
   private readonly index: SubscriptionIndex;
@@ -87,39 +70,9 @@ export class SubscriptionStore {
     this.deliveries = new DeliveryRecords(deliveries, logger, this.dueEntries);
   }
 
-  static async open(
-    where: string | StoreLocation,
-    logger?: Logger,
-    { throwOnErrors, now, readOnly }: OpenSubscriptionStoreOptions = {},
-  ): Promise<SubscriptionStore> {
-    const location: StoreLocation = typeof where === 'string' ? { url: where } : where;
-    const onRedis = isRedisStore(location);
-    const options = { throwOnErrors: throwOnErrors !== false || onRedis };
-    const lockPrefix = `${location.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX}subscriptions:`;
-    const opened: Array<Keyv<unknown>> = [];
-    try {
-      const subscriptions = await openStore<unknown>(location, 'subscriptions', options);
-      opened.push(subscriptions);
-      const deliveries = await openStore<unknown>(location, 'deliveries', options);
-      opened.push(deliveries);
-      const lockRedis = onRedis ? location.url : location.lockRedisUrl;
-      // The Redis lock module (and its client) is loaded only where a Redis lock is used.
-      const dueIndex = await openDueIndex(location, deliveries, readOnly !== true);
-      let lock;
-      try {
-        lock = lockRedis
-          ? await (await import('../store/redis-lock.ts')).RedisLock.open(lockRedis, lockPrefix, logger)
-          : // A memory:// store is private to this instance, so its locks must be too.
-            new InProcessLock(location.url.startsWith('memory:') ? `${location.url}#${Math.random()}` : location.url);
-      } catch (error) {
-        await dueIndex.close();
-        throw error;
-      }
-      return new SubscriptionStore({ subscriptions, deliveries, lock, now: now ?? (() => new Date()), logger }, dueIndex);
-    } catch (error) {
-      await Promise.all(opened.map((keyv) => keyv.disconnect()));
-      throw error;
-    }
+  static async open(where: string | StoreLocation, logger?: Logger, options: OpenSubscriptionStoreOptions = {}): Promise<SubscriptionStore> {
+    const { parts, dueIndex } = await openRecordNamespaces(typeof where === 'string' ? { url: where } : where, logger, options);
+    return new SubscriptionStore(parts, dueIndex);
   }
 
   close(): Promise<void> {
