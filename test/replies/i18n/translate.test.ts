@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CATALOG_LOCALES, catalogLocaleOf } from '../../../src/replies/i18n/locales.ts';
 import { CATALOGS, translatorFor, type MessageKey, type MessageValues } from '../../../src/replies/i18n/translate.ts';
+import { placeholders } from './placeholders.ts';
 
 /**
  * The translator compiles each message once and formats it with intl-messageformat directly. i18next with
@@ -12,18 +13,6 @@ import { CATALOGS, translatorFor, type MessageKey, type MessageValues } from '..
  * every catalog reads the same through both, with values of each kind, with none, and with a value missing.
  */
 
-type Element = ReturnType<IntlMessageFormat['getAst']>[number];
-
-function placeholders(elements: Element[], into = new Set<string>()): Set<string> {
-  for (const element of elements) {
-    // 1 argument, 2 number, 3 date, 4 time, 5 select, 6 plural (TYPE of @formatjs/icu-messageformat-parser).
-    if (element.type >= 1 && element.type <= 6 && 'value' in element && typeof element.value === 'string') into.add(element.value);
-    if ((element.type === 5 || element.type === 6) && 'options' in element) {
-      for (const option of Object.values(element.options)) placeholders(option.value, into);
-    }
-  }
-  return into;
-}
 
 function reference(): i18n {
   const instance = i18next.createInstance();
