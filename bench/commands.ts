@@ -29,13 +29,13 @@
  * `npx tsx bench/cpuprofile-top.ts FILE` lists where the time went), COMMANDS_HEAP_PROFILE (a folder: the same for
  * allocations, as .heapprofile files, which cpuprofile-top.ts also reads).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Events, type APIEmbed, type Client, type Interaction } from 'discord.js';
 import { commands } from '../commands/index.ts';
 import { startDiscordBot, type DiscordBot } from '../src/discord/bot.ts';
@@ -47,6 +47,7 @@ import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import { hideChannelCacheWarning } from '../src/cli/process-warnings.ts';
 import { startDiscordServer, type DiscordServer, type InteractionHandle } from '../test/support/discord/index.ts';
 import { sampleEntries, SITE_URL, startWotdWorld, TODAY } from '../test/discord/world.ts';
+import { startBotWorker, threadSchedstat, type BotWorker } from './bot-worker.ts';
 
 // Each bot thread makes its client here, as bin/wotd-bot.js's process would.
 hideChannelCacheWarning();
@@ -99,19 +100,6 @@ function positiveSetting(name: string, fallback: number): number {
 const entries = sampleEntries().filter((entry) => entry.date.startsWith('2025-'));
 const dates = entries.map((entry) => entry.date);
 const words = [...new Set(entries.map((entry) => entry.word))];
-
-/**
- * This thread's CPU time and its time spent runnable but waiting for a core, in ms, from Linux's schedstat (NaN
- * elsewhere). Unlike event-loop busy time, CPU time does not grow when the machine's other work takes the core away.
- */
-function threadSchedstat(): { cpuMs: number; runQueueMs: number } {
-  try {
-    const [run, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').trim().split(/\s+/).map(Number);
-    return { cpuMs: (run ?? Number.NaN) / 1e6, runQueueMs: (wait ?? Number.NaN) / 1e6 };
-  } catch {
-    return { cpuMs: Number.NaN, runQueueMs: Number.NaN };
-  }
-}
 
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -275,36 +263,7 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
 // The harness's side (main thread)
 // ---------------------------------------------------------------------------------------------------------------
 
-interface BotWorker {
-  kind: BotKind;
-  ask<K extends FromBot['kind']>(message: ToBot | null, expect: K): Promise<Extract<FromBot, { kind: K }>>;
-  worker: Worker;
-}
-
-function startBotWorker(data: BotData): BotWorker {
-  // The worker runs this same TypeScript file, so it registers tsx's loader first.
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); });`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: data });
-  return {
-    kind: data.kind,
-    worker,
-    ask: (message, expect) =>
-      new Promise((resolve, reject) => {
-        const onMessage = (reply: FromBot) => {
-          worker.off('error', onError);
-          if (reply.kind === expect) resolve(reply as Extract<FromBot, { kind: typeof expect }>);
-          else reject(new Error(`the ${data.kind} bot answered ${reply.kind}, expected ${expect}`));
-        };
-        const onError = (error: Error) => {
-          worker.off('message', onMessage);
-          reject(error);
-        };
-        worker.once('message', onMessage);
-        worker.once('error', onError);
-        if (message) worker.postMessage(message);
-      }),
-  };
-}
+type CommandsBot = BotWorker<BotKind, ToBot, FromBot>;
 
 interface LoadResult {
   latencies: number[];
@@ -388,8 +347,9 @@ async function main(): Promise<void> {
   const deployed = await runDeployCommands([], { env, stdout: discard, stderr: process.stderr, commands });
   if (deployed !== 0) throw new Error(`deploy-commands exited with ${deployed}`);
 
-  const ours = startBotWorker({ apiUrl: discord.apiUrl, token: discord.token, kind: 'ours' });
-  const baseline = startBotWorker({ apiUrl: discord.apiUrl, token: discord.token, kind: 'baseline' });
+  const start = (kind: BotKind): CommandsBot => startBotWorker<BotKind, ToBot, FromBot>(import.meta.url, { apiUrl: discord.apiUrl, token: discord.token, kind });
+  const ours = start('ours');
+  const baseline = start('baseline');
   const log = (text: string) => process.stdout.write(`${text}\n`);
   try {
     await Promise.all([ours.ask(null, 'ready'), baseline.ask(null, 'ready')]);
