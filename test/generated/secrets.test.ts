@@ -12,6 +12,7 @@ import { testEntries } from '../commands/world.ts';
 import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
 import { settings } from './generated.ts';
 import { childEnv } from '../support/child-env.ts';
+import { deleteKeysUnder, redisTestUrl } from '../support/redis.ts';
 
 /**
  * No part of a password in a URL setting (or of the token) reaches anything the process writes: its logs, its
@@ -152,6 +153,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await discord?.close();
   await rm(dir, { recursive: true, force: true });
+  // What the bots of the Redis scenario wrote under their prefixes (secrets-ctl<pid>…, secrets-r<pid>…).
+  if (redisTestUrl !== null) for (const run of ['ctl', 'r']) await deleteKeysUnder(`secrets-${run}${process.pid}`);
 });
 
 /**

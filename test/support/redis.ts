@@ -45,6 +45,13 @@ export async function keysUnder(prefix: string): Promise<string[]> {
   return keys.sort();
 }
 
+/** Deletes every key under `prefix`, its store locks included. */
+export async function deleteKeysUnder(prefix: string): Promise<void> {
+  const keys = await keysUnder(prefix);
+  const redis = await redisClient();
+  for (let start = 0; start < keys.length; start += 500) await redis.del(keys.slice(start, start + 500));
+}
+
 export interface RedisTestPrefix {
   /** This test's prefix, e.g. `wotd-test:1b4e…:`. */
   readonly prefix: string;
@@ -57,11 +64,7 @@ export function useRedisPrefix(): RedisTestPrefix {
   beforeEach(() => {
     prefix = `wotd-test:${randomUUID()}:`;
   });
-  afterEach(async () => {
-    const keys = await keysUnder(prefix);
-    const redis = await redisClient();
-    for (let start = 0; start < keys.length; start += 500) await redis.del(keys.slice(start, start + 500));
-  });
+  afterEach(() => deleteKeysUnder(prefix));
   return {
     get prefix() {
       return prefix;
