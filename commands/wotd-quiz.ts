@@ -4,7 +4,7 @@ import { TooFewWordsError } from '../src/learning/quiz-choices.ts';
 import { INTERACTIVE, replyWhenReady, updateWhenReady } from '../src/replies/deliver.ts';
 import { translatorFor, type Translate } from '../src/replies/i18n/translate.ts';
 import type { BotServices, ButtonContext, CommandContext, OutgoingMessage, Respondable, SlashCommand } from '../src/replies/interactions.ts';
-import { answerNote, choiceButtons, QUIZ_PREFIX, quizEmbed } from '../src/replies/learning-replies.ts';
+import { answerNote, choiceButtons, closedNote, QUIZ_PREFIX, quizEmbed } from '../src/replies/learning-replies.ts';
 import { privateNote } from '../src/replies/messages.ts';
 import { parseIsoDate, type IsoDate } from '../src/wotd/dates.ts';
 import type { LearningService } from '../src/learning/learning-service.ts';
@@ -79,8 +79,10 @@ async function handleDaily(context: ButtonContext, services: BotServices, learni
     switch (answered.kind) {
       case 'gone':
         return privateNote(t('learning.quiz.gone'));
-      case 'closed':
-        return privateNote(t('learning.quiz.closed'));
+      case 'closed': {
+        const { value: entry } = await services.lookup.getEntry(answered.entryDate, INTERACTIVE);
+        return privateNote(closedNote(t, entry));
+      }
       case 'already':
         return privateNote(t(answered.right ? 'learning.quiz.alreadyRight' : 'learning.quiz.alreadyWrong'));
       case 'recorded': {

@@ -35,7 +35,7 @@ export interface DailyAnswerRequest {
 
 export type DailyAnswer =
   | { kind: 'gone' }
-  | { kind: 'closed' }
+  | { kind: 'closed'; entryDate: IsoDate }
   | { kind: 'already'; right: boolean }
   | { kind: 'recorded'; right: boolean; entryDate: IsoDate; streak: Streak | null };
 
@@ -65,7 +65,7 @@ export class LearningService {
     const quiz = await this.store.getQuiz(request.channelId, request.day);
     // A quiz recorded before its post (no message yet) takes no answer.
     if (!quiz || quiz.messageId === '' || quiz.messageId !== request.messageId || quiz.guildId !== request.guildId) return { kind: 'gone' };
-    if (quiz.closed) return { kind: 'closed' };
+    if (quiz.closed) return { kind: 'closed', entryDate: quiz.entryDate };
     if (asked && !(await asked)) return { kind: 'gone' };
     const right = request.choice === quiz.correct;
     const outcome = await this.store.answerQuiz({
@@ -83,7 +83,7 @@ export class LearningService {
       case 'already':
         return { kind: 'already', right: outcome.previous.correct };
       case 'closed':
-        return { kind: 'closed' };
+        return { kind: 'closed', entryDate: quiz.entryDate };
       case 'no-quiz':
         return { kind: 'gone' };
     }

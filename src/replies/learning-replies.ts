@@ -152,6 +152,11 @@ export function answerNote(t: Translate, entry: Entry, right: boolean, streak?: 
   return clip(`${verdict}${streakLine}`, DISCORD_LIMITS.content);
 }
 
+/** A press after the quiz closed: it does not count, and the member learns the word all the same. */
+export function closedNote(t: Translate, entry: Entry): string {
+  return clip(t('learning.quiz.closed', { word: shownWord(entry.word), definition: clip(formatDefinition(entry.definition), 1_500) }), DISCORD_LIMITS.content);
+}
+
 export function streakNote(t: Translate, streak: Streak | null): string {
   if (!streak || streak.total === 0) return t('learning.streak.none');
   return t('learning.streak.show', { current: streak.current, best: streak.best, total: streak.total });

@@ -130,8 +130,14 @@ describe('the daily quiz on Discord', () => {
     expect((await store.exportMember(BOB)).savedWords).toEqual([]);
     expect(await store.getQuiz(channel, DAY)).toMatchObject({ answered: 2 });
 
-    // Closing: the post is edited once to reveal the answer and the counts, its buttons disabled.
+    // Closing: the post is edited once to reveal the answer and the counts, its buttons disabled. A press in the
+    // moment between the close and the edit (the buttons still enabled) is told it does not count, with the word.
     clock.now = new Date('2025-01-21T00:00:30Z');
+    expect(await store.closeQuiz(channel, DAY)).toBe(true);
+    const tooLate = await discord.pressButton({ customId: right, channelId: channel, user: ADMIN, messageId: post.id }).waitForResponse();
+    expect(tooLate.ephemeral).toBe(true);
+    expect(tooLate.content).toMatch(/^This quiz has closed, so this answer doesn't count\. \*\*.+\*\* means: /);
+    expect(await store.getQuiz(channel, DAY)).toMatchObject({ answered: 2 });
     expect(await closing.pass()).toBe(1);
     expect(await closing.pass()).toBe(0);
     const [revealed] = discord.messagesIn(channel);
