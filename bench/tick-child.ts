@@ -44,8 +44,13 @@ const scheduler = new DailyScheduler({
   },
 });
 const firstStart = performance.now();
+const rssBeforeFirst = rssMb();
+let rssPeakFirst = rssBeforeFirst;
+const firstSampler = setInterval(() => (rssPeakFirst = Math.max(rssPeakFirst, rssMb())), 20);
 const first = await scheduler.tick(new Date(NOON));
+clearInterval(firstSampler);
 const firstPassMs = performance.now() - firstStart;
+const firstPassRssClimb = Math.max(rssPeakFirst, rssMb()) - rssBeforeFirst;
 const startupMs = Date.now() - spawnedAt;
 const idleTicks: Array<{ cpu: number; wall: number; threads: ThreadCpu }> = [];
 let rssLow = rssMb();
@@ -101,6 +106,6 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const scanned = withScan ? ` full_scan_cpu_ms=${Math.round((scanCpu.user + scanCpu.system) / 1000)} full_scan_wall_ms=${Math.round(scanWallMs)}` : '';
 process.stdout.write(
-  `result startup_ms=${startupMs} first_pass_ms=${Math.round(firstPassMs)} cpu_ms_per_idle_tick=${fixed(mean(idleTicks.map((t) => t.cpu)), 2)} cpu_ms_p50=${fixed(median(idleTicks.map((t) => t.cpu)), 2)} main_thread_cpu_ms=${fixed(mean(idleTicks.map((t) => t.threads.main)), 3)} other_threads_cpu_ms=${fixed(mean(idleTicks.map((t) => t.threads.others)), 3)} tick_wall_ms=${fixed(mean(idleTicks.map((t) => t.wall)), 2)} idle_rss_mb=${fixed(idleRss)} rss_climb_mb=${fixed(rssHigh - rssLow)}${pruned}${scanned}\n`,
+  `result startup_ms=${startupMs} first_pass_ms=${Math.round(firstPassMs)} first_pass_rss_climb_mb=${fixed(firstPassRssClimb)} cpu_ms_per_idle_tick=${fixed(mean(idleTicks.map((t) => t.cpu)), 2)} cpu_ms_p50=${fixed(median(idleTicks.map((t) => t.cpu)), 2)} main_thread_cpu_ms=${fixed(mean(idleTicks.map((t) => t.threads.main)), 3)} other_threads_cpu_ms=${fixed(mean(idleTicks.map((t) => t.threads.others)), 3)} tick_wall_ms=${fixed(mean(idleTicks.map((t) => t.wall)), 2)} idle_rss_mb=${fixed(idleRss)} rss_climb_mb=${fixed(rssHigh - rssLow)}${pruned}${scanned}\n`,
 );
 process.exit(0);

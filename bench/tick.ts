@@ -7,7 +7,8 @@
  * per channel), then a child process (bench/tick-child.ts) opens it as the bot does (the due-time index checked or
  * built), runs the scheduler's first pass and then `--ticks` idle ticks on a clock fixed at 12:00 UTC of a June day,
  * a simulated minute apart (closer with more than 29 ticks: the "later" posts start at 12:30). The first start on
- * each store places every entry the seeding wrote (due at once, as after an upgrade or a copy: placing_pass_ms);
+ * each store places every entry the seeding wrote (due at once, as after an upgrade or a copy: placing_pass_ms, and
+ * placing_pass_rss_climb_mb, the most the child's RSS rose during that pass; first_pass_rss_climb_mb for any start);
  * then come `--repeat` rounds of ordinary restarts, each round going once through every N, so that the machine's
  * load weighs on every size alike. Each restart's line gives: startup_ms (spawn, tsx's compilation included, to the
  * first pass done), first_pass_ms, cpu_ms_per_idle_tick (mean, CPU of the whole process from process.cpuUsage) and
@@ -240,7 +241,7 @@ async function main(): Promise<void> {
           // are ordinary restarts, and their figures are the lines'.
           const placing = await runChild(location, 1);
           const last = seeded.at(-1);
-          if (last) last.tail = ` seed_ms=${seedMs} placing_pass_ms=${placing.first_pass_ms}`;
+          if (last) last.tail = ` seed_ms=${seedMs} placing_pass_ms=${placing.first_pass_ms} placing_pass_rss_climb_mb=${placing.first_pass_rss_climb_mb}`;
         }
         lines.push(...(await measureRounds(seeded, ticks, repeat)));
       } finally {

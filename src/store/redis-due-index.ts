@@ -1,11 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { emptyCounts, isIndexedState, type DeliveryWrite, type DueEntry, type DueIndex, type DueMove, type IndexedState } from './due-index.ts';
 
 /**
  * The due-time index of a Redis store, on the store's own connection (@keyv/redis's client), under the store's key
  * prefix: `due-index:at`, a sorted set of channel ids scored by their instant (a disabled one has no score);
- * `due-index:state`, a hash of every indexed channel's state; `due-index:counts`, entries per state; and
- * `due-index:meta`. Every change is one Lua script, so the set, the hash and the counts change together, and a
- * delivery record is written by the same script as its move.
+ * `due-index:state`, a hash of every indexed channel's state; `due-index:counts`, entries per state;
+ * `due-index:meta`; and, while a tick works through what is due, `due-index:pass:<id>`, its snapshot. Every change is
+ * one Lua script, so the set, the hash and the counts change together, and a delivery record is written by the same
+ * script as its move.
  */
 
 interface CommandClient {
@@ -63,9 +65,18 @@ ${MOVE_FROM(2)}`;
 /** Ids one script or read handles at most. */
 const BATCH = 500;
 
+/** KEYS[1] the index, KEYS[2] the pass's snapshot of what is due at ARGV[1], expiring after ARGV[2] ms; its size. */
+const SNAPSHOT = `local n = redis.call('ZRANGESTORE', KEYS[2], KEYS[1], '-inf', ARGV[1], 'BYSCORE')
+if n > 0 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+return n`;
+
+/** How long a pass's snapshot outlives its last page read, should the process stop without deleting it. */
+const PASS_TTL_MS = 15 * 60_000;
+
 export class RedisDueIndex implements DueIndex {
   private readonly keys: [at: string, state: string, counts: string];
   private readonly metaKey: string;
+  private readonly passPrefix: string;
 
   /** `prefix`: the store's key prefix (REDIS_KEY_PREFIX). */
   constructor(
@@ -74,6 +85,7 @@ export class RedisDueIndex implements DueIndex {
   ) {
     this.keys = [`${prefix}due-index:at`, `${prefix}due-index:state`, `${prefix}due-index:counts`];
     this.metaKey = `${prefix}due-index:meta`;
+    this.passPrefix = `${prefix}due-index:pass:`;
   }
 
   private script(script: string, args: readonly string[], extraKeys: readonly string[] = []): Promise<unknown> {
@@ -81,15 +93,28 @@ export class RedisDueIndex implements DueIndex {
     return this.client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]);
   }
 
-  /** The due ids are read first, then handed out: moves made while the pages are worked through shift no page. */
+  /**
+   * A pass over what is due reads a snapshot of it (ZRANGESTORE into a key of its own, which expires if the process
+   * dies mid-pass), page by page by rank: the moves made while the pages are worked through shift no page, and the
+   * process holds one page at a time however many are due (the first pass after an upgrade finds every entry due).
+   */
   async *due(at: number, pageSize: number): AsyncGenerator<Array<{ channelId: string; dueAt: number }>> {
-    const due: Array<{ channelId: string; dueAt: number }> = [];
-    for (let offset = 0; ; offset += BATCH) {
-      const reply = (await this.client.sendCommand(['ZRANGE', this.keys[0], '-inf', String(at), 'BYSCORE', 'LIMIT', String(offset), String(BATCH), 'WITHSCORES'])) as string[];
-      for (let i = 0; i + 1 < reply.length; i += 2) due.push({ channelId: String(reply[i]), dueAt: Number(reply[i + 1]) });
-      if (reply.length < BATCH * 2) break;
+    const size = Math.max(1, Math.floor(pageSize));
+    const snapshot = `${this.passPrefix}${randomUUID()}`;
+    const count = Number(await this.client.sendCommand(['EVAL', SNAPSHOT, '2', this.keys[0], snapshot, String(at), String(PASS_TTL_MS)]));
+    if (!(count > 0)) return;
+    try {
+      for (let start = 0; start < count; start += size) {
+        const reply = (await this.client.sendCommand(['ZRANGE', snapshot, String(start), String(start + size - 1), 'WITHSCORES'])) as string[];
+        const page: Array<{ channelId: string; dueAt: number }> = [];
+        for (let i = 0; i + 1 < reply.length; i += 2) page.push({ channelId: String(reply[i]), dueAt: Number(reply[i + 1]) });
+        if (page.length === 0) return;
+        await this.client.sendCommand(['PEXPIRE', snapshot, String(PASS_TTL_MS)]);
+        yield page;
+      }
+    } finally {
+      await this.client.sendCommand(['DEL', snapshot]);
     }
-    for (let start = 0; start < due.length; start += pageSize) yield due.slice(start, start + pageSize);
   }
 
   async get(channelIds: readonly string[]): Promise<Map<string, DueEntry>> {

@@ -4,6 +4,7 @@ import { ensureDueIndex } from '../../src/schedule/due-index-build.ts';
 import { checkDueIndex } from '../../src/schedule/due-index-check.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
+import { keysUnder } from '../support/redis.ts';
 import { storeBackends } from '../support/store-backends.ts';
 import { captureLogger, FixedLookup, makeSubscription, RecordingPoster } from './helpers.ts';
 
@@ -73,6 +74,34 @@ for (const backend of storeBackends) {
       expect(await store.getDelivery('c1', '2026-06-15')).toMatchObject({ state: 'sent' });
       await store.putDelivery({ channelId: 'c1', day: '2026-06-16', state: 'sent', nonce: 'n', attempts: 1, updatedAt: '2026-06-16T09:00:00Z' }, { channelId: 'c1', from: 5, to: 99 });
       expect((await index.get(['c1'])).get('c1')?.dueAt).toBe(99);
+    });
+
+    it('a pass hands out what is due a page at a time, in order, each entry once, while what it read moves on', async () => {
+      const location = await backend.fresh();
+      const store = await SubscriptionStore.open(location);
+      cleanups.push(() => store.close());
+      const index = store.dueIndex();
+      await index.put([
+        ...Array.from({ length: 7 }, (_, i) => ({ channelId: `c${i}`, dueAt: 100 + (i % 3), state: 'active' as const })),
+        { channelId: 'later', dueAt: 500, state: 'active' },
+      ]);
+      const pass = async (stopAfter = Infinity) => {
+        const seen: string[] = [];
+        const pages: number[] = [];
+        for await (const page of index.due(200, 2)) {
+          pages.push(page.length);
+          seen.push(...page.map((entry) => entry.channelId));
+          // As a tick does: what it has read moves past the pass's instant.
+          await index.move(page.map((entry) => ({ channelId: entry.channelId, from: entry.dueAt, to: 1_000 })));
+          if (pages.length >= stopAfter) break;
+        }
+        return { seen, pages };
+      };
+      expect(await pass(2)).toEqual({ seen: ['c0', 'c3', 'c6', 'c1'], pages: [2, 2] });
+      expect(await pass()).toEqual({ seen: ['c4', 'c2', 'c5'], pages: [2, 1] });
+      expect(await pass()).toEqual({ seen: [], pages: [] });
+      // Redis keeps each pass's snapshot under the store's prefix only while the pass runs, finished or left.
+      if (backend.name === 'Redis') expect(await keysUnder(`${location.keyPrefix ?? ''}due-index:pass:`)).toEqual([]);
     });
 
     it('keeps the counts per state as subscriptions change, without reading them', async () => {
