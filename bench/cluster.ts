@@ -19,7 +19,9 @@
  * latencies (from dispatch to arrival).
  *
  * Options (environment): CLUSTER_CHANNELS (20000), CLUSTER_GUILDS (2000), CLUSTER_LOOKUPS (20000),
- * CLUSTER_LOOKUP_CONCURRENCY (100), CLUSTER_PROCESSES (4), REDIS_BENCH_URL (redis://127.0.0.1:6379),
+ * CLUSTER_LOOKUP_CONCURRENCY (100), CLUSTER_PROCESSES (4), CLUSTER_GLOBAL_LIMIT (50: the server's global limit per
+ * second, told to the bots as DISCORD_GLOBAL_RATE_LIMIT, each with DELIVERY_CONCURRENCY as bench:fanout sizes it for
+ * the whole pace), REDIS_BENCH_URL (redis://127.0.0.1:6379),
  * CLUSTER_NODE_ARGS (extra node flags for the bots, e.g. `--cpu-prof --cpu-prof-dir=DIR`). Ends with one
  * `bench cluster:` line.
  */
@@ -33,6 +35,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { commands } from '../commands/index.ts';
+import { postsPerSecondFor } from '../src/discord/channel-poster.ts';
 import { runDeployCommands } from '../src/discord/deploy-commands.ts';
 import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
@@ -46,6 +49,9 @@ const CHANNELS = Number(process.env.CLUSTER_CHANNELS ?? 20_000);
 const GUILDS = Number(process.env.CLUSTER_GUILDS ?? 2_000);
 const LOOKUPS = Number(process.env.CLUSTER_LOOKUPS ?? 20_000);
 const PROCESSES = Number(process.env.CLUSTER_PROCESSES ?? 4);
+const GLOBAL_LIMIT = Math.max(1, Math.min(10_000, Math.floor(Number(process.env.CLUSTER_GLOBAL_LIMIT ?? 50)) || 50));
+// As bench:fanout sizes it for one process holding the whole pace: here the pace is shared, so each has enough alone.
+const CONCURRENCY = Math.max(20, Math.ceil(postsPerSecondFor(GLOBAL_LIMIT) / 5));
 const REDIS_URL = process.env.REDIS_BENCH_URL ?? 'redis://127.0.0.1:6379';
 const BIN = resolve(import.meta.dirname, '../bin/wotd-bot.js');
 const LOOKUP_CONCURRENCY = Number(process.env.CLUSTER_LOOKUP_CONCURRENCY ?? 100);
@@ -70,7 +76,7 @@ const prefix = `wotd-bench:${randomUUID()}:`;
 // through the front door (front-door.ts): a child process accepts at once and relays each connection over one of 256
 // connections to the harness opened while it was idle.
 const discord = await startDiscordServer({
-  globalLimitPerSecond: 50,
+  globalLimitPerSecond: GLOBAL_LIMIT,
   shards: PROCESSES,
   interactionDeadlineMs: 3_000,
   specCheck: false,
@@ -96,6 +102,8 @@ function startProcess(index: number): ChildProcess {
     WOTD_API_VARIANT: 'A',
     WOTD_MIRROR: MIRROR,
     LOG_LEVEL: 'info',
+    DISCORD_GLOBAL_RATE_LIMIT: String(GLOBAL_LIMIT),
+    DELIVERY_CONCURRENCY: String(CONCURRENCY),
   });
   const child = spawn(process.execPath, [...NODE_ARGS, BIN, 'start', '--shards', String(PROCESSES), '--shard-ids', String(index)], {
     cwd: dir,
@@ -332,7 +340,7 @@ try {
   if (failed > 0 || duplicates > 0 || missing > 0 || stats.global429 > 0 || figures.maxPerMinute > 10 || figures.refused > 0 || discord.internalErrors.length > 0) exitCode = 1;
   log(`logs of the bot processes: ${dir}`);
   process.stdout.write(
-    `bench cluster: mirror=${MIRROR} processes=${PROCESSES} channels=${subscribed} posts_per_s=${postsPerSecond.toFixed(1)} all_posted_s=${allDoneSeconds.toFixed(0)} duplicates=${duplicates} ` +
+    `bench cluster: mirror=${MIRROR} processes=${PROCESSES} channels=${subscribed} global_limit=${GLOBAL_LIMIT} posts_per_s=${postsPerSecond.toFixed(1)} limit_ratio=${(postsPerSecond / GLOBAL_LIMIT).toFixed(3)} all_posted_s=${allDoneSeconds.toFixed(0)} duplicates=${duplicates} ` +
       `missing=${missing} global_429=${stats.global429} upstream_max_per_min=${figures.maxPerMinute} upstream_429=${figures.refused} ` +
       `lookups=${LOOKUPS} lookups_unanswered=${failed}\n`,
   );
