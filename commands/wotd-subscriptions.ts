@@ -7,6 +7,7 @@ import { named } from '../src/replies/i18n/command-text.ts';
 import { privateLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import type { Translate } from '../src/replies/i18n/translate.ts';
 import { daysPhrase, introText, pauseState } from '../src/replies/subscribe-replies.ts';
+import { pausedAt } from '../src/schedule/post-rules.ts';
 import { colourText } from '../src/schedule/post-shape.ts';
 import { dateStyleText, partsText } from '../src/replies/look-options.ts';
 import { webhookIdentityText } from '../src/replies/webhook-options.ts';
@@ -28,7 +29,9 @@ function line({ subscription, nextPostAt, dueNow, lastDelivery }: SubscriptionOv
   // A reason may name the channel as subscribed ("Missing Embed Links in #word_of_the_day"): shown as written.
   const state = [describeStatus(subscription.status, t), pauseState(subscription, now, t, locale)].filter(Boolean).join(t('subscribe.listSeparator'));
   const status = `${state}${todaysDelivery(lastDelivery, t)}`;
-  const next = dueNow ? t('subscriptions.dueNow') : nextPostAt ? t('subscriptions.next', { when: discordTime(nextPostAt) }) : t('subscriptions.noPosts');
+  const paused = pausedAt({ timeZone: subscription.timeZone, pause: subscription.pause }, now) !== null;
+  const noPosts = paused && subscription.status.state !== 'disabled' ? t('subscriptions.noPostsWhilePaused') : t('subscriptions.noPosts');
+  const next = dueNow ? t('subscriptions.dueNow') : nextPostAt ? t('subscriptions.next', { when: discordTime(nextPostAt) }) : noPosts;
   const extras = [
     subscription.openThread === true ? t('subscriptions.thread') : '',
     subscription.publish === true ? t('subscriptions.published') : '',

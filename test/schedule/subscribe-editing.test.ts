@@ -195,7 +195,10 @@ describe('days, pause and skip from the command', () => {
     const text = await subscribe(services, { pause: true });
     expect(text).toContain('Status: paused until resumed with `pause:false`.');
     expect(text).not.toContain('Next post');
-    expect(await run(wotdSubscriptionsCommand, services)).toContain('no posts until subscribed again');
+    // Resuming brings posts back: the listing must not ask for a new subscription.
+    const listed = await run(wotdSubscriptionsCommand, services);
+    expect(listed).toContain('active, paused until resumed with `pause:false`; no posts while paused');
+    expect(listed).not.toContain('no posts until subscribed again');
   });
 
   it('refuses a pause date that is not a date, not ahead, too far, or given with pause:false', async () => {
