@@ -64,3 +64,22 @@ export function emptyCounts(): Record<IndexedState, number> {
 export function isIndexedState(value: unknown): value is IndexedState {
   return typeof value === 'string' && (INDEXED_STATES as readonly string[]).includes(value);
 }
+
+/**
+ * Pages read by keyset (what comes after the last row read) rather than by offset, so writes made between pages
+ * shift no page (a tick moves what it has read): `read` returns up to `pageSize` rows after `after`, in order.
+ */
+export async function* keysetPages<Row, Cursor>(pageSize: number, start: Cursor, read: (after: Cursor) => Promise<Row[]>, cursorOf: (last: Row) => Cursor): AsyncGenerator<Row[]> {
+  let after = start;
+  for (;;) {
+    const page = await read(after);
+    const last = page.at(-1);
+    if (last === undefined) return;
+    yield page;
+    if (page.length < pageSize) return;
+    after = cursorOf(last);
+  }
+}
+
+/** The start of a keyset over the instant, then the channel id. */
+export const BEFORE_ANY_DUE = { dueAt: Number.MIN_SAFE_INTEGER, channelId: '' };

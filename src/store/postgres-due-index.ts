@@ -1,5 +1,5 @@
 import { openPostgresConnection, type PostgresConnection } from './postgres-connection.ts';
-import { emptyCounts, isIndexedState, type DeliveryWrite, type DueEntry, type DueIndex, type DueMove, type IndexedState } from './due-index.ts';
+import { BEFORE_ANY_DUE, emptyCounts, isIndexedState, keysetPages, type DeliveryWrite, type DueEntry, type DueIndex, type DueMove, type IndexedState } from './due-index.ts';
 
 /**
  * The due-time index of a PostgreSQL store: the table `wotd_due` beside `keyv` in the store's schema, with a btree
@@ -75,20 +75,19 @@ export class PostgresDueIndex implements DueIndex {
     return (await this.connection.pool.query<Row>(sql, values)).rows;
   }
 
-  async *due(at: number, pageSize: number): AsyncGenerator<Array<{ channelId: string; dueAt: number }>> {
-    let after: [number, string] = [Number.MIN_SAFE_INTEGER, ''];
-    for (;;) {
-      const rows = await this.rows(
-        `SELECT channel_id, due_at FROM ${this.due_} WHERE due_at <= $1 AND (due_at, channel_id) > ($2, $3) ORDER BY due_at, channel_id LIMIT $4`,
-        [at, after[0], after[1], pageSize],
-      );
-      const page = rows.map((row) => ({ channelId: String(row.channel_id), dueAt: Number(row.due_at) }));
-      const last = page.at(-1);
-      if (!last) return;
-      yield page;
-      if (page.length < pageSize) return;
-      after = [last.dueAt, last.channelId];
-    }
+  due(at: number, pageSize: number): AsyncGenerator<Array<{ channelId: string; dueAt: number }>> {
+    return keysetPages(
+      pageSize,
+      BEFORE_ANY_DUE,
+      async (after) => {
+        const rows = await this.rows(
+          `SELECT channel_id, due_at FROM ${this.due_} WHERE due_at <= $1 AND (due_at, channel_id) > ($2, $3) ORDER BY due_at, channel_id LIMIT $4`,
+          [at, after.dueAt, after.channelId, pageSize],
+        );
+        return rows.map((row) => ({ channelId: String(row.channel_id), dueAt: Number(row.due_at) }));
+      },
+      (last) => last,
+    );
   }
 
   async get(channelIds: readonly string[]): Promise<Map<string, DueEntry>> {
@@ -134,15 +133,8 @@ export class PostgresDueIndex implements DueIndex {
   }
 
   async *entries(pageSize: number): AsyncGenerator<DueEntry[]> {
-    let after = '';
-    for (;;) {
-      const rows = await this.rows(`SELECT channel_id, due_at, state FROM ${this.due_} WHERE channel_id > $1 ORDER BY channel_id LIMIT $2`, [after, pageSize]);
-      const last = rows.at(-1);
-      if (!last) return;
-      yield rows.flatMap((row) => entryOf(row) ?? []);
-      if (rows.length < pageSize) return;
-      after = String(last.channel_id);
-    }
+    const pages = keysetPages(pageSize, '', (after: string) => this.rows(`SELECT channel_id, due_at, state FROM ${this.due_} WHERE channel_id > $1 ORDER BY channel_id LIMIT $2`, [after, pageSize]), (last) => String(last.channel_id));
+    for await (const rows of pages) yield rows.flatMap((row) => entryOf(row) ?? []);
   }
 
   async counts(): Promise<Record<IndexedState, number>> {

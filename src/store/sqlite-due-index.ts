@@ -1,5 +1,5 @@
 import type KeyvSqlite from '@keyv/sqlite';
-import { emptyCounts, isIndexedState, type DeliveryWrite, type DueEntry, type DueIndex, type DueMove, type IndexedState } from './due-index.ts';
+import { BEFORE_ANY_DUE, emptyCounts, isIndexedState, keysetPages, type DeliveryWrite, type DueEntry, type DueIndex, type DueMove, type IndexedState } from './due-index.ts';
 import { setTogether, type Statement } from './sqlite-queue.ts';
 
 /**
@@ -62,23 +62,22 @@ export class SqliteDueIndex implements DueIndex {
     return (await this.adapter.query(sql, ...parameters)) as Row[];
   }
 
-  async *due(at: number, pageSize: number): AsyncGenerator<Array<{ channelId: string; dueAt: number }>> {
-    let after: [number, string] = [Number.MIN_SAFE_INTEGER, ''];
-    for (;;) {
-      const rows = await this.rows(
-        'SELECT channel_id, due_at FROM wotd_due WHERE due_at <= ? AND (due_at, channel_id) > (?, ?) ORDER BY due_at, channel_id LIMIT ?',
-        at,
-        after[0],
-        after[1],
-        pageSize,
-      );
-      const page = rows.map((row) => ({ channelId: String(row.channel_id), dueAt: Number(row.due_at) }));
-      const last = page.at(-1);
-      if (!last) return;
-      yield page;
-      if (page.length < pageSize) return;
-      after = [last.dueAt, last.channelId];
-    }
+  due(at: number, pageSize: number): AsyncGenerator<Array<{ channelId: string; dueAt: number }>> {
+    return keysetPages(
+      pageSize,
+      BEFORE_ANY_DUE,
+      async (after) => {
+        const rows = await this.rows(
+          'SELECT channel_id, due_at FROM wotd_due WHERE due_at <= ? AND (due_at, channel_id) > (?, ?) ORDER BY due_at, channel_id LIMIT ?',
+          at,
+          after.dueAt,
+          after.channelId,
+          pageSize,
+        );
+        return rows.map((row) => ({ channelId: String(row.channel_id), dueAt: Number(row.due_at) }));
+      },
+      (last) => last,
+    );
   }
 
   async get(channelIds: readonly string[]): Promise<Map<string, DueEntry>> {
@@ -136,15 +135,8 @@ export class SqliteDueIndex implements DueIndex {
   }
 
   async *entries(pageSize: number): AsyncGenerator<DueEntry[]> {
-    let after = '';
-    for (;;) {
-      const rows = await this.rows('SELECT channel_id, due_at, state FROM wotd_due WHERE channel_id > ? ORDER BY channel_id LIMIT ?', after, pageSize);
-      const last = rows.at(-1);
-      if (!last) return;
-      yield rows.flatMap((row) => entryOf(row) ?? []);
-      if (rows.length < pageSize) return;
-      after = String(last.channel_id);
-    }
+    const pages = keysetPages(pageSize, '', (after: string) => this.rows('SELECT channel_id, due_at, state FROM wotd_due WHERE channel_id > ? ORDER BY channel_id LIMIT ?', after, pageSize), (last) => String(last.channel_id));
+    for await (const rows of pages) yield rows.flatMap((row) => entryOf(row) ?? []);
   }
 
   async counts(): Promise<Record<IndexedState, number>> {
