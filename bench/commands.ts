@@ -27,7 +27,10 @@
  * so ours answers from that catalog; unset, en-US as the harness sends by default), COMMANDS_CPU_PROFILE (a folder: each
  * bot's thread writes a V8 CPU profile of each of its runs there, warm-up included, e.g. ours-round1.cpuprofile;
  * `npx tsx bench/cpuprofile-top.ts FILE` lists where the time went), COMMANDS_HEAP_PROFILE (a folder: the same for
- * allocations, as .heapprofile files, which cpuprofile-top.ts also reads).
+ * allocations, as .heapprofile files, which cpuprofile-top.ts also reads), COMMANDS_BESIDE_TICKS (a store that
+ * `npm run bench:tick -- --states sent --keep` seeded, as the JSON location its `--reuse` line prints: the two bots are
+ * then ours alone and ours with the daily scheduler of that store ticking in its thread, four ticks a second; see
+ * bench/ticking-scheduler.ts. The line's `baseline_` figures are then the idle bot's, and it adds the ticks' count).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,10 +47,12 @@ import { runDeployCommands } from '../src/discord/deploy-commands.ts';
 import { createLogger } from '../src/config/logger.ts';
 import { createSubscriptionService } from '../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
+import type { StoreLocation } from '../src/store/open-store.ts';
 import { hideChannelCacheWarning } from '../src/cli/process-warnings.ts';
 import { startDiscordServer, type DiscordServer, type InteractionHandle } from '../test/support/discord/index.ts';
 import { sampleEntries, SITE_URL, startWotdWorld, TODAY } from '../test/discord/world.ts';
 import { startBotWorker, threadSchedstat, type BotWorker } from './bot-worker.ts';
+import { openTickingScheduler } from './ticking-scheduler.ts';
 
 // Each bot thread makes its client here, as bin/wotd-bot.js's process would.
 hideChannelCacheWarning();
@@ -64,7 +69,7 @@ const DEADLINE_MS = 3_000;
 const DEFERRED_REPLY = 5;
 const DEFERRED_UPDATE = 6;
 
-type BotKind = 'ours' | 'baseline';
+type BotKind = 'ours' | 'baseline' | 'ticking';
 
 /** Garbage collections on the bot's thread while connected: how many, their total and their longest pause. */
 interface GcTally {
@@ -79,6 +84,8 @@ interface BotData {
   apiUrl: string;
   token: string;
   kind: BotKind;
+  /** For 'ticking': the store whose scheduler ticks beside the bot. */
+  ticksStore?: StoreLocation;
 }
 
 type ToBot = { cmd: 'connect'; profileAs?: string } | { cmd: 'disconnect' } | { cmd: 'close' };
@@ -86,7 +93,7 @@ type FromBot =
   | { kind: 'ready' }
   | { kind: 'connected' }
   /** Our bot's own time per interaction (receipt to first callback accepted), by interaction id. */
-  | { kind: 'disconnected'; internal: Array<[string, number]>; busyMs: number; cpuMs: number; runQueueMs: number; gc: GcTally }
+  | { kind: 'disconnected'; internal: Array<[string, number]>; busyMs: number; cpuMs: number; runQueueMs: number; gc: GcTally; ticks: { ticks: number; busy: number; maxWallMs: number } | null }
   | { kind: 'closed'; upstreamRequests: number };
 
 function positiveSetting(name: string, fallback: number): number {
@@ -96,6 +103,11 @@ function positiveSetting(name: string, fallback: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}=${JSON.stringify(raw)}: expected a whole number of at least 1`);
   return value;
 }
+
+/** COMMANDS_BESIDE_TICKS: ours with a kept store's scheduler ticking, against ours alone. */
+const TICKS_STORE = ((raw) => (raw ? (JSON.parse(raw) as StoreLocation) : undefined))(process.env.COMMANDS_BESIDE_TICKS?.trim());
+const MEASURED: BotKind = TICKS_STORE ? 'ticking' : 'ours';
+const REFERENCE: BotKind = TICKS_STORE ? 'ours' : 'baseline';
 
 const entries = sampleEntries().filter((entry) => entry.date.startsWith('2025-'));
 const dates = entries.map((entry) => entry.date);
@@ -188,7 +200,8 @@ function threadProfiler(): { start(name: string | undefined): Promise<void>; sto
 async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Promise<void> {
   // Warnings and errors stay visible: a failing interaction must not pass unnoticed.
   const logger = createLogger({ level: 'warn', destination: process.stderr });
-  const wotd = data.kind === 'ours' ? await startWotdWorld() : null;
+  const wotd = data.kind === 'baseline' ? null : await startWotdWorld();
+  const ticking = data.kind === 'ticking' && data.ticksStore ? await openTickingScheduler(data.ticksStore, logger) : null;
   // As in production, every command of ours also asks the subscription store (a SQLite file) whether the member is
   // owed a notice that their DM subscription was switched off.
   const storeDir = wotd ? mkdtempSync(join(tmpdir(), 'wotd-bench-commands-')) : null;
@@ -231,6 +244,7 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
           });
           connected = bot;
         } else connected = await connectBaseline(data);
+        ticking?.start();
         await profiler.start(message.profileAs);
         loopAtConnect = performance.eventLoopUtilization();
         schedAtConnect = threadSchedstat();
@@ -243,13 +257,15 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
         const cpuMs = sched.cpuMs - schedAtConnect.cpuMs;
         const runQueueMs = sched.runQueueMs - schedAtConnect.runQueueMs;
         await profiler.stop();
+        const ticks = ticking ? await ticking.stop() : null;
         await connected?.stop();
         connected = null;
-        send({ kind: 'disconnected', internal, busyMs, cpuMs, runQueueMs, gc });
+        send({ kind: 'disconnected', internal, busyMs, cpuMs, runQueueMs, gc, ticks });
         internal = [];
       } else {
         const upstreamRequests = (wotd?.proxy.requests ?? 0) - warmRequests;
         await wotd?.close();
+        await ticking?.close();
         await store?.close();
         if (storeDir) rmSync(storeDir, { recursive: true, force: true });
         send({ kind: 'closed', upstreamRequests });
@@ -347,9 +363,12 @@ async function main(): Promise<void> {
   const deployed = await runDeployCommands([], { env, stdout: discard, stderr: process.stderr, commands });
   if (deployed !== 0) throw new Error(`deploy-commands exited with ${deployed}`);
 
-  const start = (kind: BotKind): CommandsBot => startBotWorker<BotKind, ToBot, FromBot>(import.meta.url, { apiUrl: discord.apiUrl, token: discord.token, kind });
-  const ours = start('ours');
-  const baseline = start('baseline');
+  const start = (kind: BotKind): CommandsBot =>
+    startBotWorker<BotKind, ToBot, FromBot>(import.meta.url, { apiUrl: discord.apiUrl, token: discord.token, kind, ...(TICKS_STORE ? { ticksStore: TICKS_STORE } : {}) });
+  // The bot that makes the history messages is ours in either mode; `baseline` is the reference the line compares with.
+  const ours = start(MEASURED);
+  const baseline = start(REFERENCE);
+  const ticksSeen = { ticks: 0, busy: 0, maxWallMs: 0 };
   const log = (text: string) => process.stdout.write(`${text}\n`);
   try {
     await Promise.all([ours.ask(null, 'ready'), baseline.ask(null, 'ready')]);
@@ -381,7 +400,12 @@ async function main(): Promise<void> {
         await load(WARM_UP, WARM_UP_CONCURRENCY);
         const loads = new Map<number, LoadResult>();
         for (const concurrency of LEVELS) loads.set(concurrency, await load(INTERACTIONS, concurrency));
-        const { internal, busyMs, cpuMs, runQueueMs, gc } = await bot.ask({ cmd: 'disconnect' }, 'disconnected');
+        const { internal, busyMs, cpuMs, runQueueMs, gc, ticks } = await bot.ask({ cmd: 'disconnect' }, 'disconnected');
+        if (ticks) {
+          ticksSeen.ticks += ticks.ticks;
+          ticksSeen.busy += ticks.busy;
+          ticksSeen.maxWallMs = Math.max(ticksSeen.maxWallMs, ticks.maxWallMs);
+        }
         const sent = WARM_UP + LEVELS.length * INTERACTIONS;
         const busyMsPerInteraction = busyMs / sent;
         const cpuMsPerInteraction = cpuMs / sent;
@@ -413,15 +437,15 @@ async function main(): Promise<void> {
     const { upstreamRequests } = await ours.ask({ cmd: 'close' }, 'closed');
     await baseline.ask({ cmd: 'close' }, 'closed');
 
-    const fields: string[] = [`rounds=${ROUNDS}`, `interactions=${INTERACTIONS}`, ...(LOCALE ? [`locale=${LOCALE}`] : [])];
+    const fields: string[] = [`rounds=${ROUNDS}`, `interactions=${INTERACTIONS}`, ...(LOCALE ? [`locale=${LOCALE}`] : []), ...(TICKS_STORE ? ['beside_ticks=1'] : [])];
     const summary: string[] = [];
     const lateOf = (bot: BotKind) => runs.filter((r) => r.bot === bot).reduce((n, r) => n + [...r.levels.values()].reduce((m, l) => m + l.load.late, 0), 0);
     const internalFields: string[] = [];
     for (const concurrency of LEVELS) {
       const of = (bot: BotKind, q: number) =>
         median(runs.filter((r) => r.bot === bot).map((r) => quantile(r.levels.get(concurrency)?.load.latencies ?? [], q)));
-      const ownOf = (q: number) => median(runs.filter((r) => r.bot === 'ours').map((r) => quantile(r.levels.get(concurrency)?.internal ?? [], q)));
-      const [p50, p99, baseP50, baseP99] = [of('ours', 0.5), of('ours', 0.99), of('baseline', 0.5), of('baseline', 0.99)];
+      const ownOf = (q: number) => median(runs.filter((r) => r.bot === MEASURED).map((r) => quantile(r.levels.get(concurrency)?.internal ?? [], q)));
+      const [p50, p99, baseP50, baseP99] = [of(MEASURED, 0.5), of(MEASURED, 0.99), of(REFERENCE, 0.5), of(REFERENCE, 0.99)];
       const ratio = p99 / baseP99;
       const target = concurrency >= 100 ? 1.25 : 1.1;
       const [ownP50, ownP99] = [ownOf(0.5), ownOf(0.99)];
@@ -434,22 +458,23 @@ async function main(): Promise<void> {
       internalFields.push(`${c}_internal_p50_ms=${ownP50.toFixed(1)}`, `${c}_internal_p99_ms=${ownP99.toFixed(1)}`);
     }
     const medianOf = (bot: BotKind, of: (run: RunResult) => number) => median(runs.filter((r) => r.bot === bot).map(of));
-    const [busy, baseBusy] = [medianOf('ours', (r) => r.busyMsPerInteraction), medianOf('baseline', (r) => r.busyMsPerInteraction)];
-    const [cpu, baseCpu] = [medianOf('ours', (r) => r.cpuMsPerInteraction), medianOf('baseline', (r) => r.cpuMsPerInteraction)];
+    const [busy, baseBusy] = [medianOf(MEASURED, (r) => r.busyMsPerInteraction), medianOf(REFERENCE, (r) => r.busyMsPerInteraction)];
+    const [cpu, baseCpu] = [medianOf(MEASURED, (r) => r.cpuMsPerInteraction), medianOf(REFERENCE, (r) => r.cpuMsPerInteraction)];
     fields.push(
       ...internalFields,
       `busy_ms_per_interaction=${busy.toFixed(2)}`,
       `baseline_busy_ms_per_interaction=${baseBusy.toFixed(2)}`,
       `cpu_ms_per_interaction=${cpu.toFixed(3)}`,
       `baseline_cpu_ms_per_interaction=${baseCpu.toFixed(3)}`,
-      `late=${lateOf('ours')}`,
-      `baseline_late=${lateOf('baseline')}`,
+      `late=${lateOf(MEASURED)}`,
+      `baseline_late=${lateOf(REFERENCE)}`,
+      ...(TICKS_STORE ? [`ticks=${ticksSeen.ticks}`, `busy_ticks=${ticksSeen.busy}`, `tick_max_wall_ms=${ticksSeen.maxWallMs.toFixed(1)}`] : []),
     );
     summary.push(`event-loop busy time per interaction: ours ${busy.toFixed(2)} ms, baseline ${baseBusy.toFixed(2)} ms (ratio ${(busy / baseBusy).toFixed(2)})`);
     summary.push(`bot thread's CPU time per interaction: ours ${cpu.toFixed(3)} ms, baseline ${baseCpu.toFixed(3)} ms (ratio ${(cpu / baseCpu).toFixed(2)})`);
     log(`medians over ${ROUNDS} round(s) of ${INTERACTIONS} interactions at each concurrency (server-measured INTERACTION_CREATE → callback):`);
     for (const line of summary) log(`  ${line}`);
-    log(`not acknowledged within ${DEADLINE_MS} ms: ours ${lateOf('ours')} (target 0), baseline ${lateOf('baseline')}`);
+    log(`not acknowledged within ${DEADLINE_MS} ms: ours ${lateOf(MEASURED)} (target 0), baseline ${lateOf(REFERENCE)}`);
     log(`upstream requests during the runs: ${upstreamRequests} (warm cache)`);
     log(`bench commands: ${fields.join(' ')}`);
   } finally {

@@ -12,13 +12,14 @@ import { DailyScheduler } from '../src/schedule/scheduler.ts';
 import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import type { StoreLocation } from '../src/store/open-store.ts';
 import { threadCpu, threadCpuSince, type ThreadCpu } from './thread-cpu.ts';
+import { BENCH_NOON } from './tick-day.ts';
 
 const spawnedAt = Number(process.env.BENCH_TICK_SPAWNED_AT);
 const location = JSON.parse(process.env.BENCH_TICK_LOCATION ?? '{}') as StoreLocation;
 const ticks = Number(process.env.BENCH_TICK_TICKS ?? '10');
 const withScan = process.env.BENCH_TICK_SCAN !== '0';
 const withPrune = process.env.BENCH_TICK_PRUNE === '1';
-const NOON = Date.parse('2026-06-15T12:00:00Z');
+const NOON = BENCH_NOON;
 // The "later" state's first post time is 12:30: the idle ticks stay before it, a minute apart or closer.
 const STEP_MS = Math.min(60_000, Math.floor((29 * 60_000) / Math.max(1, ticks)));
 

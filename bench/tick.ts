@@ -38,10 +38,10 @@ import { Pool } from 'pg';
 import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import type { Subscription } from '../src/schedule/subscription.ts';
 import type { StoreLocation } from '../src/store/open-store.ts';
+import { BENCH_DAY } from './tick-day.ts';
 
 const POSTGRES_URL = process.env.POSTGRES_BENCH_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_BENCH_URL ?? 'redis://127.0.0.1:6379';
-export const BENCH_DAY = '2026-06-15';
 const PER_GUILD = 500;
 const SEED_BATCH = 5_000;
 
