@@ -13,6 +13,12 @@ export interface AnswerTables {
   streaks: string;
 }
 
+/** An answer as the store was asked for it: with the post whose button was pressed, when known. */
+export interface PressedAnswer {
+  answer: QuizAnswer;
+  messageId?: string;
+}
+
 /** `$first, $first+1, …` for `count` parameters. */
 function placeholders(first: number, count: number): string {
   return Array.from({ length: count }, (_, i) => `$${first + i}`).join(', ');
@@ -26,7 +32,8 @@ function placeholders(first: number, count: number): string {
  * answer and a quiz's closing do). Each answer gets its own outcome: a member's first answer is recorded unless the
  * store holds one already (the unique key decides), a second in the same batch is told the first.
  */
-export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: boolean, answers: readonly QuizAnswer[], query: SqlQuery): Promise<AnswerOutcome[]> {
+export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: boolean, pressed: readonly PressedAnswer[], query: SqlQuery): Promise<AnswerOutcome[]> {
+  const answers = pressed.map((press) => press.answer);
   const first = answers[0];
   if (!first) return [];
   const { channelId, day } = first;
@@ -37,9 +44,16 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   const outcomes: AnswerOutcome[] = answers.map(() => ({ kind: 'no-quiz' }));
   if (!post) return outcomes;
   const guildId = post.guildId;
+  // An answer from another server, or pressed on another message than the quiz's post, answers no quiz.
+  const ofQuiz = (index: number): boolean => {
+    const press = pressed[index];
+    return press !== undefined && press.answer.guildId === guildId && (press.messageId === undefined || press.messageId === post.messageId);
+  };
   // Each member's first answer in the batch; later ones are told it.
   const firsts = new Map<string, QuizAnswer>();
-  for (const answer of answers) if (answer.guildId === guildId && !firsts.has(answer.userId)) firsts.set(answer.userId, answer);
+  answers.forEach((answer, index) => {
+    if (ofQuiz(index) && !firsts.has(answer.userId)) firsts.set(answer.userId, answer);
+  });
   if (firsts.size === 0) return outcomes;
   const users = [...firsts.keys()];
 
@@ -53,7 +67,7 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   if (post.closed) {
     const previous = await stored(users);
     answers.forEach((answer, index) => {
-      if (answer.guildId !== guildId) return;
+      if (!ofQuiz(index)) return;
       const earlier = previous.get(answer.userId);
       outcomes[index] = earlier ? { kind: 'already', previous: earlier } : { kind: 'closed' };
     });
@@ -93,7 +107,7 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   }
 
   answers.forEach((answer, index) => {
-    if (answer.guildId !== guildId) return;
+    if (!ofQuiz(index)) return;
     const mine = firsts.get(answer.userId);
     if (mine === answer && inserted.has(answer.userId)) {
       outcomes[index] = { kind: 'recorded', streak: streaks.get(answer.userId) ?? null };
