@@ -39,7 +39,12 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   const { channelId, day } = first;
   if (answers.some((answer) => answer.channelId !== channelId || answer.day !== day)) throw new Error('learning store: a batch of answers to more than one quiz');
   const lock = postgres ? ' FOR UPDATE' : '';
-  const [row] = await query(`SELECT * FROM ${t.posts} WHERE channel_id = $1 AND day = $2${lock}`, [channelId, day]);
+  // With the server's quiz day before this one, which a right answer's streak needs: one statement fewer.
+  const [row] = await query(
+    `SELECT p.*, (SELECT MAX(b.day) FROM ${t.posts} b WHERE b.guild_id = p.guild_id AND b.day < p.day) AS previous_day
+     FROM ${t.posts} p WHERE p.channel_id = $1 AND p.day = $2${lock}`,
+    [channelId, day],
+  );
   const post = row ? quizPost(row) : null;
   const outcomes: AnswerOutcome[] = answers.map(() => ({ kind: 'no-quiz' }));
   if (!post) return outcomes;
@@ -103,7 +108,7 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
     const ids = recorded.map((answer) => answer.userId);
     const existing = await query(`SELECT * FROM ${t.streaks} WHERE guild_id = $1 AND user_id IN (${placeholders(2, ids.length)})${rights.length > 0 ? lock : ''}`, [guildId, ...ids]);
     for (const found of existing) streaks.set(streak(found).userId, streak(found));
-    if (rights.length > 0) await countRightAnswers(t, board, guildId, day, rights, streaks, query);
+    if (rights.length > 0) await countRightAnswers(t, board, guildId, day, row ? optionalText(row, 'previous_day') : null, rights, streaks, query);
   }
 
   answers.forEach((answer, index) => {
@@ -120,18 +125,20 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   return outcomes;
 }
 
-/** The right answers' streaks move on (in `streaks`), written with the board's counts in one statement each. */
+/**
+ * The right answers' streaks move on (in `streaks`) from the server's quiz day before (`previousDay`), written with
+ * the board's counts in one statement each.
+ */
 async function countRightAnswers(
   t: AnswerTables,
   board: SqlBoard,
   guildId: string,
   day: string,
+  previousDay: string | null,
   rights: readonly QuizAnswer[],
   streaks: Map<string, Streak | null>,
   query: SqlQuery,
 ): Promise<void> {
-  const [before] = await query(`SELECT MAX(day) AS day FROM ${t.posts} WHERE guild_id = $1 AND day < $2`, [guildId, day]);
-  const previousDay = before ? optionalText(before, 'day') : null;
   const moves: Array<[Streak | null, Streak]> = [];
   for (const answer of rights) {
     const existing = streaks.get(answer.userId) ?? null;
