@@ -1,7 +1,7 @@
 import type { Entry } from '../wotd/entry.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { Priority } from '../wotd/lookup.ts';
-import type { LearningStore, QuizRecord, SavedWord, SaveOutcome, Streak } from './learning-store.ts';
+import type { LearningStore, QuizPost, QuizRecord, SavedWord, SaveOutcome, Streak } from './learning-store.ts';
 import { QuizRecords } from './quiz-records.ts';
 import { quizChoices, type QuizChoices } from './quiz-choices.ts';
 import { reviewed, type ReviewGrade } from './review.ts';
@@ -47,6 +47,8 @@ export class LearningService {
   readonly now: () => number;
   private readonly fuzz: boolean;
   private readonly quizzes: QuizRecords;
+  /** Daily answers being written by this process, by quiz and member (see answerDaily). */
+  private readonly writing = new Map<string, Promise<DailyAnswer>>();
 
   constructor(
     readonly store: LearningStore,
@@ -84,6 +86,22 @@ export class LearningService {
     if (!quiz || quiz.messageId === '' || quiz.messageId !== request.messageId || quiz.guildId !== request.guildId) return { kind: 'gone' };
     if (quiz.closed) return { kind: 'closed', entryDate: quiz.entryDate };
     if (asked && !(await asked)) return { kind: 'gone' };
+    // A member's press while their first is being written (a double click) is told the first's outcome once it is
+    // committed, as the store would tell it, without a write of its own; if the first fails, it writes its own.
+    const key = `${request.channelId}\n${request.day}\n${request.userId}`;
+    const earlier = this.writing.get(key);
+    const first = earlier ? await earlier.catch(() => null) : null;
+    if (first) return first.kind === 'recorded' ? { kind: 'already', right: first.right } : first;
+    const written = this.write(request, quiz);
+    this.writing.set(key, written);
+    try {
+      return await written;
+    } finally {
+      if (this.writing.get(key) === written) this.writing.delete(key);
+    }
+  }
+
+  private async write(request: DailyAnswerRequest, quiz: QuizPost): Promise<DailyAnswer> {
     const right = request.choice === quiz.correct;
     const outcome = await this.store.answerQuiz(
       {
