@@ -48,6 +48,8 @@ export class QuizRecords {
     const known = this.known.get(`${channelId}\n${day}`);
     if (!known) return;
     known.record = known.record.then((record) => (record ? { ...record, closed: true } : record));
+    // A read still under way that fails is told to its presses; this copy of it is awaited by none yet.
+    known.record.catch(() => undefined);
   }
 
   /** The quiz's record was written or found gone by this process: read it again next time. */

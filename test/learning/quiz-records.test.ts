@@ -77,6 +77,26 @@ describe('quiz records (the daily quiz presses’ reads)', () => {
     expect(calls.reads).toBe(1);
   });
 
+  it('leaves no unheard failure when a read under way fails after an answer found the quiz closed', async () => {
+    const unhandled: unknown[] = [];
+    const hear = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', hear);
+    try {
+      const stored: { post: QuizPost | null; fail?: boolean } = { post: post(), fail: true };
+      const { read } = reader(stored);
+      const records = new QuizRecords(read, () => 0);
+      const press = records.get('c1', '2026-03-01', 'm1');
+      records.closed('c1', '2026-03-01');
+      await expect(press).rejects.toThrow('the store is down');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+      stored.fail = false;
+      expect(await records.get('c1', '2026-03-01', 'm1')).toMatchObject({ closed: false });
+    } finally {
+      process.off('unhandledRejection', hear);
+    }
+  });
+
   it('keeps neither a quiz without its post yet, nor no quiz, nor a failed read', async () => {
     const stored: { post: QuizPost | null; fail?: boolean } = { post: post({ messageId: '' }) };
     const { calls, read } = reader(stored);
