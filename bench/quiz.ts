@@ -3,7 +3,8 @@
  * costs in the store. One line: `bench quiz: …`.
  *
  * Answering: a server of MEMBERS (100, then 1,000) members, one daily quiz post made by our bot (the real
- * startDiscordBot, the real router and /wotd-quiz's button, the learning store on a temp SQLite file), every member
+ * startDiscordBot, the real router and /wotd-quiz's button, the learning store on a temp SQLite file, and the channel's
+ * subscription with the quiz on in the same file, asked on each press as the bot asks it), every member
  * pressing an answer within the same moment and then pressing again (a double press). The baseline is a bare
  * discord.js Client (the same createDiscordClient) answering every press with one constant private message, driven
  * by the same presses in the same run. As in bench:commands, the local Discord server and the presses run on the main
@@ -12,7 +13,7 @@
  * first answers a warm-up round (another day's quiz, WARM_MEMBERS other members; not measured nor counted).
  *
  * Latency is what the local Discord server measures from INTERACTION_CREATE sent to the interaction callback
- * received. `cpu_ms_per_press` is the bot thread's own CPU time over the measured round (Linux's schedstat; its
+ * received: its median (`p50`) and 99th percentile (`p99`, and `ratio`, ours over the baseline's). `cpu_ms_per_press` is the bot thread's own CPU time over the measured round (Linux's schedstat; its
  * event-loop busy time off Linux) per press; `other_threads_cpu_ms_per_press` that of the process's threads that are
  * neither the main thread nor a bot's (libuv's pool, where node-sqlite3 runs our statements, and V8's helpers).
  * `lost` counts members whose answer is not stored, `doubled` answers counted twice (the quiz's `answered` above the
@@ -38,8 +39,10 @@ import { runDeployCommands } from '../src/discord/deploy-commands.ts';
 import { LearningService } from '../src/learning/learning-service.ts';
 import { openLearningStore } from '../src/learning/open-learning-store.ts';
 import { wordListOf } from '../src/learning/word-list.ts';
+import { SubscriptionStore } from '../src/schedule/subscription-store.ts';
 import { startDiscordServer, type DiscordServer, type InteractionHandle } from '../test/support/discord/index.ts';
 import { startCommandWorld } from '../test/commands/world.ts';
+import { makeSubscription } from '../test/schedule/helpers.ts';
 import { measureBoard, percentile } from './board.ts';
 import { startBotWorker, threadId, threadSchedstat, type BotWorker } from './bot-worker.ts';
 import { benchBackends, type BenchBackend } from './store-backends.ts';
@@ -111,8 +114,12 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
   const logger = createLogger({ level: process.env.QUIZ_LOG ? 'debug' : 'silent', ...(process.env.QUIZ_LOG ? {} : { destination: quiet }) });
   const words = data.kind === 'ours' ? await startCommandWorld() : null;
   const dir = words ? mkdtempSync(join(tmpdir(), 'wotd-bench-quiz-')) : null;
-  const store = dir ? await openLearningStore({ url: `sqlite://${join(dir, 'store.sqlite')}` }) : null;
-  const learning = store && words ? new LearningService(store, wordListOf(words.adapter)) : undefined;
+  const storeUrl = dir ? `sqlite://${join(dir, 'store.sqlite')}` : null;
+  const store = storeUrl ? await openLearningStore({ url: storeUrl }) : null;
+  // The channel's subscription, with the quiz on, in the same file: each press asks it as the bot's does.
+  const subscriptions = storeUrl ? await SubscriptionStore.open(storeUrl) : null;
+  await subscriptions?.upsert(data.guildId, data.channelId, 5, () => makeSubscription({ guildId: data.guildId, channelId: data.channelId, quiz: true }));
+  const learning = store && words && subscriptions ? new LearningService(store, wordListOf(words.adapter), { quizChannel: subscriptions.quizOn }) : undefined;
   const env = { DISCORD_TOKEN: data.token, DISCORD_API_URL: data.apiUrl };
   let ourBot: Awaited<ReturnType<typeof startDiscordBot>> | null = null;
   let connected: { stop(): Promise<void> } | null = null;
@@ -159,6 +166,7 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
         send({ kind: 'disconnected', stored: await storedFor(message.members) });
       } else {
         await store?.close();
+        await subscriptions?.close();
         await words?.close();
         if (dir) rmSync(dir, { recursive: true, force: true });
         send({ kind: 'closed' });
@@ -252,6 +260,8 @@ async function answering(members: number): Promise<Record<string, string | numbe
     const [p99, baselineP99] = [percentile(oursResult.latencies, 0.99), percentile(baselineResult.latencies, 0.99)];
     const answered = stored?.answered ?? 0;
     return {
+      [`m${members}_p50_ms`]: Math.round(percentile(oursResult.latencies, 0.5)),
+      [`m${members}_baseline_p50_ms`]: Math.round(percentile(baselineResult.latencies, 0.5)),
       [`m${members}_p99_ms`]: Math.round(p99),
       [`m${members}_baseline_p99_ms`]: Math.round(baselineP99),
       [`m${members}_ratio`]: (p99 / baselineP99).toFixed(2),

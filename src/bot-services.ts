@@ -28,7 +28,7 @@ export async function openBotServices(
 ): Promise<BotServices & { close(): Promise<void> }> {
   const store = await openLearningStore(storeLocation(config), logger);
   const learning = new LearningService(store, wordListOf(lookup, mirror?.reader), {
-    quizChannel: async (channelId) => (await daily.store.get(channelId))?.quiz === true,
+    quizChannel: daily.store.quizOn,
   });
   daily.privacy.include(store);
   // The daily quiz: its channels' posts become quizzes, and its own job closes them (with a poster that can edit).

@@ -1,7 +1,8 @@
 import type { Entry } from '../wotd/entry.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { Priority } from '../wotd/lookup.ts';
-import type { LearningStore, SavedWord, SaveOutcome, Streak } from './learning-store.ts';
+import type { LearningStore, QuizPost, QuizRecord, SavedWord, SaveOutcome, Streak } from './learning-store.ts';
+import { QuizRecords } from './quiz-records.ts';
 import { quizChoices, type QuizChoices } from './quiz-choices.ts';
 import { reviewed, type ReviewGrade } from './review.ts';
 import type { WordList } from './word-list.ts';
@@ -19,7 +20,10 @@ export interface LearningOptions {
   now?: () => number;
   /** Spread review dates a little (ts-fsrs's fuzz); off in tests, for exact dates. */
   fuzz?: boolean;
-  /** Whether a channel's subscription still asks for a quiz: a removed one's quiz answers no more. */
+  /**
+   * Whether a channel's subscription still asks for a quiz: a removed one's quiz answers no more. The bot's is
+   * SubscriptionStore.quizOn, kept a few seconds: a removal by another process shows within that time.
+   */
   quizChannel?: (channelId: string) => Promise<boolean>;
 }
 
@@ -42,6 +46,9 @@ export type DailyAnswer =
 export class LearningService {
   readonly now: () => number;
   private readonly fuzz: boolean;
+  private readonly quizzes: QuizRecords;
+  /** Daily answers being written by this process, by quiz and member (see answerDaily). */
+  private readonly writing = new Map<string, Promise<DailyAnswer>>();
 
   constructor(
     readonly store: LearningStore,
@@ -50,41 +57,74 @@ export class LearningService {
   ) {
     this.now = options.now ?? Date.now;
     this.fuzz = options.fuzz ?? true;
+    this.quizzes = new QuizRecords((channelId, day) => store.getQuiz(channelId, day));
+  }
+
+  /** Records a daily quiz (see LearningStore.registerQuiz); this process's presses read it again. */
+  async registerQuiz(record: QuizRecord): Promise<void> {
+    try {
+      await this.store.registerQuiz(record);
+    } finally {
+      this.quizzes.forget(record.channelId, record.day);
+    }
   }
 
   /**
    * A member's answer to a channel's daily quiz. Everything that says which quiz it is comes from the interaction
    * (its channel, server, member and message), checked against the quiz's record: only the day and the choice come
-   * from the button, and a day whose post is not this message is no quiz.
+   * from the button, and a day whose post is not this message is no quiz. The quiz's record comes from QuizRecords
+   * (kept a minute, read again for another message): the answer's write checks it again in its transaction.
    */
   async answerDaily(request: DailyAnswerRequest): Promise<DailyAnswer> {
     if (!Number.isSafeInteger(request.choice) || request.choice < 0 || request.choice > 3) return { kind: 'gone' };
-    // The subscription is read beside the quiz (both only read): a press waits for one round trip, not two.
+    // The subscription is asked beside the quiz (both kept a while after a read, see quizChannel): a press of a busy
+    // quiz waits for neither, and for at most one round trip when both are read.
     const asked = this.options.quizChannel?.(request.channelId);
     asked?.catch(() => undefined);
-    const quiz = await this.store.getQuiz(request.channelId, request.day);
+    const quiz = await this.quizzes.get(request.channelId, request.day, request.messageId);
     // A quiz recorded before its post (no message yet) takes no answer.
     if (!quiz || quiz.messageId === '' || quiz.messageId !== request.messageId || quiz.guildId !== request.guildId) return { kind: 'gone' };
     if (quiz.closed) return { kind: 'closed', entryDate: quiz.entryDate };
     if (asked && !(await asked)) return { kind: 'gone' };
+    // A member's press while their first is being written (a double click) is told the first's outcome once it is
+    // committed, as the store would tell it, without a write of its own; if the first fails, it writes its own.
+    const key = `${request.channelId}\n${request.day}\n${request.userId}`;
+    const earlier = this.writing.get(key);
+    const first = earlier ? await earlier.catch(() => null) : null;
+    if (first) return first.kind === 'recorded' ? { kind: 'already', right: first.right } : first;
+    const written = this.write(request, quiz);
+    this.writing.set(key, written);
+    try {
+      return await written;
+    } finally {
+      if (this.writing.get(key) === written) this.writing.delete(key);
+    }
+  }
+
+  private async write(request: DailyAnswerRequest, quiz: QuizPost): Promise<DailyAnswer> {
     const right = request.choice === quiz.correct;
-    const outcome = await this.store.answerQuiz({
-      channelId: request.channelId,
-      day: request.day,
-      guildId: request.guildId,
-      userId: request.userId,
-      choice: request.choice,
-      correct: right,
-      answeredAt: this.now(),
-    });
+    const outcome = await this.store.answerQuiz(
+      {
+        channelId: request.channelId,
+        day: request.day,
+        guildId: request.guildId,
+        userId: request.userId,
+        choice: request.choice,
+        correct: right,
+        answeredAt: this.now(),
+      },
+      request.messageId,
+    );
     switch (outcome.kind) {
       case 'recorded':
         return { kind: 'recorded', right, entryDate: quiz.entryDate, streak: outcome.streak };
       case 'already':
         return { kind: 'already', right: outcome.previous.correct };
       case 'closed':
+        this.quizzes.closed(request.channelId, request.day);
         return { kind: 'closed', entryDate: quiz.entryDate };
       case 'no-quiz':
+        this.quizzes.forget(request.channelId, request.day);
         return { kind: 'gone' };
     }
   }

@@ -131,9 +131,10 @@ export interface LearningStore {
   getQuiz(channelId: string, day: IsoDate): Promise<QuizPost | null>;
   /**
    * One answer per member per quiz, whatever happens: the answer, the quiz's counts and the member's streak are one
-   * write. A second call for the same member and quiz returns the first answer.
+   * write. A second call for the same member and quiz returns the first answer. With `messageId` (the post whose
+   * button was pressed), a quiz whose post is another message is no quiz ('no-quiz'), checked in the same write.
    */
-  answerQuiz(answer: QuizAnswer): Promise<AnswerOutcome>;
+  answerQuiz(answer: QuizAnswer, messageId?: string): Promise<AnswerOutcome>;
   /** Quizzes open at `now` whose closing time has passed, and closed ones not yet revealed; oldest first. */
   dueToClose(now: number, limit: number): Promise<QuizPost[]>;
   /**

@@ -61,7 +61,7 @@ export function quizPoster(inner: ChannelPoster, options: QuizPosterOptions): Ch
     const store = options.learning.store;
     const earlier = await store.getQuiz(message.channelId, day);
     const record = (quiz: QuizChoices, messageId: string) =>
-      store.registerQuiz({
+      options.learning.registerQuiz({
         channelId: message.channelId,
         day,
         guildId: subscription.guildId,

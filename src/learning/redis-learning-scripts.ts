@@ -71,14 +71,15 @@ return rankOf(score)
 /**
  * KEYS: 1 quiz hash, 2 its answers hash, 3 the member's answered set, 4 the server's streak hash, 5 rank zset,
  * 6 active-streak zset (member → last right day number), 7 the server's quiz days zset, 8 the member's servers set.
- * ARGV: 1 member, 2 answer JSON, 3 right ('1'/'0'), 4 day, 5 server, 6 quiz member entry, 7 the day's number.
- * Returns {'no-quiz'} | {'closed'} | {'already', answer JSON} | {'recorded', streak JSON or ''}.
+ * ARGV: 1 member, 2 answer JSON, 3 right ('1'/'0'), 4 day, 5 server, 6 quiz member entry, 7 the day's number,
+ * 8 the pressed post's message id ('': not checked). Returns {'no-quiz'} | {'closed'} | {'already', answer JSON} | {'recorded', streak JSON or ''}.
  */
 export const ANSWER_SCRIPT = `${RANK_SCORE}
 local json = redis.call('HGET', KEYS[1], 'json')
 if not json then return {'no-quiz'} end
 local post = cjson.decode(json)
 if post.guildId ~= ARGV[5] then return {'no-quiz'} end
+if ARGV[8] ~= '' and post.messageId ~= ARGV[8] then return {'no-quiz'} end
 local previous = redis.call('HGET', KEYS[2], ARGV[1])
 if previous then return {'already', previous} end
 local closed = redis.call('HGET', KEYS[1], 'closed')

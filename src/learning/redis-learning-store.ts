@@ -212,7 +212,7 @@ export class RedisLearningStore implements LearningStore {
     return { ...parsed(postSchema, fields.json, 'quiz'), closed: fields.closed === '1' || fields.closed === '2', revealed: fields.closed === '1', answered: Number(fields.answered ?? 0), right: Number(fields.right ?? 0) };
   }
 
-  async answerQuiz(answer: QuizAnswer): Promise<AnswerOutcome> {
+  async answerQuiz(answer: QuizAnswer, messageId?: string): Promise<AnswerOutcome> {
     const { post, answers, entry } = this.quizKeys(answer.channelId, answer.day);
     const result = (await this.redis.eval(
       ANSWER_SCRIPT,
@@ -232,6 +232,7 @@ export class RedisLearningStore implements LearningStore {
       answer.guildId,
       entry,
       dayNumber(answer.day),
+      messageId ?? '',
     )) as [string, string?];
     const [kind, payload] = result;
     if (kind === 'already') return { kind, previous: parsed(answerSchema, payload ?? '', 'quiz answer') };

@@ -13,6 +13,12 @@ export interface AnswerTables {
   streaks: string;
 }
 
+/** An answer as the store was asked for it: with the post whose button was pressed, when known. */
+export interface PressedAnswer {
+  answer: QuizAnswer;
+  messageId?: string;
+}
+
 /** `$first, $first+1, …` for `count` parameters. */
 function placeholders(first: number, count: number): string {
   return Array.from({ length: count }, (_, i) => `$${first + i}`).join(', ');
@@ -26,20 +32,33 @@ function placeholders(first: number, count: number): string {
  * answer and a quiz's closing do). Each answer gets its own outcome: a member's first answer is recorded unless the
  * store holds one already (the unique key decides), a second in the same batch is told the first.
  */
-export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: boolean, answers: readonly QuizAnswer[], query: SqlQuery): Promise<AnswerOutcome[]> {
+export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: boolean, pressed: readonly PressedAnswer[], query: SqlQuery): Promise<AnswerOutcome[]> {
+  const answers = pressed.map((press) => press.answer);
   const first = answers[0];
   if (!first) return [];
   const { channelId, day } = first;
   if (answers.some((answer) => answer.channelId !== channelId || answer.day !== day)) throw new Error('learning store: a batch of answers to more than one quiz');
   const lock = postgres ? ' FOR UPDATE' : '';
-  const [row] = await query(`SELECT * FROM ${t.posts} WHERE channel_id = $1 AND day = $2${lock}`, [channelId, day]);
+  // With the server's quiz day before this one, which a right answer's streak needs: one statement fewer.
+  const [row] = await query(
+    `SELECT p.*, (SELECT MAX(b.day) FROM ${t.posts} b WHERE b.guild_id = p.guild_id AND b.day < p.day) AS previous_day
+     FROM ${t.posts} p WHERE p.channel_id = $1 AND p.day = $2${lock}`,
+    [channelId, day],
+  );
   const post = row ? quizPost(row) : null;
   const outcomes: AnswerOutcome[] = answers.map(() => ({ kind: 'no-quiz' }));
   if (!post) return outcomes;
   const guildId = post.guildId;
+  // An answer from another server, or pressed on another message than the quiz's post, answers no quiz.
+  const ofQuiz = (index: number): boolean => {
+    const press = pressed[index];
+    return press !== undefined && press.answer.guildId === guildId && (press.messageId === undefined || press.messageId === post.messageId);
+  };
   // Each member's first answer in the batch; later ones are told it.
   const firsts = new Map<string, QuizAnswer>();
-  for (const answer of answers) if (answer.guildId === guildId && !firsts.has(answer.userId)) firsts.set(answer.userId, answer);
+  answers.forEach((answer, index) => {
+    if (ofQuiz(index) && !firsts.has(answer.userId)) firsts.set(answer.userId, answer);
+  });
   if (firsts.size === 0) return outcomes;
   const users = [...firsts.keys()];
 
@@ -53,7 +72,7 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   if (post.closed) {
     const previous = await stored(users);
     answers.forEach((answer, index) => {
-      if (answer.guildId !== guildId) return;
+      if (!ofQuiz(index)) return;
       const earlier = previous.get(answer.userId);
       outcomes[index] = earlier ? { kind: 'already', previous: earlier } : { kind: 'closed' };
     });
@@ -89,11 +108,11 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
     const ids = recorded.map((answer) => answer.userId);
     const existing = await query(`SELECT * FROM ${t.streaks} WHERE guild_id = $1 AND user_id IN (${placeholders(2, ids.length)})${rights.length > 0 ? lock : ''}`, [guildId, ...ids]);
     for (const found of existing) streaks.set(streak(found).userId, streak(found));
-    if (rights.length > 0) await countRightAnswers(t, board, guildId, day, rights, streaks, query);
+    if (rights.length > 0) await countRightAnswers(t, board, guildId, day, row ? optionalText(row, 'previous_day') : null, rights, streaks, query);
   }
 
   answers.forEach((answer, index) => {
-    if (answer.guildId !== guildId) return;
+    if (!ofQuiz(index)) return;
     const mine = firsts.get(answer.userId);
     if (mine === answer && inserted.has(answer.userId)) {
       outcomes[index] = { kind: 'recorded', streak: streaks.get(answer.userId) ?? null };
@@ -106,18 +125,20 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   return outcomes;
 }
 
-/** The right answers' streaks move on (in `streaks`), written with the board's counts in one statement each. */
+/**
+ * The right answers' streaks move on (in `streaks`) from the server's quiz day before (`previousDay`), written with
+ * the board's counts in one statement each.
+ */
 async function countRightAnswers(
   t: AnswerTables,
   board: SqlBoard,
   guildId: string,
   day: string,
+  previousDay: string | null,
   rights: readonly QuizAnswer[],
   streaks: Map<string, Streak | null>,
   query: SqlQuery,
 ): Promise<void> {
-  const [before] = await query(`SELECT MAX(day) AS day FROM ${t.posts} WHERE guild_id = $1 AND day < $2`, [guildId, day]);
-  const previousDay = before ? optionalText(before, 'day') : null;
   const moves: Array<[Streak | null, Streak]> = [];
   for (const answer of rights) {
     const existing = streaks.get(answer.userId) ?? null;

@@ -16,7 +16,7 @@ import {
 } from './learning-store.ts';
 import { BOARD_TABLE_NAMES, SqlBoard } from './sql-board.ts';
 import { GroupCommit } from './group-commit.ts';
-import { answerBatch, MAX_ANSWERS_PER_BATCH } from './sql-answer-batch.ts';
+import { answerBatch, MAX_ANSWERS_PER_BATCH, type PressedAnswer } from './sql-answer-batch.ts';
 import { integer, text, type SqlDriver, type SqlQuery, type SqlRow } from './sql-driver.ts';
 import { CLOSED_REVEALED, CLOSED_UNREVEALED, OPEN, quizAnswer, quizPost, savedWord, streak, TABLES } from './sql-learning-rows.ts';
 
@@ -53,7 +53,7 @@ const SCHEMA = [
 export class SqlLearningStore implements LearningStore {
   private readonly t: typeof TABLES;
   private readonly board: SqlBoard;
-  private readonly answers = new GroupCommit<QuizAnswer, AnswerOutcome>(
+  private readonly answers = new GroupCommit<PressedAnswer, AnswerOutcome>(
     (_key, batch) => this.db.transaction((query) => answerBatch(this.t, this.board, this.db.dialect === 'postgres', batch, query)),
     MAX_ANSWERS_PER_BATCH,
   );
@@ -168,8 +168,8 @@ export class SqlLearningStore implements LearningStore {
   }
 
   /** Answers to one quiz arriving together are written together (group-commit.ts), each told its own outcome. */
-  answerQuiz(answer: QuizAnswer): Promise<AnswerOutcome> {
-    return this.answers.submit(`${answer.channelId}\n${answer.day}`, answer);
+  answerQuiz(answer: QuizAnswer, messageId?: string): Promise<AnswerOutcome> {
+    return this.answers.submit(`${answer.channelId}\n${answer.day}`, messageId === undefined ? { answer } : { answer, messageId });
   }
 
   private readStreak(guildId: string, userId: string, query: SqlQuery): Promise<Streak | null> {

@@ -103,6 +103,8 @@ export class SubscriptionStore {
 
   /** The language of the channel's subscription, read again at most every few seconds (see ChannelLanguages). */
   readonly languageOf = (channelId: string): Promise<string | undefined> => this.languages.languageOf(channelId);
+  /** Whether the channel's subscription asks for the daily quiz, read again at most every few seconds (the same way). */
+  readonly quizOn = (channelId: string): Promise<boolean> => this.languages.quizOn(channelId);
   readonly cachedLanguageOf = (channelId: string): { language: string | undefined } | undefined => this.languages.cached(channelId);
 
   listGuild(guildId: string): Promise<Subscription[]> {

@@ -26,29 +26,30 @@ const ALREADY = 'You already answered this quiz, and you were right.';
 type Step = { hold: number; when: 'before' | 'after'; committed: boolean; label: string } | { reply: true; committed: true; label: string };
 
 /**
- * Posts every quiz, and learns the steps of a right answer: four probe members press one letter each on the probe
- * server's quiz while the hook names its statements.
+ * Posts every quiz, and learns the steps of a right answer: a probe member presses the right letter on the probe
+ * server's quiz while the hook names its statements, on a process that has not read that quiz yet, as each process
+ * below has not (a later press of a quiz on the same process finds its record kept, and its steps are these without
+ * the read).
  */
 async function postAndProbe(world: AnswerWorld): Promise<{ quizzes: QuizPlace[]; steps: string[] }> {
-  const probeChannel = world.guilds[0]?.channelId('quiz') ?? '';
-  const bot = await world.start({ WOTD_TEST_ANSWER_TRACE: probeChannel });
+  const poster = await world.start();
   for (const guild of world.guilds) await world.discord.waitForMessages(guild.channelId('quiz'), 1, 60_000);
-  const probe = { guildId: world.guilds[0]?.id ?? '', channelId: probeChannel, messageId: world.discord.messagesIn(probeChannel)[0]?.id ?? '', correct: -1 };
-  const replies: string[] = [];
-  for (const [choice, user] of PROBES.entries()) replies.push((await world.press(probe, choice, user).waitForResponse(10_000)).content ?? '');
-  // The hook names each answer's steps from 1; an answer's last is its commit (SQL) or its script (Redis), and its
-  // line may come after the reply. (The post's own read and records of the quiz are traced too: they write no answer.)
-  const answers = () =>
-    stepsTraced(bot.stderr(), probeChannel)
-      .join('\n')
-      .split(/\n(?=answer-hold: step 1 of )/)
-      .map((answer) => answer.split('\n'))
-      .filter((answer) => answer.some((line) => /: (INSERT INTO \S*wotd_learning_answers|eval )/.test(line)));
-  await expect.poll(() => answers().filter((answer) => /: (COMMIT|eval .*)$/.test(answer.at(-1) ?? '')).length, { timeout: 10_000 }).toBe(PROBES.length);
-  const steps = answers()[replies.findIndex((reply) => reply.startsWith('Right! '))] ?? [];
+  await world.stop(poster);
+  const quizzes = await world.quizzes();
+  const probe = quizzes[0];
+  if (!probe) throw new Error('no probe quiz');
+  const bot = await world.start({ WOTD_TEST_ANSWER_TRACE: probe.channelId });
+  const reply = (await world.press(probe, probe.correct, PROBES[0]).waitForResponse(10_000)).content ?? '';
+  expect(reply).toMatch(/^Right! /);
+  // The hook names the answer's steps from 1; its last is its commit (SQL) or its script (Redis), and its line may
+  // come after the reply.
+  const steps = () => stepsTraced(bot.stderr(), probe.channelId);
+  await expect.poll(() => /: (COMMIT|eval .*)$/.test(steps().at(-1) ?? ''), { timeout: 10_000 }).toBe(true);
+  const traced = steps();
   await world.stop(bot);
-  expect(steps.length, 'the right answer’s steps').toBeGreaterThan(0);
-  return { quizzes: await world.quizzes(), steps };
+  expect(traced[0], 'the answer’s first step, its read of the quiz').toMatch(/: (SELECT .*wotd_learning_quizzes|hgetall )/i);
+  expect(traced.filter((line) => / step 1 of /.test(line)), 'one answer traced').toHaveLength(1);
+  return { quizzes, steps: traced };
 }
 
 /** The member's first press, on a process that dies at `step`. */

@@ -125,6 +125,10 @@ for (const backend of storeBackends) {
       expect(await store.getQuiz('c1', '2026-03-01')).toMatchObject({ answered: 3 });
       expect(await store.answerQuiz(answer('2026-03-02', 'u1', true))).toEqual({ kind: 'no-quiz' });
       expect(await store.answerQuiz(answer('2026-03-01', 'u9', true, { guildId: 'other' }))).toEqual({ kind: 'no-quiz' });
+      // Pressed on another message than the quiz's post: no quiz, checked by the write itself; on its post: counted.
+      const pressed = await Promise.all([store.answerQuiz(answer('2026-03-01', 'u8', true), 'm-older'), store.answerQuiz(answer('2026-03-01', 'u7', true), 'm-2026-03-01')]);
+      expect(pressed).toEqual([{ kind: 'no-quiz' }, expect.objectContaining({ kind: 'recorded' })]);
+      expect(await store.getQuiz('c1', '2026-03-01')).toMatchObject({ answered: 4 });
     });
 
     it('answers many members pressing at once, twice each on two connections (as two processes), each told its own outcome', async () => {

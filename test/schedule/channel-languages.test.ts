@@ -51,6 +51,31 @@ describe('channel languages', () => {
     expect(ours.cachedLanguageOf('c-lang')).toMatchObject({ language: undefined });
   });
 
+  it('keeps whether a channel asks for the quiz the same way, one read for the asks that come meanwhile', async () => {
+    let now = 0;
+    let reads = 0;
+    const languages = new ChannelLanguages((channelId) => {
+      reads += 1;
+      return ours.get(channelId);
+    }, () => now);
+    const subscription = makeSubscription({ guildId: 'g-quiz', channelId: 'c-quiz', quiz: true });
+    await ours.upsert('g-quiz', 'c-quiz', 5, () => subscription);
+    expect(await Promise.all([languages.quizOn('c-quiz'), languages.quizOn('c-quiz'), languages.languageOf('c-quiz')])).toEqual([true, true, undefined]);
+    expect(reads).toBe(1);
+    await theirs.remove('g-quiz', 'c-quiz');
+    now += CHANNEL_LANGUAGE_TTL_MS - 1;
+    expect(await languages.quizOn('c-quiz')).toBe(true);
+    now += 1;
+    expect(await languages.quizOn('c-quiz')).toBe(false);
+    expect(await languages.quizOn('none-quiz')).toBe(false);
+
+    // The store's own: a removal by this process answers at once.
+    await ours.upsert('g-quiz', 'c-quiz', 5, () => subscription);
+    expect(await ours.quizOn('c-quiz')).toBe(true);
+    await ours.remove('g-quiz', 'c-quiz');
+    expect(await ours.quizOn('c-quiz')).toBe(false);
+  });
+
   it('does not keep a read that was under way when the channel was written', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {

@@ -5,8 +5,13 @@ export const CHANNEL_LANGUAGE_TTL_MS = 10_000;
 /** Channels remembered at most (the oldest read is forgotten first). */
 export const CHANNEL_LANGUAGES_KEPT = 10_000;
 
-interface Known {
+interface Found {
   language: string | undefined;
+  /** The subscription asks for the daily quiz. */
+  quiz: boolean;
+}
+
+interface Known extends Found {
   until: number;
 }
 
@@ -15,12 +20,16 @@ interface Known {
  * kept for CHANNEL_LANGUAGE_TTL_MS after a read, so a busy channel is not one store read per command. This
  * process's own writes of a channel's record forget it at once (and a read that was under way when they did is
  * not kept), so its commands always see their own changes; a change made by another process (another member of
- * a cluster, a CLI command) shows within that time, as `dm-notices` does.
+ * a cluster, a CLI command) shows within that time, as `dm-notices` does. Whether it asks for the daily quiz is
+ * kept the same way, for the quiz's presses (quizOn): a subscription removed or its quiz switched off by this
+ * process answers no more at once, by another process within CHANNEL_LANGUAGE_TTL_MS.
  */
 export class ChannelLanguages {
   private readonly known = new Map<string, Known>();
   /** Counts forgets: a read that saw one while it was under way may hold what was just replaced. */
   private forgets = 0;
+  /** Reads under way, shared by the asks that come meanwhile (a burst of presses on one post reads once). */
+  private readonly reading = new Map<string, { forgets: number; found: Promise<Found> }>();
 
   constructor(
     private readonly read: (channelId: string) => Promise<Subscription | null>,
@@ -38,12 +47,32 @@ export class ChannelLanguages {
   }
 
   async languageOf(channelId: string): Promise<string | undefined> {
-    const known = this.cached(channelId);
-    if (known) return known.language;
+    return (this.cached(channelId) ?? (await this.readAndKeep(channelId))).language;
+  }
+
+  /** Whether the channel's subscription (read recently) asks for the daily quiz: false without one. */
+  async quizOn(channelId: string): Promise<boolean> {
+    const known = this.known.get(channelId);
+    if (known && known.until > this.clock()) return known.quiz;
+    return (await this.readAndKeep(channelId)).quiz;
+  }
+
+  private readAndKeep(channelId: string): Promise<Found> {
+    const under = this.reading.get(channelId);
+    if (under && under.forgets === this.forgets) return under.found;
     const forgets = this.forgets;
-    const language = (await this.read(channelId))?.language;
-    if (forgets === this.forgets) this.remember(channelId, language);
-    return language;
+    const found = this.read(channelId).then((subscription) => {
+      const read = { language: subscription?.language, quiz: subscription?.quiz === true };
+      if (forgets === this.forgets) this.remember(channelId, read);
+      return read;
+    });
+    const reading = { forgets, found };
+    this.reading.set(channelId, reading);
+    const done = () => {
+      if (this.reading.get(channelId) === reading) this.reading.delete(channelId);
+    };
+    found.then(done, done);
+    return found;
   }
 
   /** The channels' records were just written or removed by this process. */
@@ -52,12 +81,12 @@ export class ChannelLanguages {
     for (const channelId of channelIds) this.known.delete(channelId);
   }
 
-  private remember(channelId: string, language: string | undefined): void {
+  private remember(channelId: string, found: Found): void {
     this.known.delete(channelId);
     if (this.known.size >= this.kept) {
       const oldest = this.known.keys().next();
       if (!oldest.done) this.known.delete(oldest.value);
     }
-    this.known.set(channelId, { language, until: this.clock() + CHANNEL_LANGUAGE_TTL_MS });
+    this.known.set(channelId, { ...found, until: this.clock() + CHANNEL_LANGUAGE_TTL_MS });
   }
 }
