@@ -4,7 +4,8 @@
  *
  * Answering: a server of MEMBERS (100, then 1,000) members, one daily quiz post made by our bot (the real
  * startDiscordBot, the real router and /wotd-quiz's button, the learning store on a temp SQLite file, and the channel's
- * subscription with the quiz on in the same file, asked on each press as the bot asks it), every member
+ * subscription with the quiz on in the same file, asked on each press as the bot asks it; QUIZ_STORE=postgres or
+ * redis puts both in a PostgreSQL schema or under a Redis key prefix of their own instead), every member
  * pressing an answer within the same moment and then pressing again (a double press). The baseline is a bare
  * discord.js Client (the same createDiscordClient) answering every press with one constant private message, driven
  * by the same presses in the same run. As in bench:commands, the local Discord server and the presses run on the main
@@ -24,9 +25,6 @@
  * bench:leaderboard gives more of its figures). Storage: bytes per streak member and per saved word, from the
  * store's own size figures before and after.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Events, MessageFlags, type Client } from 'discord.js';
@@ -56,6 +54,11 @@ const DAY = '2025-01-20';
 /** The warm-up's own quiz day and members: a round of presses each bot answers first, not measured nor counted. */
 const WARM_DAY = '2025-01-19';
 const WARM_MEMBERS = 20;
+const QUIZ_BACKEND = ((name) => {
+  const found = benchBackends.find((backend) => backend.name === name);
+  if (!found) throw new Error(`QUIZ_STORE=${name}: expected one of ${benchBackends.map((backend) => backend.name).join(', ')}`);
+  return found;
+})(process.env.QUIZ_STORE?.trim() || 'sqlite');
 const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
 
 type BotKind = 'ours' | 'baseline';
@@ -90,7 +93,7 @@ type FromBot =
   | { kind: 'posted'; messageIds: string[] }
   /** The thread's CPU time and event-loop busy time so far, in ms. */
   | { kind: 'usage'; cpuMs: number; busyMs: number }
-  | { kind: 'disconnected'; stored: Stored | null }
+  | { kind: 'disconnected'; stored: Stored | null; internal: number[] }
   | { kind: 'closed' };
 
 type QuizBot = BotWorker<BotKind, ToBot, FromBot>;
@@ -113,17 +116,21 @@ async function connectBaseline(data: BotData): Promise<{ stop(): Promise<void> }
 async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Promise<void> {
   const logger = createLogger({ level: process.env.QUIZ_LOG ? 'debug' : 'silent', ...(process.env.QUIZ_LOG ? {} : { destination: quiet }) });
   const words = data.kind === 'ours' ? await startCommandWorld() : null;
-  const dir = words ? mkdtempSync(join(tmpdir(), 'wotd-bench-quiz-')) : null;
-  const storeUrl = dir ? `sqlite://${join(dir, 'store.sqlite')}` : null;
-  const store = storeUrl ? await openLearningStore({ url: storeUrl }) : null;
-  // The channel's subscription, with the quiz on, in the same file: each press asks it as the bot's does.
-  const subscriptions = storeUrl ? await SubscriptionStore.open(storeUrl) : null;
+  // QUIZ_STORE: the store our bot answers on (a temp SQLite file by default, or a PostgreSQL schema or Redis prefix).
+  const backend = words ? QUIZ_BACKEND : null;
+  const location = backend ? await backend.location() : null;
+  if (backend && !location) throw new Error(`QUIZ_STORE=${backend.name}: its server is not there`);
+  const store = location ? await openLearningStore(location) : null;
+  // The channel's subscription, with the quiz on, in the same store: each press asks it as the bot's does.
+  const subscriptions = location ? await SubscriptionStore.open(location) : null;
   await subscriptions?.upsert(data.guildId, data.channelId, 5, () => makeSubscription({ guildId: data.guildId, channelId: data.channelId, quiz: true }));
   const learning = store && words && subscriptions ? new LearningService(store, wordListOf(words.adapter), { quizChannel: subscriptions.quizOn }) : undefined;
   const env = { DISCORD_TOKEN: data.token, DISCORD_API_URL: data.apiUrl };
   let ourBot: Awaited<ReturnType<typeof startDiscordBot>> | null = null;
   let connected: { stop(): Promise<void> } | null = null;
   const send = (message: FromBot) => port.postMessage(message);
+  // Our bot's own time per press, from the interaction's receipt to its first callback handed to discord.js.
+  const internal: number[] = [];
 
   // The quiz post, as the daily poster makes it: our bot's message with the four buttons, recorded in the store.
   const postQuiz = async (day: string): Promise<string> => {
@@ -147,7 +154,15 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
     void (async () => {
       if (message.cmd === 'connect') {
         if (words) {
-          ourBot = await startDiscordBot({ config: { ...env, DISCORD_APPLICATION_ID: undefined }, commands, services: { ...words.services, logger, learning }, logger });
+          ourBot = await startDiscordBot({
+            config: { ...env, DISCORD_APPLICATION_ID: undefined },
+            commands,
+            services: { ...words.services, logger, learning },
+            logger,
+            onInteractionDone: (timing) => {
+              if (timing.firstSentAt !== null) internal.push(timing.firstSentAt - timing.receivedAt);
+            },
+          });
           connected = ourBot;
         } else connected = await connectBaseline(data);
         send({ kind: 'connected' });
@@ -163,12 +178,12 @@ async function runBot(data: BotData, port: NonNullable<typeof parentPort>): Prom
         await connected?.stop();
         connected = null;
         ourBot = null;
-        send({ kind: 'disconnected', stored: await storedFor(message.members) });
+        send({ kind: 'disconnected', stored: await storedFor(message.members), internal: internal.splice(0) });
       } else {
         await store?.close();
         await subscriptions?.close();
         await words?.close();
-        if (dir) rmSync(dir, { recursive: true, force: true });
+        if (backend && location) await backend.drop(location);
         send({ kind: 'closed' });
       }
     })();
@@ -252,7 +267,9 @@ async function answering(members: number): Promise<Record<string, string | numbe
     const measured: Round = { users: ids, day: DAY, messageId: postId };
     const warmUp: Round = { users: warmIds, day: WARM_DAY, messageId: warmPostId };
     const oursResult = await measure(ours, discord, channelId, warmUp, measured, botTids);
-    const { stored } = await ours.ask({ cmd: 'disconnect', members: ids }, 'disconnected');
+    const { stored, internal } = await ours.ask({ cmd: 'disconnect', members: ids }, 'disconnected');
+    // The measured round's presses are the last ones our bot handled (the warm-up's came first).
+    const own = internal.slice(-oursResult.latencies.length).sort((a, b) => a - b);
     await baseline.ask({ cmd: 'connect' }, 'connected');
     const baselineResult = await measure(baseline, discord, channelId, warmUp, measured, botTids);
     await baseline.ask({ cmd: 'disconnect', members: [] }, 'disconnected');
@@ -265,6 +282,8 @@ async function answering(members: number): Promise<Record<string, string | numbe
       [`m${members}_p99_ms`]: Math.round(p99),
       [`m${members}_baseline_p99_ms`]: Math.round(baselineP99),
       [`m${members}_ratio`]: (p99 / baselineP99).toFixed(2),
+      [`m${members}_internal_p50_ms`]: percentile(own, 0.5).toFixed(1),
+      [`m${members}_internal_p99_ms`]: percentile(own, 0.99).toFixed(1),
       [`m${members}_cpu_ms_per_press`]: oursResult.cpuMsPerPress.toFixed(2),
       [`m${members}_baseline_cpu_ms_per_press`]: baselineResult.cpuMsPerPress.toFixed(2),
       [`m${members}_other_threads_cpu_ms_per_press`]: oursResult.otherThreadsCpuMsPerPress.toFixed(2),
@@ -292,7 +311,7 @@ async function board(backend: BenchBackend): Promise<Record<string, string | num
 }
 
 async function main(): Promise<void> {
-  const fields: Record<string, string | number> = {};
+  const fields: Record<string, string | number> = { store: QUIZ_BACKEND.name };
   for (const members of LEVELS) Object.assign(fields, await answering(members));
   // QUIZ_BOARD=off: the answering only, for quick turns.
   if (process.env.QUIZ_BOARD !== 'off') for (const backend of benchBackends) Object.assign(fields, await board(backend));
