@@ -1,30 +1,18 @@
 import { PermissionFlagsBits } from 'discord.js';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
-import { startDiscordBot } from '../../src/discord/bot.ts';
 import { dailyPostEditor } from '../../src/discord/daily-post-edit.ts';
-import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
-import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import { LearningService } from '../../src/learning/learning-service.ts';
-import { openLearningStore } from '../../src/learning/open-learning-store.ts';
 import { startQuizCloseJob } from '../../src/learning/quiz-close-job.ts';
 import { quizPoster } from '../../src/learning/quiz-poster.ts';
-import { wordListOf } from '../../src/learning/word-list.ts';
-import { savePoster } from '../../src/learning/save-poster.ts';
-import { dailySaveButton, quizRendering } from '../../src/replies/learning-replies.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
+import { quizRendering } from '../../src/replies/learning-replies.ts';
 import type { DataExport } from '../../src/schedule/privacy.ts';
-import { startDiscordServer } from '../support/discord/index.ts';
-import { captureLogger, tempStore } from '../schedule/helpers.ts';
-import { startCommandWorld, SITE_URL } from '../commands/world.ts';
+import { SITE_URL } from '../commands/world.ts';
+import { startLearningBotWorld, tickOnlyScheduler } from './learning-bot-world.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
 const ADMIN = '500000000000000001';
 const ALICE = '500000000000000002';
 const BOB = '500000000000000003';
@@ -43,42 +31,23 @@ const buttonsOf = (message: { components: unknown[] } | undefined): ShownButton[
   (message?.components ?? []).flatMap((row) => ((row as { components?: ShownButton[] }).components ?? []));
 
 async function world() {
-  const discord = await startDiscordServer();
-  cleanups.push(() => discord.close());
-  const guild = discord.addGuild({
-    name: 'Words',
-    roles: [{ name: 'admins', permissions: PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ManageChannels }],
-    members: [
-      { id: ADMIN, username: 'admin', roles: ['admins'] },
-      { id: ALICE, username: 'alice' },
-      { id: BOB, username: 'bob' },
-    ],
-    channels: [{ name: 'general' }, { name: 'daily' }],
-  });
-  const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
-  expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
-  const words = await startCommandWorld();
-  cleanups.push(() => words.close());
-  const temp = tempStore();
-  cleanups.push(temp.cleanup);
-  const clock = { now: new Date(`${DAY}T07:00:00Z`) };
-  const { logger } = captureLogger();
-  const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 4, logger, now: () => clock.now });
-  cleanups.push(() => daily.close());
-  const store = await openLearningStore({ url: temp.url });
-  cleanups.push(() => store.close());
-  const learning = new LearningService(store, wordListOf(words.adapter), {
-    now: () => clock.now.getTime(),
-    quizChannel: daily.store.quizOn,
-  });
-  daily.privacy.include(store);
   const rendering = quizRendering(SITE_URL);
-  daily.wrapPoster((inner) => savePoster(inner, { subscriptionOf: (id) => daily.store.get(id), button: dailySaveButton }));
-  daily.wrapPoster((inner) => quizPoster(inner, { learning, lookup: words.adapter, rendering, logger, subscriptionOf: (id) => daily.store.get(id) }));
-  const services = { ...words.services, logger, subscriptions: daily.subscriptions, privacy: daily.privacy, learning };
-  const bot = await startDiscordBot({ config: { ...env, DISCORD_APPLICATION_ID: undefined }, commands, services, logger });
-  cleanups.push(() => bot.stop());
-  cleanups.push(startDiscordDailyPosts(bot.client, daily, { lookup: words.adapter, siteUrl: SITE_URL, logger, now: () => clock.now }));
+  const { discord, guild, words, daily, clock, store, logger, bot } = await startLearningBotWorld(cleanups, {
+    guild: {
+      name: 'Words',
+      roles: [{ name: 'admins', permissions: PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ManageChannels }],
+      members: [
+        { id: ADMIN, username: 'admin', roles: ['admins'] },
+        { id: ALICE, username: 'alice' },
+        { id: BOB, username: 'bob' },
+      ],
+      channels: [{ name: 'general' }, { name: 'daily' }],
+    },
+    now: new Date(`${DAY}T07:00:00Z`),
+    quiz: true,
+    decorate: (inner, parts) =>
+      quizPoster(inner, { learning: parts.learning, lookup: parts.words.adapter, rendering, logger: parts.logger, subscriptionOf: (id) => parts.daily.store.get(id) }),
+  });
   const closing = startQuizCloseJob({ store, poster: { edit: dailyPostEditor(bot.client.rest) }, lookup: words.adapter, rendering, logger, now: () => clock.now.getTime(), everyMs: 3_600_000 });
   cleanups.push(() => closing.stop());
   const general = guild.channelId('general');
@@ -92,7 +61,7 @@ describe('the daily quiz on Discord', () => {
     const { discord, guild, daily, clock, store, closing, invoke, channel } = await world();
     const subscribed = await invoke('wotd-subscribe', ADMIN, { channel, time: '06:00', quiz: true }).waitForResponse();
     expect(subscribed.content).toContain('as a daily quiz');
-    const scheduler = daily.start({ poster: { post: () => Promise.reject(new Error('not this one')), findEarlierPost: () => Promise.reject(new Error('not this one')) }, lookup: { getEntry: () => Promise.reject(new Error('unused')) }, render: () => ({}) });
+    const scheduler = tickOnlyScheduler(daily);
     expect(await scheduler.tick(clock.now)).toMatchObject({ sent: 1 });
     const [post] = discord.messagesIn(channel);
     if (!post) throw new Error('no post');
@@ -169,7 +138,7 @@ describe('the daily quiz on Discord', () => {
   it('answers clearly once the channel’s subscription is gone, and refuses a button on another message', async () => {
     const { discord, daily, clock, store, invoke, channel } = await world();
     await invoke('wotd-subscribe', ADMIN, { channel, time: '06:00', quiz: true }).waitForResponse();
-    const scheduler = daily.start({ poster: { post: () => Promise.reject(new Error('x')), findEarlierPost: () => Promise.reject(new Error('x')) }, lookup: { getEntry: () => Promise.reject(new Error('x')) }, render: () => ({}) });
+    const scheduler = tickOnlyScheduler(daily);
     await scheduler.tick(clock.now);
     const [post] = discord.messagesIn(channel);
     if (!post) throw new Error('no post');

@@ -1,26 +1,14 @@
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
-import { startDiscordBot } from '../../src/discord/bot.ts';
-import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
-import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
-import { LearningService } from '../../src/learning/learning-service.ts';
-import { openLearningStore } from '../../src/learning/open-learning-store.ts';
 import { reviewReminderPoster } from '../../src/learning/review-reminder.ts';
-import { wordListOf } from '../../src/learning/word-list.ts';
-import { savePoster } from '../../src/learning/save-poster.ts';
-import { dailySaveButton, reviewReminderLine } from '../../src/replies/learning-replies.ts';
-import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
-import { startDiscordServer } from '../support/discord/index.ts';
-import { captureLogger, tempStore } from '../schedule/helpers.ts';
-import { startCommandWorld, SITE_URL, TODAY } from '../commands/world.ts';
+import { reviewReminderLine } from '../../src/replies/learning-replies.ts';
+import { TODAY } from '../commands/world.ts';
+import { startLearningBotWorld, tickOnlyScheduler } from './learning-bot-world.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const quiet = () => new Writable({ write: (_chunk, _encoding, callback) => callback() });
 const ANNA = '510000000000000001';
 const BORIS = '510000000000000002';
 const CHLOE = '510000000000000003';
@@ -28,34 +16,16 @@ const DAN = '510000000000000004';
 
 /** The real bot on the local Discord server, its DMs decorated with the review line as bot-services.ts does. */
 async function world() {
-  const discord = await startDiscordServer();
-  cleanups.push(() => discord.close());
-  const guild = discord.addGuild({
-    name: 'Words',
-    members: [ANNA, BORIS, CHLOE, DAN].map((id, index) => ({ id, username: `member${index}` })),
-    channels: [{ name: 'general' }],
+  const { discord, guild, daily, clock, store } = await startLearningBotWorld(cleanups, {
+    guild: {
+      name: 'Words',
+      members: [ANNA, BORIS, CHLOE, DAN].map((id, index) => ({ id, username: `member${index}` })),
+      channels: [{ name: 'general' }],
+    },
+    now: new Date(`${TODAY}T05:00:00Z`),
+    decorate: (inner, parts) =>
+      reviewReminderPoster(inner, { store: parts.store, subscriptionOf: (id) => parts.daily.store.get(id), line: reviewReminderLine, now: parts.learning.now }),
   });
-  const env = { DISCORD_TOKEN: discord.token, DISCORD_API_URL: discord.apiUrl };
-  expect(await runDeployCommands([], { env, stdout: quiet(), stderr: quiet(), commands })).toBe(0);
-  const words = await startCommandWorld();
-  cleanups.push(() => words.close());
-  const temp = tempStore();
-  cleanups.push(temp.cleanup);
-  const clock = { now: new Date(`${TODAY}T05:00:00Z`) };
-  const { logger } = captureLogger();
-  const daily = await openDailyPosts({ store: temp.url, limit: 5, concurrency: 4, logger, now: () => clock.now });
-  cleanups.push(() => daily.close());
-  const store = await openLearningStore({ url: temp.url });
-  cleanups.push(() => store.close());
-  const learning = new LearningService(store, wordListOf(words.adapter), { now: () => clock.now.getTime() });
-  daily.wrapPoster((inner) => savePoster(inner, { subscriptionOf: (id) => daily.store.get(id), button: dailySaveButton }));
-  daily.wrapPoster((inner) =>
-    reviewReminderPoster(inner, { store, subscriptionOf: (id) => daily.store.get(id), line: reviewReminderLine, now: learning.now }),
-  );
-  const services = { ...words.services, logger, subscriptions: daily.subscriptions, learning };
-  const bot = await startDiscordBot({ config: { ...env, DISCORD_APPLICATION_ID: undefined }, commands, services, logger });
-  cleanups.push(() => bot.stop());
-  cleanups.push(startDiscordDailyPosts(bot.client, daily, { lookup: words.adapter, siteUrl: SITE_URL, logger, now: () => clock.now }));
   const general = guild.channelId('general');
   const subscribeMe = (user: string, options: Record<string, string | boolean>, locale = 'en-US') =>
     discord.invokeCommand({ name: 'wotd-subscribe-me', options: { time: '06:00', ...options }, channelId: general, user, locale }).waitForResponse();
@@ -90,11 +60,7 @@ describe('the daily DM says how many saved words are due (review:true)', () => {
     expect(await store.recordReview(DAN, '2025-01-14', '{}', tomorrow)).toBe(true);
 
     clock.now = new Date(`${TODAY}T06:00:00Z`);
-    const scheduler = daily.start({
-      poster: { post: () => Promise.reject(new Error('not this one')), findEarlierPost: () => Promise.reject(new Error('not this one')) },
-      lookup: { getEntry: () => Promise.reject(new Error('unused')) },
-      render: () => ({}),
-    });
+    const scheduler = tickOnlyScheduler(daily);
     expect(await scheduler.tick(clock.now)).toMatchObject({ sent: 4 });
     const dm = (user: string) => {
       const [post, ...more] = discord.messagesIn(discord.dmChannelOf(user));
