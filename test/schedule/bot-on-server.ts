@@ -1,3 +1,4 @@
+import { PermissionFlagsBits } from 'discord.js';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import { commands } from '../../commands/index.ts';
@@ -9,7 +10,7 @@ import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { openDailyPosts, type OpenDailyPostsOptions } from '../../src/schedule/daily-posts.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import type { WotdLookup } from '../../src/wotd/lookup.ts';
-import type { DiscordServer } from '../support/discord/index.ts';
+import { startDiscordServer, type ChannelSpec, type DiscordServer, type RoleSpec } from '../support/discord/index.ts';
 import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
 
 export type Cleanups = Array<() => Promise<void> | void>;
@@ -70,4 +71,43 @@ export function testScheduler(started: Awaited<ReturnType<typeof startBotOnServe
       },
     },
   });
+}
+
+/** The admin of startPostingWorld's server (Manage Channels). */
+export const ADMIN = '500000000000000001';
+
+export interface PostingWorldOptions {
+  /** The bot's own role "posting". */
+  botPermissions: bigint;
+  /** Channels besides "general", where the admin runs commands. */
+  channels: ChannelSpec[];
+  /** Roles besides "admins" and "posting". */
+  roles?: RoleSpec[];
+  server?: Parameters<typeof startDiscordServer>[0];
+  /** Given to startBotOnServer's openDailyPosts besides concurrency 2. */
+  daily?: BotOnServerOptions['daily'];
+}
+
+/**
+ * A server "Words" with an admin and the bot in a role "posting", and the bot started on it with the test posting
+ * (no daily posts of its own). `command` runs a command as the admin in "general".
+ */
+export async function startPostingWorld(cleanups: Cleanups, options: PostingWorldOptions) {
+  const discord = await startDiscordServer(options.server);
+  cleanups.push(() => discord.close());
+  const guild = discord.addGuild({
+    name: 'Words',
+    roles: [
+      { name: 'admins', permissions: PermissionFlagsBits.ManageChannels },
+      { name: 'posting', permissions: options.botPermissions },
+      ...(options.roles ?? []),
+    ],
+    members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
+    botMember: { roles: ['posting'] },
+    channels: [{ name: 'general' }, ...options.channels],
+  });
+  const started = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2, ...options.daily }, dailyPosts: false });
+  const command = (name: string, values: Record<string, string | boolean> = {}, locale?: string) =>
+    discord.invokeCommand({ name, options: values, channelId: guild.channelId('general'), user: ADMIN, ...(locale ? { locale } : {}) }).waitForResponse();
+  return { discord, guild, started, command };
 }

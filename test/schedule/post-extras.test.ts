@@ -1,34 +1,21 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
-import { startBotOnServer, testScheduler } from './bot-on-server.ts';
+import { DEFAULT_BOT_PERMISSIONS } from '../support/discord/index.ts';
+import { startPostingWorld, testScheduler } from './bot-on-server.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const ADMIN = '500000000000000001';
-
 describe('a thread on each post and publishing, end to end', () => {
   it('opens the thread and publishes after the post; a failed or repeated extra never fails or repeats the post', async () => {
-    const discord = await startDiscordServer();
-    cleanups.push(() => discord.close());
-    const guild = discord.addGuild({
-      name: 'Words',
-      roles: [
-        { name: 'admins', permissions: PermissionFlagsBits.ManageChannels },
-        { name: 'posting', permissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.CreatePublicThreads },
-      ],
-      members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
-      botMember: { roles: ['posting'] },
-      channels: [{ name: 'general' }, { name: 'news', type: 5 }],
+    const { discord, guild, started, command: invoke } = await startPostingWorld(cleanups, {
+      botPermissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.CreatePublicThreads,
+      channels: [{ name: 'news', type: 5 }],
     });
     const news = guild.channelId('news');
-    const started = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2 }, dailyPosts: false });
     const { daily, bot, lines } = started;
-    const invoke = (name: string, options: Record<string, string | boolean> = {}) =>
-      discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: ADMIN }).waitForResponse();
 
     const preview = await invoke('wotd-subscribe', { channel: news, thread: true, publish: true, preview: true });
     expect(preview.content).toContain('Each post opens a thread, such as “word-2026-06-15 — word of the day, 2026-06-15”.');

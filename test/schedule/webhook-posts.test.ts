@@ -2,38 +2,27 @@ import { PermissionFlagsBits, Routes } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discordMetricsView } from '../../src/discord/metrics-view.ts';
 import { createBotMetrics } from '../../src/metrics/registry.ts';
-import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
-import { startBotOnServer, testScheduler } from './bot-on-server.ts';
+import { DEFAULT_BOT_PERMISSIONS } from '../support/discord/index.ts';
+import { startPostingWorld, testScheduler } from './bot-on-server.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const ADMIN = '500000000000000001';
 const EXECUTE = 'POST /webhooks/:webhook_id/:webhook_token';
 
 describe('daily posts through the bot’s own webhook (issue 35)', () => {
   it('checks the options, needs Manage Webhooks, creates the webhook once and reuses it, finds an earlier attempt’s post, recreates a deleted webhook once, then reports', async () => {
-    const discord = await startDiscordServer();
-    cleanups.push(() => discord.close());
-    const guild = discord.addGuild({
-      name: 'Words',
-      roles: [
-        { name: 'admins', permissions: PermissionFlagsBits.ManageChannels },
-        { name: 'posting', permissions: DEFAULT_BOT_PERMISSIONS },
-        { name: 'readers', mentionable: true },
-      ],
-      members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
-      botMember: { roles: ['posting'] },
-      channels: [{ name: 'general' }, { name: 'words' }],
+    const { discord, guild, started, command } = await startPostingWorld(cleanups, {
+      botPermissions: DEFAULT_BOT_PERMISSIONS,
+      roles: [{ name: 'readers', mentionable: true }],
+      channels: [{ name: 'words' }],
     });
     const words = guild.channelId('words');
     const readers = guild.roleId('readers');
-    const started = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2 }, dailyPosts: false });
     const { daily, bot, lines } = started;
-    const invoke = async (options: Record<string, string | boolean>, name = 'wotd-subscribe') =>
-      (await discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: ADMIN }).waitForResponse()).content ?? '';
+    const invoke = async (options: Record<string, string | boolean>, name = 'wotd-subscribe') => (await command(name, options)).content ?? '';
 
     // What Discord or the bot would refuse is said before anything is saved.
     expect(await invoke({ channel: words, 'webhook-name': 'Discord Owl' })).toContain('Discord does not allow “discord” in a webhook name.');
@@ -50,7 +39,7 @@ describe('daily posts through the bot’s own webhook (issue 35)', () => {
     const subscribed = await invoke({ channel: words, role: readers, 'webhook-name': '  Word   Owl ', 'webhook-avatar': 'https://example.com/owl.png' });
     expect(subscribed).toContain('posted as “Word Owl” with the avatar <https://example.com/owl.png> through my webhook');
     expect(await daily.store.get(words)).toMatchObject({ webhookName: 'Word Owl', webhookAvatar: 'https://example.com/owl.png' });
-    const listed = await discord.invokeCommand({ name: 'wotd-subscriptions', channelId: guild.channelId('general'), user: ADMIN }).waitForResponse();
+    const listed = await command('wotd-subscriptions');
     expect(listed.embeds[0]?.description).toContain('as “Word Owl” with the avatar <https://example.com/owl.png>');
 
     // The first attempt "crashes" after Discord took the post: no nonce here, so the retry finds the webhook's message.
