@@ -1,16 +1,12 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDiscordServer } from '../support/discord/index.ts';
-import { startBotOnServer, type Cleanups } from './bot-on-server.ts';
+import { HELPER, MOD, modsGuild, OWNER, startBotWithGuild, type Cleanups } from './bot-on-server.ts';
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const OWNER = '500000000000000001';
-const MOD = '500000000000000002';
-const HELPER = '500000000000000003';
 const { ManageChannels } = PermissionFlagsBits;
 
 /**
@@ -20,35 +16,31 @@ const { ManageChannels } = PermissionFlagsBits;
  */
 describe('Manage Channels is checked in the channel being subscribed (Discord end to end)', () => {
   it('follows role and member overwrites that grant in one channel and deny in the other, both ways', async () => {
-    const discord = await startDiscordServer();
-    cleanups.push(() => discord.close());
-    const guild = discord.addGuild({
-      name: 'Words',
-      ownerId: OWNER,
-      roles: [{ name: 'mods', permissions: ManageChannels }, { name: 'helpers' }],
-      members: [
-        { id: OWNER, username: 'owner' },
-        { id: MOD, username: 'mod', roles: ['mods'] },
-        { id: HELPER, username: 'helper', roles: ['helpers'] },
-      ],
-      channels: [
-        { name: 'bot-commands' },
-        { name: 'open' },
-        // The mods may manage every channel but this one.
-        { name: 'announcements', type: 5, permissionOverwrites: [{ id: 'mods', deny: ManageChannels }] },
-        // Where the mods may not manage the channel they type in, but may manage the one they subscribe.
-        { name: 'no-manage', permissionOverwrites: [{ id: 'mods', deny: ManageChannels }] },
-        // Only this channel may the helper manage: @everyone is denied it, the helper alone allowed.
-        {
-          name: 'helper-corner',
-          permissionOverwrites: [
-            { id: '@everyone', deny: ManageChannels },
-            { id: HELPER, type: 'member', allow: ManageChannels },
-          ],
-        },
-      ],
-    });
-    const { daily } = await startBotOnServer(discord, cleanups, { daily: { now: () => new Date('2026-06-15T07:00:00Z') }, dailyPosts: false });
+    const { discord, guild, started } = await startBotWithGuild(
+      cleanups,
+      modsGuild({
+        roles: [{ name: 'helpers' }],
+        helperRoles: ['helpers'],
+        channels: [
+          { name: 'bot-commands' },
+          { name: 'open' },
+          // The mods may manage every channel but this one.
+          { name: 'announcements', type: 5, permissionOverwrites: [{ id: 'mods', deny: ManageChannels }] },
+          // Where the mods may not manage the channel they type in, but may manage the one they subscribe.
+          { name: 'no-manage', permissionOverwrites: [{ id: 'mods', deny: ManageChannels }] },
+          // Only this channel may the helper manage: @everyone is denied it, the helper alone allowed.
+          {
+            name: 'helper-corner',
+            permissionOverwrites: [
+              { id: '@everyone', deny: ManageChannels },
+              { id: HELPER, type: 'member', allow: ManageChannels },
+            ],
+          },
+        ],
+      }),
+      { daily: { now: () => new Date('2026-06-15T07:00:00Z') }, dailyPosts: false },
+    );
+    const { daily } = started;
 
     const id = (name: string) => guild.channelId(name);
     const invoke = async (user: string, typedIn: string, name: string, options: Record<string, string>, memberPermissions?: bigint) => {

@@ -10,7 +10,7 @@ import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { openDailyPosts, type OpenDailyPostsOptions } from '../../src/schedule/daily-posts.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import type { WotdLookup } from '../../src/wotd/lookup.ts';
-import { startDiscordServer, type ChannelSpec, type DiscordServer, type RoleSpec } from '../support/discord/index.ts';
+import { startDiscordServer, type ChannelSpec, type DiscordServer, type GuildSpec, type RoleSpec } from '../support/discord/index.ts';
 import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
 
 export type Cleanups = Array<() => Promise<void> | void>;
@@ -73,6 +73,42 @@ export function testScheduler(started: Awaited<ReturnType<typeof startBotOnServe
   });
 }
 
+/** A local Discord server with one server (guild) on it, and the bot started there by startBotOnServer. */
+export async function startBotWithGuild(
+  cleanups: Cleanups,
+  spec: GuildSpec,
+  options: BotOnServerOptions & { server?: Parameters<typeof startDiscordServer>[0] } = {},
+) {
+  const { server, ...botOptions } = options;
+  const discord = await startDiscordServer(server);
+  cleanups.push(() => discord.close());
+  const guild = discord.addGuild(spec);
+  const started = await startBotOnServer(discord, cleanups, botOptions);
+  return { discord, guild, started };
+}
+
+export const OWNER = '500000000000000001';
+export const MOD = '500000000000000002';
+export const HELPER = '500000000000000003';
+
+/**
+ * A server "Words" owned by OWNER, where MOD's role "mods" holds Manage Channels and HELPER holds `helperRoles`
+ * (none unless given): the cast of the permission checks.
+ */
+export function modsGuild(spec: { channels: ChannelSpec[]; roles?: RoleSpec[]; helperRoles?: string[] }): GuildSpec {
+  return {
+    name: 'Words',
+    ownerId: OWNER,
+    roles: [{ name: 'mods', permissions: PermissionFlagsBits.ManageChannels }, ...(spec.roles ?? [])],
+    members: [
+      { id: OWNER, username: 'owner' },
+      { id: MOD, username: 'mod', roles: ['mods'] },
+      { id: HELPER, username: 'helper', ...(spec.helperRoles ? { roles: spec.helperRoles } : {}) },
+    ],
+    channels: spec.channels,
+  };
+}
+
 /** The admin of startPostingWorld's server (Manage Channels). */
 export const ADMIN = '500000000000000001';
 
@@ -93,20 +129,21 @@ export interface PostingWorldOptions {
  * (no daily posts of its own). `command` runs a command as the admin in "general".
  */
 export async function startPostingWorld(cleanups: Cleanups, options: PostingWorldOptions) {
-  const discord = await startDiscordServer(options.server);
-  cleanups.push(() => discord.close());
-  const guild = discord.addGuild({
-    name: 'Words',
-    roles: [
-      { name: 'admins', permissions: PermissionFlagsBits.ManageChannels },
-      { name: 'posting', permissions: options.botPermissions },
-      ...(options.roles ?? []),
-    ],
-    members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
-    botMember: { roles: ['posting'] },
-    channels: [{ name: 'general' }, ...options.channels],
-  });
-  const started = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2, ...options.daily }, dailyPosts: false });
+  const { discord, guild, started } = await startBotWithGuild(
+    cleanups,
+    {
+      name: 'Words',
+      roles: [
+        { name: 'admins', permissions: PermissionFlagsBits.ManageChannels },
+        { name: 'posting', permissions: options.botPermissions },
+        ...(options.roles ?? []),
+      ],
+      members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
+      botMember: { roles: ['posting'] },
+      channels: [{ name: 'general' }, ...options.channels],
+    },
+    { server: options.server, daily: { concurrency: 2, ...options.daily }, dailyPosts: false },
+  );
   const command = (name: string, values: Record<string, string | boolean> = {}, locale?: string) =>
     discord.invokeCommand({ name, options: values, channelId: guild.channelId('general'), user: ADMIN, ...(locale ? { locale } : {}) }).waitForResponse();
   return { discord, guild, started, command };

@@ -1,16 +1,10 @@
-import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDiscordServer } from '../support/discord/index.ts';
-import { startBotOnServer, type Cleanups } from './bot-on-server.ts';
+import { HELPER, MOD, modsGuild, OWNER, startBotWithGuild, type Cleanups } from './bot-on-server.ts';
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const OWNER = '500000000000000001';
-const MOD = '500000000000000002';
-const HELPER = '500000000000000003';
 
 /**
  * /wotd-subscribe's intro form through the real discord.js client against the local Discord server: the command
@@ -19,20 +13,11 @@ const HELPER = '500000000000000003';
  */
 describe('the intro line form (Discord end to end)', () => {
   it('opens filled in, saves what is submitted with the same answer, and refuses bad text and members without permission', async () => {
-    const discord = await startDiscordServer();
-    cleanups.push(() => discord.close());
-    const guild = discord.addGuild({
-      name: 'Words',
-      ownerId: OWNER,
-      roles: [{ name: 'mods', permissions: PermissionFlagsBits.ManageChannels }],
-      members: [
-        { id: OWNER, username: 'owner' },
-        { id: MOD, username: 'mod', roles: ['mods'] },
-        { id: HELPER, username: 'helper' },
-      ],
-      channels: [{ name: 'daily' }, { name: 'other' }],
+    const { discord, guild, started } = await startBotWithGuild(cleanups, modsGuild({ channels: [{ name: 'daily' }, { name: 'other' }] }), {
+      daily: { now: () => new Date('2026-06-15T07:00:00Z') },
+      dailyPosts: false,
     });
-    const { daily } = await startBotOnServer(discord, cleanups, { daily: { now: () => new Date('2026-06-15T07:00:00Z') }, dailyPosts: false });
+    const { daily } = started;
     const channel = guild.channelId('daily');
     const intro = async () => (await daily.store.get(channel))?.intro;
 
