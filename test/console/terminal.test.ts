@@ -1,13 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startWotdService, type RunningService } from '../../src/service/server.ts';
-import { writeWordDb } from '../../src/service/word-db.ts';
+import type { RunningService } from '../../src/service/server.ts';
 import { testEntries } from '../commands/world.ts';
 import { collectOutput, type ChildOutput } from '../support/child-output.ts';
-import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import type { DiscordServer } from '../support/discord/index.ts';
+import { startServiceAndDiscord, type ServiceAndDiscord } from '../support/service-and-discord.ts';
 import { childEnv } from '../support/child-env.ts';
 
 /**
@@ -18,24 +16,21 @@ import { childEnv } from '../support/child-env.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
 
+let world: ServiceAndDiscord | undefined;
 let dir: string;
 let service: RunningService;
 let discord: DiscordServer;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'wotd-terminal-'));
   const entries = testEntries();
   // A word with a space, which completes only inside quotes.
   const day = entries.find((entry) => entry.date === '2025-01-15');
   if (day) Object.assign(day, { word: 'yin yang', ipa: '/jɪn jæŋ/', definition: 'Two sides of one whole.' });
-  await writeWordDb(join(dir, 'words.sqlite'), entries);
-  service = await startWotdService({ dbPath: join(dir, 'words.sqlite'), variant: 'A', port: 0, rateLimitPerMinute: 0 });
-  discord = await startDiscordServer();
+  world = await startServiceAndDiscord('terminal', entries);
+  ({ dir, service, discord } = world);
 });
 afterAll(async () => {
-  await discord?.close();
-  await service?.close();
-  await rm(dir, { recursive: true, force: true });
+  await world?.close();
 });
 
 function settingsFree(): NodeJS.ProcessEnv {

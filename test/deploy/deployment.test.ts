@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from '../../src/discord/bot.ts';
-import { startWotdService, type RunningService } from '../../src/service/server.ts';
-import { writeWordDb } from '../../src/service/word-db.ts';
-import { testEntries } from '../commands/world.ts';
-import { startDiscordServer, type DiscordServer } from '../support/discord/index.ts';
+import type { RunningService } from '../../src/service/server.ts';
+import type { DiscordServer } from '../support/discord/index.ts';
+import { startServiceAndDiscord, type ServiceAndDiscord } from '../support/service-and-discord.ts';
 import { childEnv } from '../support/child-env.ts';
 
 /**
@@ -23,20 +21,17 @@ import { childEnv } from '../support/child-env.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 const PM2 = join(ROOT, 'node_modules/pm2/bin/pm2');
 
+let world: ServiceAndDiscord | undefined;
 let discord: DiscordServer;
 let service: RunningService;
 let dir: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'wotd-deploy-'));
-  await writeWordDb(join(dir, 'words.sqlite'), testEntries());
-  service = await startWotdService({ dbPath: join(dir, 'words.sqlite'), variant: 'A', port: 0, rateLimitPerMinute: 0 });
-  discord = await startDiscordServer();
+  world = await startServiceAndDiscord('deploy');
+  ({ dir, service, discord } = world);
 });
 afterAll(async () => {
-  await discord?.close();
-  await service?.close();
-  await rm(dir, { recursive: true, force: true });
+  await world?.close();
 });
 
 async function freePort(): Promise<number> {
