@@ -1,43 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
 import { createConsolePoster } from '../../src/console/console-poster.ts';
-import { ConsoleSession } from '../../src/console/session.ts';
 import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
-import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import type { WotdLookup } from '../../src/wotd/lookup.ts';
-import { captureLogger, FixedLookup, tempStore } from '../schedule/helpers.ts';
+import { captureLogger } from '../schedule/helpers.ts';
+import { startStoreSession } from './store-session.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setUp(locale?: string) {
-  const temp = tempStore();
-  cleanups.push(temp.cleanup);
-  const store = await SubscriptionStore.open(temp.url);
-  cleanups.push(() => store.close());
-  const now = () => new Date('2026-06-15T07:00:00Z');
-  const output: string[] = [];
-  const lookup = new FixedLookup();
-  const session = new ConsoleSession({
-    commands,
-    services: { lookup: lookup as unknown as WotdLookup, siteUrl: 'https://wotd.site', subscriptions: createSubscriptionService({ store, limit: 5, now }) },
-    write: (text) => output.push(text),
-    color: false,
-    showThinking: false,
-    now,
-    locale,
-  });
-  const say = async (line: string) => {
-    output.length = 0;
-    await session.handleLine(line);
-    return output.join('');
-  };
-  return { store, say, output, lookup, now };
-}
+const setUp = (locale?: string) => startStoreSession(cleanups, { locale });
 
 describe('parts, date style and the intro form at the console', () => {
   it('takes parts and a date style, refuses an unknown part by name, shows them, previews and posts with them', async () => {

@@ -1,13 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { commands } from '../../commands/index.ts';
 import { createConsolePoster } from '../../src/console/console-poster.ts';
-import { ConsoleSession } from '../../src/console/session.ts';
 import { dailyPostEmbed } from '../../src/replies/daily-embeds.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
-import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
-import type { WotdLookup } from '../../src/wotd/lookup.ts';
-import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
+import { startStoreSession } from '../console/store-session.ts';
+import { captureLogger } from './helpers.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -16,27 +12,10 @@ afterEach(async () => {
 
 describe('daily posts in the console transport', () => {
   it('a subscription made at the console posts there at its time, once, and is listed with its status', async () => {
-    const temp = tempStore();
-    cleanups.push(temp.cleanup);
-    const store = await SubscriptionStore.open(temp.url);
-    cleanups.push(() => store.close());
     let now = new Date('2026-06-15T07:00:00Z');
     const clock = () => now;
-    const output: string[] = [];
+    const { store, session, output, lookup } = await startStoreSession(cleanups, { now: clock });
     const write = (text: string) => output.push(text);
-    const lookup = new FixedLookup();
-    const session = new ConsoleSession({
-      commands,
-      services: {
-        lookup: lookup as unknown as WotdLookup,
-        siteUrl: 'https://wotd.site',
-        subscriptions: createSubscriptionService({ store, limit: 5, now: clock }),
-      },
-      write,
-      color: false,
-      showThinking: false,
-      now: clock,
-    });
 
     await session.handleLine('/wotd-subscribe channel:#words time:09:30 timezone:europe/london role:@readers style:compact preview:true');
     const preview = output.join('');

@@ -2,16 +2,15 @@ import { PermissionFlagsBits } from 'discord.js';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { commands } from '../../commands/index.ts';
-import { ConsoleSession } from '../../src/console/session.ts';
 import { startDiscordBot } from '../../src/discord/bot.ts';
 import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
 import { PrivacyService, SERVER_DATA_RETENTION_DAYS, type DataExport } from '../../src/schedule/privacy.ts';
-import { createSubscriptionService } from '../../src/schedule/subscription-service.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import { startDiscordServer } from '../support/discord/index.ts';
+import { startStoreSession } from '../console/store-session.ts';
 import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -191,21 +190,7 @@ describe('/wotd-data, end to end', () => {
 
 describe('/wotd-data at the console', () => {
   it('prints the export and erases after pressing Erase', async () => {
-    const temp = tempStore();
-    cleanups.push(temp.cleanup);
-    const store = await SubscriptionStore.open(temp.url);
-    cleanups.push(() => store.close());
-    const now = () => new Date('2026-06-15T07:00:00Z');
-    const output: string[] = [];
-    const subscriptions = createSubscriptionService({ store, limit: 5, now });
-    const session = new ConsoleSession({
-      commands,
-      services: { lookup: new FixedLookup() as unknown as WotdLookup, siteUrl: 'https://wotd.site', subscriptions, privacy: new PrivacyService(store, now) },
-      write: (text) => output.push(text),
-      color: false,
-      showThinking: false,
-      now,
-    });
+    const { store, session, output } = await startStoreSession(cleanups, { privacy: true });
     await session.handleLine('/wotd-subscribe-me');
     output.length = 0;
     await session.handleLine('/wotd-data export');
