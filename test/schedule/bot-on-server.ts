@@ -8,7 +8,8 @@ import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts
 import { runDeployCommands } from '../../src/discord/deploy-commands.ts';
 import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { openDailyPosts, type OpenDailyPostsOptions } from '../../src/schedule/daily-posts.ts';
-import { DailyScheduler } from '../../src/schedule/scheduler.ts';
+import type { ChannelPoster } from '../../src/schedule/poster.ts';
+import { DailyScheduler, type SchedulerObserver } from '../../src/schedule/scheduler.ts';
 import type { WotdLookup } from '../../src/wotd/lookup.ts';
 import { startDiscordServer, type ChannelSpec, type DiscordServer, type GuildSpec, type RoleSpec } from '../support/discord/index.ts';
 import { captureLogger, FixedLookup, tempStore } from './helpers.ts';
@@ -49,19 +50,23 @@ export async function startBotOnServer(discord: DiscordServer, cleanups: Cleanup
 }
 
 /**
- * A daily scheduler for the started bot, ticked by the test (no minute timer), posting through the channel poster.
- * Its first `crashes` attempts "crash" right after Discord took the post, as a process killed there would: the retry
- * must find that post rather than make another.
+ * A daily scheduler for the started bot, ticked by the test (no minute timer), posting through `poster` (the channel
+ * poster unless given). Its first `crashes` attempts, and the next after each `crashNext()`, "crash" right after
+ * Discord took the post, as a process killed there would: the retry must find that post rather than make another.
  */
-export function testScheduler(started: Awaited<ReturnType<typeof startBotOnServer>>, options: { crashes?: number } = {}) {
+export function testScheduler(
+  started: Awaited<ReturnType<typeof startBotOnServer>>,
+  options: { crashes?: number; poster?: ChannelPoster; observer?: SchedulerObserver } = {},
+) {
   let crashes = options.crashes ?? 0;
-  return new DailyScheduler({
+  const scheduler = new DailyScheduler({
     store: started.daily.store,
     lookup: started.lookup,
-    poster: createChannelPoster(started.bot.client.rest, { logger: started.logger }),
+    poster: options.poster ?? createChannelPoster(started.bot.client.rest, { logger: started.logger }),
     ...dailyPostRendering('https://wotd.site'),
     logger: started.logger,
     concurrency: 2,
+    ...(options.observer ? { observer: options.observer } : {}),
     hooks: {
       afterSend: () => {
         if (crashes > 0) {
@@ -71,6 +76,7 @@ export function testScheduler(started: Awaited<ReturnType<typeof startBotOnServe
       },
     },
   });
+  return Object.assign(scheduler, { crashNext: () => (crashes = Math.max(crashes, 1)) });
 }
 
 /** A local Discord server with one server (guild) on it, and the bot started there by startBotOnServer. */

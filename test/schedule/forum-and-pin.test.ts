@@ -1,69 +1,44 @@
 import { PermissionFlagsBits, Routes } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDailyPoster } from '../../src/discord/daily-poster.ts';
-import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { DeliveryError } from '../../src/schedule/poster.ts';
-import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
-import { startBotOnServer } from './bot-on-server.ts';
+import { DEFAULT_BOT_PERMISSIONS, type startDiscordServer } from '../support/discord/index.ts';
+import { startPostingWorld, testScheduler } from './bot-on-server.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const ADMIN = '500000000000000001';
 const TITLE = 'word-2026-06-15 — word of the day, 2026-06-15';
 
 async function world(botPermissions: bigint, server: Parameters<typeof startDiscordServer>[0] = {}) {
-  const discord = await startDiscordServer(server);
-  cleanups.push(() => discord.close());
-  const guild = discord.addGuild({
-    name: 'Words',
-    roles: [
-      { name: 'admins', permissions: PermissionFlagsBits.ManageChannels },
-      { name: 'posting', permissions: botPermissions },
-    ],
-    members: [{ id: ADMIN, username: 'admin', roles: ['admins'] }],
-    botMember: { roles: ['posting'] },
+  let clock = new Date('2026-06-15T08:00:00Z');
+  const { discord, guild, started, command } = await startPostingWorld(cleanups, {
+    botPermissions,
     channels: [
-      { name: 'general' },
       { name: 'words' },
       { name: 'daily', type: 15, availableTags: ['Words', 'Misc'], requireTag: true },
       { name: 'clips', type: 16, availableTags: ['Words'] },
     ],
+    server,
+    daily: { now: () => clock },
   });
-  let clock = new Date('2026-06-15T08:00:00Z');
-  const started = await startBotOnServer(discord, cleanups, { daily: { concurrency: 2, now: () => clock }, dailyPosts: false });
   const invoke = async (name: string, options: Record<string, string | boolean> = {}, locale?: string) => {
-    const response = await discord.invokeCommand({ name, options, channelId: guild.channelId('general'), user: ADMIN, ...(locale ? { locale } : {}) }).waitForResponse();
+    const response = await command(name, options, locale);
     return `${response.content ?? ''}${response.embeds[0]?.description ?? ''}`;
   };
-  let crash = false;
   let pinFailures = 0;
-  const scheduler = new DailyScheduler({
-    store: started.daily.store,
-    lookup: started.lookup,
+  const scheduler = testScheduler(started, {
     poster: createDailyPoster(started.bot.client.rest, { logger: started.logger }),
-    ...dailyPostRendering('https://wotd.site'),
-    logger: started.logger,
-    concurrency: 2,
     observer: { pinFailed: () => (pinFailures += 1) },
-    hooks: {
-      afterSend: () => {
-        if (crash) {
-          crash = false;
-          throw new Error('crashed after sending');
-        }
-      },
-    },
   });
   const tick = (at: string) => {
     clock = new Date(at);
     return scheduler.tick(clock);
   };
   const warnings = (msg: string) => started.lines.filter((line) => line.msg === msg);
-  return { discord, guild, ...started, invoke, scheduler, tick, warnings, crashNext: () => (crash = true), pinFailures: () => pinFailures };
+  return { discord, guild, ...started, invoke, scheduler, tick, warnings, crashNext: scheduler.crashNext, pinFailures: () => pinFailures };
 }
 
 describe('daily posts in a forum', () => {
