@@ -1,7 +1,7 @@
 import type { Invoker, OutgoingMessage, Respondable } from '../replies/interactions.ts';
 import { invokerOf } from './invoker.ts';
 import { Responder, type RepliableInteraction } from './responder.ts';
-import { watched, type SendingHooks, type TrackedResponses } from './sending-hooks.ts';
+import type { SendingHooks, TrackedResponses } from './sending-hooks.ts';
 
 /**
  * What command and button contexts share: who asked, and answers tracked by the responder (read live). Classes, not
@@ -28,12 +28,16 @@ export abstract class RespondableContext implements Respondable, TrackedResponse
     return this.responder.answered;
   }
 
-  followUp(message: OutgoingMessage): Promise<void> {
-    return watched(this.hooks, message, () => this.responder.followUp(message));
+  async followUp(message: OutgoingMessage): Promise<void> {
+    this.hooks?.sending(message);
+    await this.responder.followUp(message);
+    this.hooks?.responded();
   }
 
-  respond(message: OutgoingMessage): Promise<void> {
-    return watched(this.hooks, message, () => this.responder.respond(message));
+  async respond(message: OutgoingMessage): Promise<void> {
+    this.hooks?.sending(message);
+    await this.responder.respond(message);
+    this.hooks?.responded();
   }
 
   abstract defer(options?: { ephemeral?: boolean }): Promise<void>;
