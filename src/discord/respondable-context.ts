@@ -17,7 +17,7 @@ export abstract class RespondableContext implements Respondable, TrackedResponse
     protected readonly hooks: SendingHooks | undefined,
   ) {
     this.invoker = invokerOf(interaction);
-    this.responder = new Responder(interaction);
+    this.responder = new Responder(interaction, hooks);
   }
 
   get acknowledged(): boolean {
@@ -28,16 +28,12 @@ export abstract class RespondableContext implements Respondable, TrackedResponse
     return this.responder.answered;
   }
 
-  async followUp(message: OutgoingMessage): Promise<void> {
-    this.hooks?.sending(message);
-    await this.responder.followUp(message);
-    this.hooks?.responded();
+  followUp(message: OutgoingMessage): Promise<void> {
+    return this.responder.followUp(message);
   }
 
-  async respond(message: OutgoingMessage): Promise<void> {
-    this.hooks?.sending(message);
-    await this.responder.respond(message);
-    this.hooks?.responded();
+  respond(message: OutgoingMessage): Promise<void> {
+    return this.responder.respond(message);
   }
 
   abstract defer(options?: { ephemeral?: boolean }): Promise<void>;

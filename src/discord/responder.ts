@@ -1,6 +1,7 @@
 import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type ModalSubmitInteraction } from 'discord.js';
 import type { OutgoingMessage } from '../replies/interactions.ts';
 import { newMessagePayload, replacementPayload } from './interaction-payloads.ts';
+import type { SendingHooks } from './sending-hooks.ts';
 
 /**
  * What the command and button contexts have sent for one interaction, and so where the next answer goes.
@@ -48,7 +49,11 @@ export class Responder {
   private busy = false;
   private waiting: Array<() => void> | undefined;
 
-  constructor(private readonly interaction: RepliableInteraction) {}
+  constructor(
+    private readonly interaction: RepliableInteraction,
+    /** Told of what respond and followUp send (the contexts tell them of their other sending methods). */
+    private readonly hooks: SendingHooks | undefined,
+  ) {}
 
   get acknowledged(): boolean {
     return this.ack.kind !== 'none';
@@ -82,39 +87,55 @@ export class Responder {
     }
   }
 
-  async respond(message: OutgoingMessage): Promise<void> {
+  /** Sends the answer where it goes now (see the module comment), telling the hooks. */
+  respond(message: OutgoingMessage): Promise<void> {
+    this.hooks?.sending(message);
     const turn = this.takeTurn();
-    if (turn) await turn;
+    return turn ? turn.then(() => this.sendInTurn(message, false)) : this.sendInTurn(message, false);
+  }
+
+  /** Sends a new message after the answer (the answer itself when there is none yet), telling the hooks. */
+  followUp(message: OutgoingMessage): Promise<void> {
+    this.hooks?.sending(message);
+    const turn = this.takeTurn();
+    return turn ? turn.then(() => this.sendInTurn(message, true)) : this.sendInTurn(message, true);
+  }
+
+  private async sendInTurn(message: OutgoingMessage, followUp: boolean): Promise<void> {
     try {
-      await this.respondNow(message);
+      const ack = this.ack;
+      if (followUp && ack.kind !== 'none') await this.interaction.followUp(newMessagePayload(message));
+      else {
+        await this.respondNow(ack, message);
+        this.answered = true;
+      }
     } finally {
       this.passTurn();
     }
+    this.hooks?.responded();
   }
 
-  private async respondNow(message: OutgoingMessage): Promise<void> {
-    const ack = this.ack;
+  private async respondNow(ack: Acknowledgement, message: OutgoingMessage): Promise<void> {
     switch (ack.kind) {
       case 'none':
         await this.interaction.reply(newMessagePayload(message));
         this.ack = replyAck(message.ephemeral ?? false);
-        break;
+        return;
       case 'reply':
         if (message.ephemeral && !ack.ephemeral) {
           await this.interaction.deleteReply();
           this.ack = GONE;
           await this.interaction.followUp(newMessagePayload(message));
-          break;
+          return;
         }
         await this.interaction.editReply(replacementPayload(message));
-        break;
+        return;
       case 'component':
       case 'gone':
       case 'modal':
         await this.interaction.followUp(newMessagePayload(message));
-        break;
+        return;
     }
-    this.answered = true;
   }
 
   /** Answers with a form, unless something was sent already. */
@@ -131,14 +152,4 @@ export class Responder {
     }
   }
 
-  async followUp(message: OutgoingMessage): Promise<void> {
-    const turn = this.takeTurn();
-    if (turn) await turn;
-    try {
-      if (this.ack.kind === 'none') await this.respondNow(message);
-      else await this.interaction.followUp(newMessagePayload(message));
-    } finally {
-      this.passTurn();
-    }
-  }
 }

@@ -9,7 +9,8 @@ import { checkDate, hit, mirrorHit, shared, withStale, type LookupContext, type 
 import { mirrorEntry } from './mirror/mirror-answers.ts';
 import { parseEntry } from './wire.ts';
 
-export async function getEntry(ctx: LookupContext, date: IsoDate | undefined, options: LookupOptions): Promise<Lookup<Entry>> {
+/** Not an async function: it only counts the lookup, and another async frame per command costs. */
+export function getEntry(ctx: LookupContext, date: IsoDate | undefined, options: LookupOptions): Promise<Lookup<Entry>> {
   ctx.counters.lookups++;
   return lookUpEntry(ctx, date, options);
 }

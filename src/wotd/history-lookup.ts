@@ -9,7 +9,8 @@ import { mirrorHistory } from './mirror/mirror-answers.ts';
 
 export const MAX_HISTORY_LIMIT = 8;
 
-export async function getPrevious(ctx: LookupContext, date: IsoDate | undefined, limit: number, options: LookupOptions): Promise<Lookup<HistoryPage>> {
+/** Not an async function: it only counts the lookup, and another async frame per command costs. */
+export function getPrevious(ctx: LookupContext, date: IsoDate | undefined, limit: number, options: LookupOptions): Promise<Lookup<HistoryPage>> {
   ctx.counters.lookups++;
   return lookUpPrevious(ctx, date, limit, options);
 }
