@@ -47,9 +47,11 @@ async function refuseDate(context: CommandContext, option: Exclude<DateOption, {
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  const date = await dateOptionOrRefuse(context, services.lookup.today());
+  const dateRead = dateOptionOrRefuse(context, services.lookup.today());
+  const date = typeof dateRead === 'string' ? dateRead : await dateRead;
   if (!date) return;
-  const locale = await placeLocale(context.invoker, services);
+  const localeKnown = placeLocale(context.invoker, services);
+  const locale = typeof localeKnown === 'object' ? await localeKnown : localeKnown;
   await replyWhenReady(context, entryMessage(date, services, locale), {
     subject: { date },
     logger: services.logger,

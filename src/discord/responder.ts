@@ -101,41 +101,36 @@ export class Responder {
     return turn ? turn.then(() => this.sendInTurn(message, true)) : this.sendInTurn(message, true);
   }
 
+  /** One async frame for the whole answer: where it goes is decided when its turn has come. */
   private async sendInTurn(message: OutgoingMessage, followUp: boolean): Promise<void> {
     try {
       const ack = this.ack;
       if (followUp && ack.kind !== 'none') await this.interaction.followUp(newMessagePayload(message));
       else {
-        await this.respondNow(ack, message);
+        switch (ack.kind) {
+          case 'none':
+            await this.interaction.reply(newMessagePayload(message));
+            this.ack = replyAck(message.ephemeral ?? false);
+            break;
+          case 'reply':
+            if (message.ephemeral && !ack.ephemeral) {
+              await this.interaction.deleteReply();
+              this.ack = GONE;
+              await this.interaction.followUp(newMessagePayload(message));
+            } else await this.interaction.editReply(replacementPayload(message));
+            break;
+          case 'component':
+          case 'gone':
+          case 'modal':
+            await this.interaction.followUp(newMessagePayload(message));
+            break;
+        }
         this.answered = true;
       }
     } finally {
       this.passTurn();
     }
     this.hooks?.responded();
-  }
-
-  private async respondNow(ack: Acknowledgement, message: OutgoingMessage): Promise<void> {
-    switch (ack.kind) {
-      case 'none':
-        await this.interaction.reply(newMessagePayload(message));
-        this.ack = replyAck(message.ephemeral ?? false);
-        return;
-      case 'reply':
-        if (message.ephemeral && !ack.ephemeral) {
-          await this.interaction.deleteReply();
-          this.ack = GONE;
-          await this.interaction.followUp(newMessagePayload(message));
-          return;
-        }
-        await this.interaction.editReply(replacementPayload(message));
-        return;
-      case 'component':
-      case 'gone':
-      case 'modal':
-        await this.interaction.followUp(newMessagePayload(message));
-        return;
-    }
   }
 
   /** Answers with a form, unless something was sent already. */

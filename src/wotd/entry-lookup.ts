@@ -25,7 +25,7 @@ export async function lookUpEntry(ctx: LookupContext, date: IsoDate | undefined,
     mirrorHit(ctx, null);
     throw notFoundForDate(day);
   }
-  const cached = await ctx.cache.getEntry(day);
+  const cached = ctx.cache.recallEntry(day) ?? (await ctx.cache.getEntry(day));
   if (cached?.fresh) return hit(ctx, cached.value);
   if (!cached && (await ctx.cache.isKnownMissing(day))) {
     ctx.counters.cacheHits++;

@@ -37,7 +37,8 @@ export const PLACE_LANGUAGE_WAIT_MS = 250;
  * server's language (a failure is logged) rather than failing or holding up a lookup over its wording.
  *
  * Known at once nearly always (outside servers, or the channel's language remembered), and then returned as it is:
- * only a read of the store makes it a promise (`await` takes either).
+ * only a read of the store makes it a promise. `await` takes either; the commands await only a promise (`typeof`
+ * tells them apart), since awaiting a language would cost a promise and a turn of the microtask queue per command.
  */
 export function placeLocale(invoker: Invoker, services: Pick<BotServices, 'subscriptions' | 'logger'>): string | undefined | Promise<string | undefined> {
   const subscriptions = services.subscriptions;
