@@ -149,14 +149,16 @@ async function execute(context: CommandContext, services: BotServices): Promise<
   const t = privateT(context.invoker);
   if (query === '') return context.respond(userError(t('find.noWord')));
   if (query.length > MAX_WORD_LENGTH) return context.respond(userError(t('find.tooLong', { max: MAX_WORD_LENGTH })));
-  const where = await placeLocale(context.invoker, services);
+  const whereKnown = placeLocale(context.invoker, services);
+  const where = typeof whereKnown === 'object' ? await whereKnown : whereKnown;
   await replyWhenReady(context, findMessage(query, 1, services, where, context.invoker.locale), { logger: services.logger });
 }
 
 async function handlePage(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parsePageButtonId(context.customId);
   if (!state) return context.respond(userError(privateT(context.invoker)('find.staleButton')));
-  const where = await placeLocale(context.invoker, services);
+  const whereKnown = placeLocale(context.invoker, services);
+  const where = typeof whereKnown === 'object' ? await whereKnown : whereKnown;
   await updateWhenReady(context, findMessage(state.word, state.page, services, where, context.invoker.locale), { logger: services.logger });
 }
 

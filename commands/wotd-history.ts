@@ -96,13 +96,15 @@ async function historyMessage(
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  const before = await dateOptionOrRefuse(context, services.lookup.today());
+  const beforeRead = dateOptionOrRefuse(context, services.lookup.today());
+  const before = typeof beforeRead === 'string' ? beforeRead : await beforeRead;
   if (!before) return;
   const limit = context.options.getInteger('limit') ?? DEFAULT_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     return context.respond(userError(privateT(context.invoker)('history.badLimit', { max: MAX_LIMIT, given: String(limit) })));
   }
-  const locale = await placeLocale(context.invoker, services);
+  const localeKnown = placeLocale(context.invoker, services);
+  const locale = typeof localeKnown === 'object' ? await localeKnown : localeKnown;
   await replyWhenReady(context, historyMessage(before, limit, services, locale, context.invoker.locale), {
     subject: { before },
     logger: services.logger,
@@ -113,7 +115,8 @@ async function execute(context: CommandContext, services: BotServices): Promise<
 async function handleOlder(context: ButtonContext, services: BotServices): Promise<void> {
   const state = parseOlderButtonId(context.customId);
   if (!state || state.before > services.lookup.today()) return context.respond(userError(privateT(context.invoker)('history.staleButton')));
-  const locale = await placeLocale(context.invoker, services);
+  const localeKnown = placeLocale(context.invoker, services);
+  const locale = typeof localeKnown === 'object' ? await localeKnown : localeKnown;
   await updateWhenReady(context, historyMessage(state.before, state.limit, services, locale, context.invoker.locale), {
     subject: { before: state.before },
     logger: services.logger,

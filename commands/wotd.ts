@@ -1,7 +1,7 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
 import { entryEmbed } from '../src/replies/embeds.ts';
 import type { BotServices, CommandContext, OutgoingMessage, SlashCommand } from '../src/replies/interactions.ts';
-import { readDateOption } from '../src/replies/date-text.ts';
+import { readDateOption, type DateOption } from '../src/replies/date-text.ts';
 import { INTERACTIVE, replyWhenReady } from '../src/replies/deliver.ts';
 import { invalidDateMessage, notRevealedMessage, staleNote } from '../src/replies/messages.ts';
 import { named } from '../src/replies/i18n/command-text.ts';
@@ -27,10 +27,16 @@ async function entryMessage(date: IsoDate, services: BotServices, locale: string
   return message;
 }
 
-/** The day the `date` option names, or null once the member has been told why that day cannot be shown. */
-export async function dateOptionOrRefuse(context: CommandContext, today: IsoDate): Promise<IsoDate | null> {
+/**
+ * The day the `date` option names, or null once the member has been told why that day cannot be shown. A day is
+ * returned as it is, without a promise (`await` takes either): nearly every command names one.
+ */
+export function dateOptionOrRefuse(context: CommandContext, today: IsoDate): IsoDate | Promise<null> {
   const option = readDateOption(context.options.getString('date'), today);
-  if (option.kind === 'date') return option.date;
+  return option.kind === 'date' ? option.date : refuseDate(context, option, today);
+}
+
+async function refuseDate(context: CommandContext, option: Exclude<DateOption, { kind: 'date' }>, today: IsoDate): Promise<null> {
   const t = privateT(context.invoker);
   await context.respond(
     option.kind === 'invalid'
@@ -41,9 +47,11 @@ export async function dateOptionOrRefuse(context: CommandContext, today: IsoDate
 }
 
 async function execute(context: CommandContext, services: BotServices): Promise<void> {
-  const date = await dateOptionOrRefuse(context, services.lookup.today());
+  const dateRead = dateOptionOrRefuse(context, services.lookup.today());
+  const date = typeof dateRead === 'string' ? dateRead : await dateRead;
   if (!date) return;
-  const locale = await placeLocale(context.invoker, services);
+  const localeKnown = placeLocale(context.invoker, services);
+  const locale = typeof localeKnown === 'object' ? await localeKnown : localeKnown;
   await replyWhenReady(context, entryMessage(date, services, locale), {
     subject: { date },
     logger: services.logger,

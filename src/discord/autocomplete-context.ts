@@ -1,8 +1,8 @@
 import type { AutocompleteInteraction } from 'discord.js';
-import type { AutocompleteChoice, AutocompleteContext } from '../replies/interactions.ts';
+import type { AutocompleteChoice, AutocompleteContext, Invoker } from '../replies/interactions.ts';
 import { clip } from '../replies/embeds.ts';
 import { invokerOf } from './invoker.ts';
-import { watched, type SendingHooks } from './sending-hooks.ts';
+import type { SendingHooks } from './sending-hooks.ts';
 
 const MAX_CHOICES = 25;
 const CHOICE_TEXT_LIMIT = 100;
@@ -18,19 +18,33 @@ export function autocompleteChoices(choices: AutocompleteChoice[]): Autocomplete
   );
 }
 
+/** A class, like the other contexts: an object literal's method would be a new closure per interaction. */
+class DiscordAutocompleteContext implements AutocompleteContext {
+  readonly commandName: string;
+  readonly invoker: Invoker;
+  readonly focused: { name: string; value: string };
+  private responded = false;
+
+  constructor(
+    private readonly interaction: AutocompleteInteraction,
+    private readonly hooks: SendingHooks | undefined,
+  ) {
+    const focused = interaction.options.getFocused(true);
+    this.commandName = interaction.commandName;
+    this.invoker = invokerOf(interaction);
+    this.focused = { name: focused.name, value: String(focused.value) };
+  }
+
+  async respond(choices: AutocompleteChoice[]): Promise<void> {
+    this.hooks?.sending();
+    if (!this.responded && !this.interaction.responded) {
+      this.responded = true;
+      await this.interaction.respond(autocompleteChoices(choices));
+    }
+    this.hooks?.responded();
+  }
+}
+
 export function createAutocompleteContext(interaction: AutocompleteInteraction, hooks?: SendingHooks): AutocompleteContext {
-  const focused = interaction.options.getFocused(true);
-  let responded = false;
-  return {
-    commandName: interaction.commandName,
-    invoker: invokerOf(interaction),
-    focused: { name: focused.name, value: String(focused.value) },
-    respond(choices: AutocompleteChoice[]) {
-      return watched(hooks, undefined, async () => {
-        if (responded || interaction.responded) return;
-        responded = true;
-        await interaction.respond(autocompleteChoices(choices));
-      });
-    },
-  };
+  return new DiscordAutocompleteContext(interaction, hooks);
 }

@@ -101,7 +101,17 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
     ...(options.onInteractionDone ? { onInteractionDone: options.onInteractionDone } : {}),
   });
   // Interactions that arrive while stopping are still answered: dropping one would show "This interaction failed".
-  const inFlight = new Set<Promise<void>>();
+  // A count rather than a set of promises: no closure or promise chain per interaction (bench:commands).
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const finished = (): void => {
+    inFlight -= 1;
+    if (inFlight === 0) drained?.();
+  };
+  const failed = (error: unknown): never => {
+    finished();
+    throw error;
+  };
 
   /** A client with every handler attached: a new one for each login attempt, since a destroyed one is not reused. */
   function newClient(): Client {
@@ -113,8 +123,8 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
       ...(options.takeGlobalTurn ? { takeGlobalTurn: options.takeGlobalTurn } : {}),
     });
     client.on(Events.InteractionCreate, (interaction) => {
-      const handled = route(interaction).finally(() => inFlight.delete(handled));
-      inFlight.add(handled);
+      inFlight += 1;
+      void route(interaction).then(finished, failed);
     });
     client.on(Events.Error, (error) => log.error({ err: error }, 'discord client error'));
     client.on(Events.Warn, (message) => log.warn({ detail: message }, 'discord client warning'));
@@ -149,13 +159,13 @@ export async function startDiscordBot(options: StartDiscordBotOptions): Promise<
 
   let stopped: Promise<void> | undefined;
   async function stop(): Promise<void> {
-    if (inFlight.size > 0) {
-      log.info({ inFlight: inFlight.size }, 'waiting for interactions in progress');
+    if (inFlight > 0) {
+      log.info({ inFlight }, 'waiting for interactions in progress');
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
       });
-      await Promise.race([Promise.allSettled([...inFlight]), timeout]);
+      await Promise.race([new Promise<void>((resolve) => (drained = resolve)), timeout]);
       clearTimeout(timer);
     }
     await ready.destroy();

@@ -2,7 +2,8 @@ import type { ButtonInteraction } from 'discord.js';
 import type { ButtonContext, OutgoingMessage } from '../replies/interactions.ts';
 import { replacementPayload } from './interaction-payloads.ts';
 import { RespondableContext } from './respondable-context.ts';
-import { watched, type SendingHooks, type TrackedResponses } from './sending-hooks.ts';
+import type { SendingHooks, TrackedResponses } from './sending-hooks.ts';
+import { COMPONENT_ACKNOWLEDGED } from './responder.ts';
 
 class DiscordButtonContext extends RespondableContext implements ButtonContext {
   readonly customId: string;
@@ -18,39 +19,43 @@ class DiscordButtonContext extends RespondableContext implements ButtonContext {
   }
 
   /** Public: a deferred update of the button's message (the usual case); ephemeral: a private "thinking" reply. */
-  defer(options?: { ephemeral?: boolean }): Promise<void> {
-    return watched(this.hooks, options, async () => {
-      const responder = this.responder;
-      if (responder.acknowledged) return;
-      if (options?.ephemeral) {
-        await responder.deferReply(true);
-        return;
+  async defer(options?: { ephemeral?: boolean }): Promise<void> {
+    this.hooks?.sending(options);
+    const responder = this.responder;
+    if (!responder.acknowledged) {
+      if (options?.ephemeral) await responder.deferReply(true);
+      else {
+        await this.interaction.deferUpdate();
+        responder.ack = COMPONENT_ACKNOWLEDGED;
       }
-      await this.interaction.deferUpdate();
-      responder.ack = { kind: 'component' };
-    });
+    }
+    this.hooks?.responded();
   }
 
-  update(message: OutgoingMessage): Promise<void> {
-    return watched(this.hooks, message, async () => {
-      const responder = this.responder;
-      switch (responder.ack.kind) {
-        case 'none':
-          await this.interaction.update(replacementPayload(message));
-          responder.ack = { kind: 'component' };
-          responder.answered = true;
-          return;
-        case 'component':
-          await this.interaction.editReply(replacementPayload(message));
-          responder.answered = true;
-          return;
-        // After a private deferral the button's message is out of reach; the answer goes where the member looks.
-        case 'reply':
-        case 'gone':
-          await responder.respond(message);
-          return;
-      }
-    });
+  async update(message: OutgoingMessage): Promise<void> {
+    this.hooks?.sending(message);
+    await this.updateNow(message);
+    this.hooks?.responded();
+  }
+
+  private async updateNow(message: OutgoingMessage): Promise<void> {
+    const responder = this.responder;
+    switch (responder.ack.kind) {
+      case 'none':
+        await this.interaction.update(replacementPayload(message));
+        responder.ack = COMPONENT_ACKNOWLEDGED;
+        responder.answered = true;
+        return;
+      case 'component':
+        await this.interaction.editReply(replacementPayload(message));
+        responder.answered = true;
+        return;
+      // After a private deferral the button's message is out of reach; the answer goes where the member looks.
+      case 'reply':
+      case 'gone':
+        await responder.respond(message);
+        return;
+    }
   }
 }
 

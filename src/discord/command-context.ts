@@ -6,7 +6,7 @@ import { forumFactsIn } from './forum-facts.ts';
 import { memberCanManageChannelIn } from './discord-member-permissions.ts';
 import { modalPayload } from './interaction-payloads.ts';
 import { RespondableContext } from './respondable-context.ts';
-import { watched, type SendingHooks, type TrackedResponses } from './sending-hooks.ts';
+import type { SendingHooks, TrackedResponses } from './sending-hooks.ts';
 
 /** What a command and a form sent back share: the permissions of the bot and the member in a channel of the server. */
 abstract class GuildChannelContext extends RespondableContext {
@@ -44,11 +44,10 @@ abstract class GuildChannelContext extends RespondableContext {
     return memberCanManageChannelIn(guild, member, this.interaction.user.id, channelId, (known, id) => this.readChannel(known, id));
   }
 
-  defer(options?: { ephemeral?: boolean }): Promise<void> {
-    return watched(this.hooks, options, async () => {
-      if (this.responder.acknowledged) return;
-      await this.responder.deferReply(options?.ephemeral ?? false);
-    });
+  async defer(options?: { ephemeral?: boolean }): Promise<void> {
+    this.hooks?.sending(options);
+    if (!this.responder.acknowledged) await this.responder.deferReply(options?.ephemeral ?? false);
+    this.hooks?.responded();
   }
 }
 
@@ -65,8 +64,10 @@ class DiscordCommandContext extends GuildChannelContext implements CommandContex
     this.options = commandOptions(command);
   }
 
-  showModal(modal: ModalSpec): Promise<void> {
-    return watched(this.hooks, modal, () => this.responder.showModal(() => this.command.showModal(modalPayload(modal))));
+  async showModal(modal: ModalSpec): Promise<void> {
+    this.hooks?.sending(modal);
+    await this.responder.showModal(() => this.command.showModal(modalPayload(modal)));
+    this.hooks?.responded();
   }
 }
 

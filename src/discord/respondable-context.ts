@@ -1,7 +1,7 @@
 import type { Invoker, OutgoingMessage, Respondable } from '../replies/interactions.ts';
 import { invokerOf } from './invoker.ts';
 import { Responder, type RepliableInteraction } from './responder.ts';
-import { watched, type SendingHooks, type TrackedResponses } from './sending-hooks.ts';
+import type { SendingHooks, TrackedResponses } from './sending-hooks.ts';
 
 /**
  * What command and button contexts share: who asked, and answers tracked by the responder (read live). Classes, not
@@ -17,7 +17,7 @@ export abstract class RespondableContext implements Respondable, TrackedResponse
     protected readonly hooks: SendingHooks | undefined,
   ) {
     this.invoker = invokerOf(interaction);
-    this.responder = new Responder(interaction);
+    this.responder = new Responder(interaction, hooks);
   }
 
   get acknowledged(): boolean {
@@ -29,11 +29,11 @@ export abstract class RespondableContext implements Respondable, TrackedResponse
   }
 
   followUp(message: OutgoingMessage): Promise<void> {
-    return watched(this.hooks, message, () => this.responder.followUp(message));
+    return this.responder.followUp(message);
   }
 
   respond(message: OutgoingMessage): Promise<void> {
-    return watched(this.hooks, message, () => this.responder.respond(message));
+    return this.responder.respond(message);
   }
 
   abstract defer(options?: { ephemeral?: boolean }): Promise<void>;

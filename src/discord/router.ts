@@ -1,9 +1,10 @@
 import type { AutocompleteInteraction, ButtonInteraction, ChatInputCommandInteraction, Interaction, ModalSubmitInteraction } from 'discord.js';
 import type { InteractionObserver } from '../replies/interaction-outcome.ts';
-import { buttonPrefix, type BotServices, type ButtonContext, type ModalContext, type OutgoingMessage, type Respondable, type SlashCommand } from '../replies/interactions.ts';
+import { buttonPrefix, type BotServices, type ButtonContext, type CommandContext, type ModalContext, type OutgoingMessage, type Respondable, type SlashCommand } from '../replies/interactions.ts';
 import type { Logger } from '../config/logger.ts';
 import { pendingDmNotice } from '../replies/admin-replies.ts';
-import { traceWrites, type WriteTrace } from '../store/store-watch.ts';
+import { runTraced, traceWrites, writesTraced, type WriteTrace } from '../store/store-watch.ts';
+import { Deadline, DeadlineQueue } from '../replies/deadlines.ts';
 import { storeFailureReply } from '../replies/store-failure.ts';
 import { translatorFor } from '../replies/i18n/translate.ts';
 import { createAutocompleteContext } from './autocomplete-context.ts';
@@ -38,13 +39,53 @@ export interface RouterOptions {
   onInteractionDone?: InteractionObserver;
 }
 
+interface LogOnDemand {
+  get(): Logger;
+}
+
 /**
  * A child logger made only when something is logged: making one per interaction costs more than many answers do.
- * Its bindings too are only read then.
+ * Its bindings too are only read then. An object rather than closures: one allocation per interaction.
  */
-function lazyChild(logger: Logger, bindings: () => Record<string, unknown>): () => Logger {
-  let child: Logger | undefined;
-  return () => (child ??= logger.child(bindings()));
+class LazyLog<I> implements LogOnDemand {
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly interaction: I,
+    private readonly bindings: (interaction: I) => Record<string, unknown>,
+  ) {}
+
+  get(): Logger {
+    return (this.child ??= this.logger.child(this.bindings(this.interaction)));
+  }
+}
+
+function commandBindings(interaction: ChatInputCommandInteraction): Record<string, unknown> {
+  return { interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId };
+}
+
+function componentBindings(interaction: ButtonInteraction | ModalSubmitInteraction): Record<string, unknown> {
+  return { interactionId: interaction.id, [interaction.isButton() ? 'button' : 'modal']: buttonPrefix(interaction.customId), guildId: interaction.guildId };
+}
+
+function autocompleteBindings(interaction: AutocompleteInteraction): Record<string, unknown> {
+  return { interactionId: interaction.id, command: interaction.commandName, autocomplete: true };
+}
+
+/** A command in progress, queued for its safety deferral. */
+class SafetyDeferral extends Deadline {
+  constructor(
+    readonly context: CommandContext & TrackedResponses,
+    readonly log: LogOnDemand,
+  ) {
+    super();
+  }
+}
+
+/** Runs a command's handler, noting in `trace` whether it wrote to a watched store. */
+function executeTraced(trace: WriteTrace, command: SlashCommand, context: CommandContext, services: BotServices): Promise<void> {
+  return writesTraced() ? runTraced(trace, () => command.execute(context, services)) : command.execute(context, services);
 }
 
 export type InteractionRouter = (interaction: Interaction) => Promise<void>;
@@ -68,47 +109,51 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
    * Answers privately on whichever path is still open: a reply, the place of a deferral, or a follow-up when a real
    * answer was already sent (which is left alone). A failure here is only logged.
    */
-  async function answerPrivately(context: Respondable & TrackedResponses, message: OutgoingMessage, log: () => Logger): Promise<void> {
+  async function answerPrivately(context: Respondable & TrackedResponses, message: OutgoingMessage, log: LogOnDemand): Promise<void> {
     try {
       if (context.answered) await context.followUp({ ...message, ephemeral: true });
       else await context.respond({ ...message, ephemeral: true });
     } catch (error) {
-      log().warn({ err: error, acknowledged: context.acknowledged }, 'could not send the error reply');
+      log.get().warn({ err: error, acknowledged: context.acknowledged }, 'could not send the error reply');
     }
   }
 
+  /** A command's safety deferral: due SAFETY_DEFER_MS after the command started, unless it was answered by then. */
+  const safetyDeferrals = new DeadlineQueue<SafetyDeferral>(SAFETY_DEFER_MS, ({ context, log }) => {
+    if (context.acknowledged) return;
+    log.get().warn({ afterMs: SAFETY_DEFER_MS }, 'command is slow to answer; deferring it');
+    context.defer({ ephemeral: true }).catch((error: unknown) => log.get().warn({ err: error }, 'could not defer a slow command'));
+  });
+
   async function handleCommand(interaction: ChatInputCommandInteraction, watch?: InteractionWatch): Promise<void> {
-    const log = lazyChild(logger, () => ({ interactionId: interaction.id, command: interaction.commandName, guildId: interaction.guildId }));
+    const log = new LazyLog(logger, interaction, commandBindings);
     const context = createCommandContext(interaction, watch);
     const command = byName.get(interaction.commandName);
     if (watch && command) watch.name = command.data.name;
     if (!command) {
       watch?.record('internal_error');
-      log().warn('unknown command');
+      log.get().warn('unknown command');
       await answerPrivately(context, { content: translatorFor(interaction.locale)('router.unknownCommand') }, log);
       return;
     }
     const started = performance.now();
-    const safety = setTimeout(() => {
-      if (context.acknowledged) return;
-      log().warn({ afterMs: SAFETY_DEFER_MS }, 'command is slow to answer; deferring it');
-      context.defer({ ephemeral: true }).catch((error: unknown) => log().warn({ err: error }, 'could not defer a slow command'));
-    }, SAFETY_DEFER_MS);
-    const { trace, done } = traceWrites(async () => command.execute(context, services));
+    const safety = new SafetyDeferral(context, log);
+    safetyDeferrals.add(safety);
+    const trace: WriteTrace = { wrote: false };
     try {
-      await done;
+      await executeTraced(trace, command, context, services);
       if (!context.acknowledged) {
         // A handler that forgot to answer would leave the member with "This interaction failed".
         watch?.record('internal_error');
-        log().error('command finished without answering');
+        log.get().error('command finished without answering');
         await answerPrivately(context, { content: translatorFor(interaction.locale)('router.failed') }, log);
-      } else if (logger.isLevelEnabled('debug')) log().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
+      } else if (logger.isLevelEnabled('debug')) log.get().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
       watch?.record('internal_error');
-      log().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
+      log.get().error({ err: error, acknowledged: context.acknowledged }, 'command failed');
       await answerPrivately(context, { content: failedReply(error, trace, interaction.locale) }, log);
     } finally {
-      clearTimeout(safety);
+      safetyDeferrals.cancel(safety);
     }
     // Nearly always known at once: no member owes the notice (no async step per command for it).
     const subscriptions = services.subscriptions;
@@ -116,12 +161,12 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
   }
 
   /** After any command, once: why the member's DM subscription was switched off, privately, beside the answer. */
-  async function tellPendingNotice(context: Respondable & TrackedResponses, userId: string, locale: string, log: () => Logger): Promise<void> {
+  async function tellPendingNotice(context: Respondable & TrackedResponses, userId: string, locale: string, log: LogOnDemand): Promise<void> {
     try {
       const notice = await pendingDmNotice(services, userId, locale);
       if (notice) await context.followUp(notice);
     } catch (error) {
-      log().warn({ err: error }, 'could not tell the member why their DM subscription was switched off');
+      log.get().warn({ err: error }, 'could not tell the member why their DM subscription was switched off');
     }
   }
 
@@ -148,13 +193,13 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     watch?: InteractionWatch,
   ): Promise<void> {
     const prefix = buttonPrefix(interaction.customId);
-    const log = lazyChild(logger, () => ({ interactionId: interaction.id, [kind]: prefix, guildId: interaction.guildId }));
+    const log = new LazyLog(logger, interaction, componentBindings);
     if (watch) watch.kind = kind;
     if (watch && run) watch.name = prefix;
     if (!run) {
       // A button or form of a message from an older version of the bot: stale, not broken.
       watch?.record('user_error');
-      log().warn({ customId: interaction.customId }, `unknown ${kind}`);
+      log.get().warn({ customId: interaction.customId }, `unknown ${kind}`);
       await answerPrivately(context, { content: translatorFor(interaction.locale)('router.unknownButton') }, log);
       return;
     }
@@ -163,30 +208,30 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       await done;
       if (!context.acknowledged) {
         watch?.record('internal_error');
-        log().error({ customId: interaction.customId }, `${kind} finished without answering`);
+        log.get().error({ customId: interaction.customId }, `${kind} finished without answering`);
         await answerPrivately(context, { content: translatorFor(interaction.locale)('router.failed') }, log);
         return;
       }
-      if (logger.isLevelEnabled('debug')) log().debug(`${kind} handled`);
+      if (logger.isLevelEnabled('debug')) log.get().debug(`${kind} handled`);
     } catch (error) {
       watch?.record('internal_error');
-      log().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, `${kind} failed`);
+      log.get().error({ err: error, customId: interaction.customId, acknowledged: context.acknowledged }, `${kind} failed`);
       await answerPrivately(context, { content: failedReply(error, trace, interaction.locale) }, log);
     }
   }
 
   async function handleAutocomplete(interaction: AutocompleteInteraction, watch?: InteractionWatch): Promise<void> {
-    const log = lazyChild(logger, () => ({ interactionId: interaction.id, command: interaction.commandName, autocomplete: true }));
+    const log = new LazyLog(logger, interaction, autocompleteBindings);
     const command = byName.get(interaction.commandName);
     if (watch) watch.kind = 'autocomplete';
     if (watch && command?.autocomplete) watch.name = command.data.name;
     try {
       const context = createAutocompleteContext(interaction, watch);
       if (command?.autocomplete) await command.autocomplete(context, services);
-      else log().warn('autocomplete for a command without it');
+      else log.get().warn('autocomplete for a command without it');
     } catch (error) {
       watch?.record('internal_error');
-      log().error({ err: error }, 'autocomplete failed');
+      log.get().error({ err: error }, 'autocomplete failed');
     }
     // Discord shows "loading options failed" to a member left without an answer; an empty list is kinder.
     if (!interaction.responded) {
@@ -195,7 +240,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
         await interaction.respond([]);
         watch?.responded();
       } catch (error) {
-        log().warn({ err: error }, 'could not send an empty autocomplete answer');
+        log.get().warn({ err: error }, 'could not send an empty autocomplete answer');
       }
     }
   }

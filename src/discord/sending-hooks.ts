@@ -2,24 +2,15 @@ import type { OutgoingMessage } from '../replies/interactions.ts';
 
 /**
  * Told of everything a context sends, whichever method sends it, without the handler knowing (the router's
- * InteractionWatch). Given to the context when it is made: wrapping a made context's methods in place, as this once
- * did, kept each interaction's objects alive through young-generation collections (bench:commands' GC pauses).
+ * InteractionWatch): each sending method calls `sending` first and `responded` once it is done. Given to the context
+ * when it is made: wrapping a made context's methods in place, as this once did, kept each interaction's objects
+ * alive through young-generation collections (bench:commands' GC pauses).
  */
 export interface SendingHooks {
   /** Something is about to be handed to discord.js: `message` is what the handler asked to send, if anything. */
   sending(message?: object): void;
   /** discord.js accepted it. */
   responded(): void;
-}
-
-/** Runs `send`, telling `hooks` (if any) before and after. */
-export function watched<T>(hooks: SendingHooks | undefined, message: object | undefined, send: () => Promise<T>): Promise<T> {
-  if (!hooks) return send();
-  hooks.sending(message);
-  return send().then((result) => {
-    hooks.responded();
-    return result;
-  });
 }
 
 /** What the router needs beyond the commands' view, to report a failure without destroying a good answer. */

@@ -37,10 +37,14 @@ const DAY_WORDS: ReadonlyMap<string, 0 | -1> = new Map(
 export function readDateOption(text: string | null, today: IsoDate): DateOption {
   const trimmed = (text ?? '').trim();
   if (trimmed === '') return { kind: 'date', date: today };
-  const offset = DAY_WORDS.get(dayWord(trimmed));
-  if (offset !== undefined) return { kind: 'date', date: addDays(today, offset) };
+  // A date first: it is what members type most, and no word for a day is written in digits (dayWord, which
+  // normalizes the text, costs more than the date).
   const date = parseAnyDate(trimmed);
-  if (!date) return { kind: 'invalid', text: trimmed, realDay: DATE_SHAPE.test(trimmed) ? false : null };
+  if (!date) {
+    const offset = DAY_WORDS.get(dayWord(trimmed));
+    if (offset !== undefined) return { kind: 'date', date: addDays(today, offset) };
+    return { kind: 'invalid', text: trimmed, realDay: DATE_SHAPE.test(trimmed) ? false : null };
+  }
   if (date > today) return { kind: 'future', date };
   return { kind: 'date', date };
 }

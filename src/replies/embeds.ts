@@ -3,6 +3,7 @@ import type { Entry } from '../wotd/entry.ts';
 import { clip, DISCORD_LIMITS } from '../schedule/discord-limits.ts';
 import { partOfSpeech, shortDate } from './i18n/formats.ts';
 import { translatorFor, type Translate } from './i18n/translate.ts';
+import { PerEntry } from './per-entry.ts';
 
 export { clip } from '../schedule/discord-limits.ts';
 
@@ -108,17 +109,39 @@ export function attribution(siteUrl: string, locale?: string | null): string {
   return line;
 }
 
-/** The embed for one entry, used by /wotd and by the daily post alike. */
+/** An entry's embed texts in one language, for one site. */
+interface EmbedTexts {
+  readonly siteUrl: string;
+  readonly title: string;
+  readonly description: string;
+  readonly footer: string;
+}
+
+const embedTexts = new PerEntry<EmbedTexts>();
+
+/** The embed for one entry, used by /wotd and by the daily post alike: a new object each time, of texts made once. */
 export function entryEmbed(entry: Entry, options: EmbedOptions): APIEmbed {
+  const key = options.locale ?? '';
+  let texts = embedTexts.get(entry, key);
+  if (texts?.siteUrl !== options.siteUrl) texts = embedTexts.keep(entry, key, makeEmbedTexts(entry, options));
+  return {
+    title: texts.title,
+    url: options.siteUrl,
+    description: texts.description,
+    color: ACCENT,
+    footer: { text: texts.footer },
+  };
+}
+
+function makeEmbedTexts(entry: Entry, options: EmbedOptions): EmbedTexts {
   const heading = formatPosAndIpa(entry, translatorFor(options.locale));
   const definition = formatDefinition(entry.definition);
   const description = heading ? `${heading}\n\n${definition}` : definition;
   return {
+    siteUrl: options.siteUrl,
     title: clip(escapeText(entry.word), TITLE_LIMIT),
-    url: options.siteUrl,
     description: clip(description, DESCRIPTION_LIMIT),
-    color: ACCENT,
-    footer: { text: entryFooter(entry, options) },
+    footer: entryFooter(entry, options),
   };
 }
 

@@ -2,6 +2,7 @@ import { clip, escapeText, splitLabel } from './embeds.ts';
 import type { Entry } from '../wotd/entry.ts';
 import { partOfSpeech, shortDate } from './i18n/formats.ts';
 import { translatorFor } from './i18n/translate.ts';
+import { PerEntry } from './per-entry.ts';
 
 /** Characters of a definition shown in a list before it is cut short. */
 export const SHORT_DEFINITION_LENGTH = 120;
@@ -33,6 +34,16 @@ const FIELD_VALUE_LIMIT = 1024;
  * total of 6000; a word or value too long for it is cut short, never the date.
  */
 export function entryField(entry: Entry, room = FIELD_NAME_LIMIT + FIELD_VALUE_LIMIT, locale?: string): { name: string; value: string } {
+  const key = `${room} ${locale ?? ''}`;
+  // A new object each time (the caller's to keep), of the texts made once.
+  const known = fields.get(entry, key) ?? fields.keep(entry, key, makeEntryField(entry, room, locale));
+  return { name: known.name, value: known.value };
+}
+
+const fields = new PerEntry<{ readonly name: string; readonly value: string }>();
+const lines = new PerEntry<string>();
+
+function makeEntryField(entry: Entry, room: number, locale: string | undefined): { name: string; value: string } {
   const heading = posAndIpa(entry, locale);
   const definition = shortDefinition(entry.definition);
   const value = [heading ? `*${heading}*` : '', definition].filter(Boolean).join('\n');
@@ -43,6 +54,11 @@ export function entryField(entry: Entry, room = FIELD_NAME_LIMIT + FIELD_VALUE_L
 
 /** One entry as a line of a list: "**2025-01-14** · *noun · /ipa/* — short definition". */
 export function entryLine(entry: Entry, locale?: string): string {
+  const key = locale ?? '';
+  return lines.get(entry, key) ?? lines.keep(entry, key, makeEntryLine(entry, locale));
+}
+
+function makeEntryLine(entry: Entry, locale: string | undefined): string {
   const heading = posAndIpa(entry, locale);
   const definition = shortDefinition(entry.definition);
   return `**${shortDate(entry.date, locale)}**${heading ? ` · *${heading}*` : ''}${definition ? ` — ${definition}` : ''}`;

@@ -63,6 +63,19 @@ export function traceWrites<T>(work: () => Promise<T>): { trace: WriteTrace; don
 }
 
 /**
+ * Whether work must run in a trace (runTraced) for its writes to be seen: until then a caller may run it as it is,
+ * without a closure to hand over (the router, once per command).
+ */
+export function writesTraced(): boolean {
+  return writesNoted;
+}
+
+/** Runs `work` in `trace`: traceWrites with the caller's own trace. */
+export function runTraced<T>(trace: WriteTrace, work: () => Promise<T>): Promise<T> {
+  return traces.run(trace, work);
+}
+
+/**
  * How a piece of work failed on a store, for the member's reply (src/replies/store-failure.ts): `failed` before it
  * wrote anything, `partway` after some of its writes went through; null when the failure was not the store's.
  */

@@ -117,12 +117,30 @@ export class WotdCache {
     return this.records.read<Entry>(`e:${date}`);
   }
 
-  /** The cached entries of these days, in order (null for a day without one): a history page or a word's dates. */
-  async getEntries(dates: readonly IsoDate[]): Promise<Array<Cached<Entry> | null>> {
-    // The memory layer answers most of them without a wait each; only the rest go to the store, one by one.
-    const found: Array<Cached<Entry> | null | undefined> = dates.map((date) => this.records.recall<Entry>(`e:${date}`));
-    for (const [i, date] of dates.entries()) if (found[i] === undefined) found[i] = await this.getEntry(date);
+  /**
+   * The cached entries of these days, in order (null for a day without one): a history page or a word's dates. The
+   * memory layer answers most of them without a wait each (and all of them without an async frame); only the rest
+   * go to the store, one by one.
+   */
+  getEntries(dates: readonly IsoDate[]): Promise<Array<Cached<Entry> | null>> {
+    const found: Array<Cached<Entry> | null | undefined> = [];
+    let missing = false;
+    for (const date of dates) {
+      const recalled = this.records.recall<Entry>(`e:${date}`);
+      if (recalled === undefined) missing = true;
+      found.push(recalled);
+    }
+    return missing ? this.loadEntries(dates, found) : Promise.resolve(found as Array<Cached<Entry> | null>);
+  }
+
+  private async loadEntries(dates: readonly IsoDate[], found: Array<Cached<Entry> | null | undefined>): Promise<Array<Cached<Entry> | null>> {
+    for (let i = 0; i < dates.length; i++) if (found[i] === undefined) found[i] = await this.getEntry(dates[i] ?? '');
     return found as Array<Cached<Entry> | null>;
+  }
+
+  /** A day's cached entry when the memory layer holds it (as getEntry would give it); undefined when it does not. */
+  recallEntry(date: IsoDate): Cached<Entry> | undefined {
+    return this.records.recall<Entry>(`e:${date}`);
   }
 
   async putEntries(entries: Entry[], today: IsoDate): Promise<void> {

@@ -8,27 +8,46 @@ const ISO_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DMY_PATTERN = /^(\d{2})-(\d{2})-(\d{4})$/;
 const DAY_MS = 86_400_000;
 
-function calendarDate(year: number, month: number, day: number): IsoDate | null {
-  if (year < 1 || month < 1 || month > 12 || day < 1) return null;
-  const probe = new Date(Date.UTC(year, month - 1, day));
-  // Date.UTC maps years 0..99 to 1900..1999, so set the full year explicitly.
-  probe.setUTCFullYear(year);
-  if (probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) return null;
-  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }
+
+/** Whether year-month-day names a real day of the (proleptic Gregorian) calendar, as Date reckons it. */
+function isCalendarDay(year: number, month: number, day: number): boolean {
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  return day <= (month === 2 && isLeapYear(year) ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0));
+}
+
+/** The number written by `count` ASCII digits of `text` from `start`, or -1 when one of them is not a digit. */
+function digitsAt(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let i = start; i < start + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/*
+ * Read character by character rather than by regular expression and Date: a date option, a cache key's day and a
+ * history page's days are read on nearly every command (bench:commands). The patterns above say the same.
+ */
 
 /** A YYYY-MM-DD string that names a real calendar day, or null. */
 export function parseIsoDate(text: string): IsoDate | null {
-  const match = ISO_PATTERN.exec(text);
-  if (!match) return null;
-  return calendarDate(Number(match[1]), Number(match[2]), Number(match[3]));
+  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return null;
+  // Written as it was read: four digits of year, two of month and day are already the IsoDate's own form.
+  return isCalendarDay(digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2)) ? text : null;
 }
 
 /** A DD-MM-YYYY string that names a real calendar day, as an IsoDate, or null. */
 export function parseDmyDate(text: string): IsoDate | null {
-  const match = DMY_PATTERN.exec(text);
-  if (!match) return null;
-  return calendarDate(Number(match[3]), Number(match[2]), Number(match[1]));
+  if (text.length !== 10 || text.charCodeAt(2) !== 45 || text.charCodeAt(5) !== 45) return null;
+  if (!isCalendarDay(digitsAt(text, 6, 4), digitsAt(text, 3, 2), digitsAt(text, 0, 2))) return null;
+  return `${text.slice(6, 10)}-${text.slice(3, 5)}-${text.slice(0, 2)}`;
 }
 
 /** Either written form, as people type dates: YYYY-MM-DD or DD-MM-YYYY. */
@@ -78,21 +97,57 @@ export function utcDateOf(instant: Date): IsoDate {
   return date;
 }
 
+/** Days since 1970-01-01 of a well-formed day (Howard Hinnant's days_from_civil); Date for anything else. */
 function toEpochDay(date: IsoDate): number {
+  const year = digitsAt(date, 0, 4);
+  const month = digitsAt(date, 5, 2);
+  const day = digitsAt(date, 8, 2);
+  if (date.length !== 10 || !isCalendarDay(year, month, day)) return toEpochDayByDate(date);
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+function toEpochDayByDate(date: IsoDate): number {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   const instant = new Date(Date.UTC(year, month - 1, day));
   instant.setUTCFullYear(year);
   return Math.round(instant.getTime() / DAY_MS);
 }
 
+const twoDigits = (value: number): string => (value < 10 ? `0${value}` : String(value));
+
+/**
+ * The day so many days after 1970-01-01 (Hinnant's civil_from_days), as Date would write it: days of years 1 to
+ * 9999 without one, the rest through Date. Not utcDateOf: its remembered day is today's, which these would replace.
+ */
+function isoOfEpochDay(epochDay: number): IsoDate {
+  const z = epochDay + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  if (!Number.isSafeInteger(epochDay) || year < 1 || year > 9999) return new Date(epochDay * DAY_MS).toISOString().slice(0, 10);
+  return `${String(year).padStart(4, '0')}-${twoDigits(month)}-${twoDigits(day)}`;
+}
+
 export function addDays(date: IsoDate, days: number): IsoDate {
-  return utcDateOf(new Date((toEpochDay(date) + days) * DAY_MS));
+  return isoOfEpochDay(toEpochDay(date) + days);
 }
 
 /** The `count` days before `date`, newest first (addDays(date, -1), addDays(date, -2), …, read once). */
 export function daysBefore(date: IsoDate, count: number): IsoDate[] {
   const start = toEpochDay(date);
-  return Array.from({ length: count }, (_, i) => utcDateOf(new Date((start - (i + 1)) * DAY_MS)));
+  const days: IsoDate[] = [];
+  for (let back = 1; back <= count; back++) days.push(isoOfEpochDay(start - back));
+  return days;
 }
 
 /** Whole days from `from` to `to` (positive when `to` is later). */

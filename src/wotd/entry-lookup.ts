@@ -9,7 +9,8 @@ import { checkDate, hit, mirrorHit, shared, withStale, type LookupContext, type 
 import { mirrorEntry } from './mirror/mirror-answers.ts';
 import { parseEntry } from './wire.ts';
 
-export async function getEntry(ctx: LookupContext, date: IsoDate | undefined, options: LookupOptions): Promise<Lookup<Entry>> {
+/** Not an async function: it only counts the lookup, and another async frame per command costs. */
+export function getEntry(ctx: LookupContext, date: IsoDate | undefined, options: LookupOptions): Promise<Lookup<Entry>> {
   ctx.counters.lookups++;
   return lookUpEntry(ctx, date, options);
 }
@@ -24,7 +25,7 @@ export async function lookUpEntry(ctx: LookupContext, date: IsoDate | undefined,
     mirrorHit(ctx, null);
     throw notFoundForDate(day);
   }
-  const cached = await ctx.cache.getEntry(day);
+  const cached = ctx.cache.recallEntry(day) ?? (await ctx.cache.getEntry(day));
   if (cached?.fresh) return hit(ctx, cached.value);
   if (!cached && (await ctx.cache.isKnownMissing(day))) {
     ctx.counters.cacheHits++;

@@ -22,10 +22,13 @@ export async function findWord(ctx: LookupContext, word: string, options: Lookup
   }
   const today = ctx.today();
   let learned = false;
-  const mirrored = await mirrorFind(ctx, typed, today, (days) => {
-    learned = true;
-    return learnDays(ctx, days, today, options);
-  });
+  // Without a mirror in use, not even a wait for its answer.
+  const mirrored = ctx.mirror?.current()
+    ? await mirrorFind(ctx, typed, today, (days) => {
+        learned = true;
+        return learnDays(ctx, days, today, options);
+      })
+    : null;
   if (mirrored && (mirrored.entries.length > 0 || mirrored.complete)) {
     if (mirrored.entries.length === 0) {
       mirrorHit(ctx, null);

@@ -9,7 +9,8 @@ import { mirrorHistory } from './mirror/mirror-answers.ts';
 
 export const MAX_HISTORY_LIMIT = 8;
 
-export async function getPrevious(ctx: LookupContext, date: IsoDate | undefined, limit: number, options: LookupOptions): Promise<Lookup<HistoryPage>> {
+/** Not an async function: it only counts the lookup, and another async frame per command costs. */
+export function getPrevious(ctx: LookupContext, date: IsoDate | undefined, limit: number, options: LookupOptions): Promise<Lookup<HistoryPage>> {
   ctx.counters.lookups++;
   return lookUpPrevious(ctx, date, limit, options);
 }
@@ -21,7 +22,8 @@ export async function lookUpPrevious(ctx: LookupContext, date: IsoDate | undefin
     throw new WotdError('invalid_input', `The history limit must be a whole number from 1 to ${MAX_HISTORY_LIMIT}`);
   }
   const before = date === undefined ? today : checkDate(date, today);
-  const mirrored = await mirrorHistory(ctx, before, limit);
+  // Without a mirror in use, not even a wait for its answer.
+  const mirrored = ctx.mirror?.current() ? await mirrorHistory(ctx, before, limit) : null;
   if (mirrored) return mirrorHit(ctx, mirrored);
   const fromCache = await historyFromCache(ctx, before, limit);
   if (fromCache?.fresh) return hit(ctx, fromCache.page);

@@ -35,13 +35,21 @@ export const PLACE_LANGUAGE_WAIT_MS = 250;
  * The language of a public reply where the member invoked the command: the channel subscription's, when the channel
  * has one with a language, else as publicLocale. A store that cannot be read, or not at once, leaves the reply in the
  * server's language (a failure is logged) rather than failing or holding up a lookup over its wording.
+ *
+ * Known at once nearly always (outside servers, or the channel's language remembered), and then returned as it is:
+ * only a read of the store makes it a promise. `await` takes either; the commands await only a promise (`typeof`
+ * tells them apart), since awaiting a language would cost a promise and a turn of the microtask queue per command.
  */
-export async function placeLocale(invoker: Invoker, services: Pick<BotServices, 'subscriptions' | 'logger'>): Promise<string | undefined> {
+export function placeLocale(invoker: Invoker, services: Pick<BotServices, 'subscriptions' | 'logger'>): string | undefined | Promise<string | undefined> {
   const subscriptions = services.subscriptions;
   if (!invoker.guildId || !subscriptions?.languageOf) return publicLocale(invoker);
   const known = subscriptions.cachedLanguageOf?.(invoker.channelId);
   if (known) return known.language ?? publicLocale(invoker);
-  const read = subscriptions.languageOf(invoker.channelId).catch((error: unknown) => {
+  return readPlaceLocale(invoker, services, subscriptions.languageOf(invoker.channelId));
+}
+
+async function readPlaceLocale(invoker: Invoker, services: Pick<BotServices, 'logger'>, language: Promise<string | undefined>): Promise<string | undefined> {
+  const read = language.catch((error: unknown) => {
     services.logger?.warn({ err: error }, "could not read the channel's subscription language; answering in the server's");
     return undefined;
   });

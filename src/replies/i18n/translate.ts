@@ -26,8 +26,14 @@ export const CATALOGS: Readonly<Record<CatalogLocale, Readonly<Record<string, st
   'zh-CN': zhCN,
 };
 
-/** A message compiled for its catalog's locale: its text when it has no placeholder, else its ICU formatter. */
-type Compiled = string | { format: IntlMessageFormat; source: string };
+/**
+ * A message compiled for its catalog's locale: its text when it has no placeholder, else its ICU formatter, and
+ * when its placeholders are all plain (`{name}`: no plural, select, number or date), its text in parts.
+ */
+type Compiled = string | { format: IntlMessageFormat; source: string; parts: PlainPart[] | null };
+
+/** A piece of a message's text, or the name of the value that goes in its place. */
+type PlainPart = string | { name: string };
 
 /**
  * The message for a key in a catalog: the catalog's own, else English's (a missing or empty message falls back),
@@ -42,7 +48,10 @@ function compile(catalog: CatalogLocale, key: string): Compiled {
     const ast = format.getAst();
     // 0: a literal (TYPE in @formatjs/icu-messageformat-parser): the text is the same whatever the values.
     if (ast.every((element) => element.type === 0)) return String(format.format());
-    return { format, source };
+    // 1: a plain placeholder, which intl-messageformat fills with the value as a string (see plainFormat).
+    const plain = ast.every((element) => element.type === 0 || element.type === 1);
+    const parts = plain ? ast.map((element): PlainPart => (element.type === 0 ? element.value : { name: element.value })) : null;
+    return { format, source, parts };
   } catch {
     return source;
   }
@@ -61,6 +70,10 @@ function translatorOf(catalog: CatalogLocale): Translate {
       compiled.set(key, message);
     }
     if (typeof message === 'string') return message;
+    if (message.parts && values) {
+      const text = plainFormat(message.parts, values);
+      if (text !== undefined) return text;
+    }
     try {
       // As i18next-icu gave it: a Date in a plain placeholder makes the parts an array, as it always has.
       return message.format.format(values) as string;
@@ -68,6 +81,27 @@ function translatorOf(catalog: CatalogLocale): Translate {
       return message.source;
     }
   };
+}
+
+/**
+ * A message of plain placeholders filled as intl-messageformat fills them when every value is a string or a
+ * number (String(value), the parts joined), without its formatToParts per reply; undefined for anything else (a
+ * value missing, a Date), which is left to it.
+ */
+function plainFormat(parts: readonly PlainPart[], values: MessageValues): string | undefined {
+  let text = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
+    if (!(part.name in values)) return undefined;
+    const value = values[part.name];
+    if (typeof value === 'string') text += value;
+    else if (typeof value === 'number') text += String(value);
+    else return undefined;
+  }
+  return text;
 }
 
 const byCatalog = new Map<CatalogLocale, Translate>();
