@@ -120,10 +120,7 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-/** This fan-out's pins: made after their posts are recorded, so a post's delivery slot is not held by its pin. */
-type Pins = PinFollowUps;
-
-async function deliverOne(job: DeliveryJob, options: FanOutOptions, pins: Pins): Promise<DeliveryOutcome> {
+async function deliverOne(job: DeliveryJob, options: FanOutOptions, pins: PinFollowUps): Promise<DeliveryOutcome> {
   if (!options.claims) return deliverUnclaimed(job, options, pins);
   const claim = await options.claims.claim(job.channelId, job.slot.serviceDay);
   if (!claim) return 'skipped';
@@ -136,7 +133,7 @@ async function deliverOne(job: DeliveryJob, options: FanOutOptions, pins: Pins):
   }
 }
 
-async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, pins: Pins, { recheck = false, claim }: { recheck?: boolean; claim?: DeliveryClaim } = {}): Promise<DeliveryOutcome> {
+async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, pins: PinFollowUps, { recheck = false, claim }: { recheck?: boolean; claim?: DeliveryClaim } = {}): Promise<DeliveryOutcome> {
   const { store, poster, logger } = options;
   const { slot, channelId } = job;
   // Admin changes made since the list was read win: an unsubscribed or disabled channel is left alone.
@@ -231,7 +228,7 @@ function moveAfter(job: DeliveryJob, subscription: Subscription, retryAt?: strin
  * Records the post as sent; with a pin to make, as owing it, the channel's entry left due until the pin is done
  * (pin-follow-ups.ts), and hands the pin on: the post's delivery is over.
  */
-async function recordPosted(subscription: Subscription, base: DeliveryRecord, message: DailyMessage, messageId: string, options: FanOutOptions, job: DeliveryJob, pins: Pins): Promise<void> {
+async function recordPosted(subscription: Subscription, base: DeliveryRecord, message: DailyMessage, messageId: string, options: FanOutOptions, job: DeliveryJob, pins: PinFollowUps): Promise<void> {
   const pin = options.poster.pin && message.pin && !message.forumPost && dmUserOf(job.channelId) === null ? message.pin : undefined;
   const record = await recordSent(subscription, pin ? { ...base, pinOwed: pin } : base, messageId, options, job, pin !== undefined);
   if (pin) pins.offer({ subscription, record: { ...record, messageId }, slot: job.slot, dueAt: job.dueAt });
@@ -323,7 +320,11 @@ async function recordFailure(
   return 'forbidden';
 }
 
-/** Delivers every job with at most `concurrency` posts in flight; Discord's rate limits are discord.js's business. */
+/**
+ * Delivers every job with at most `concurrency` posts in flight; Discord's rate limits are discord.js's business.
+ * A post's pin is made after the post is recorded (pin-follow-ups.ts), so it holds none of the posts' places; the
+ * fan-out ends once its pins are made too (at the full pace once the posts are done).
+ */
 export async function fanOut(jobs: DeliveryJobs, options: FanOutOptions): Promise<FanOutReport> {
   const total = jobs.length;
   // Processes that share the work start at different places in the list, so their claims seldom collide.
