@@ -10,6 +10,9 @@ import type { DeliveryRecord } from '../../src/schedule/subscription.ts';
 import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
 import { startBotOnServer } from './bot-on-server.ts';
 import { makeSubscription } from './helpers.ts';
+import { reviewReminderPoster } from '../../src/learning/review-reminder.ts';
+import { savePoster } from '../../src/learning/save-poster.ts';
+import type { ChannelPoster } from '../../src/schedule/poster.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -163,5 +166,24 @@ describe('owedPinOf: which due channel still owes its pin', () => {
   it("in cluster mode, leaves a pin owed lately to the process that made the post, and takes over one owed for long", () => {
     expect(owedPinOf(subscription, [slot], () => sent, 1, at(PIN_OWNER_GRACE_MS - 1000), true)).toBe('later');
     expect(owedPinOf(subscription, [slot], () => sent, 1, at(PIN_OWNER_GRACE_MS + 1000), true)).toMatchObject({ record: { messageId: 'm1' } });
+  });
+});
+
+describe('the posters that decorate the daily poster', () => {
+  it('keep its pin (the scheduler pins only through a poster that can)', async () => {
+    const pinned: string[] = [];
+    const inner: ChannelPoster = {
+      post: () => Promise.resolve({ messageId: 'm1' }),
+      findEarlierPost: () => Promise.resolve(null),
+      pin: (target) => {
+        pinned.push(target.messageId);
+        return Promise.resolve([]);
+      },
+    };
+    const subscriptionOf = () => Promise.resolve(null);
+    const saving = savePoster(inner, { subscriptionOf, button: () => ({ customId: 'save', label: 'Save' }) });
+    const reminding = reviewReminderPoster(saving, { store: { countDue: () => Promise.resolve(0) }, subscriptionOf, line: () => '', now: () => 0 });
+    expect(await reminding.pin?.({ channelId: 'c1', messageId: 'm1' })).toEqual([]);
+    expect(pinned).toEqual(['m1']);
   });
 });
