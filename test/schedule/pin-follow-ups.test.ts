@@ -22,6 +22,8 @@ afterEach(async () => {
 const ADMIN = '500000000000000001';
 const PIN = 'PUT /channels/:channel_id/messages/pins/:message_id';
 const POST = 'POST /channels/:channel_id/messages';
+/** How long a wait for the posts may take on a loaded machine (a bound, not a measure). */
+const SETTLE = { timeout: 10_000, interval: 20 };
 
 /** Two text channels subscribed with `pin` at 09:00, and schedulers made on demand over one store (a "restart"). */
 async function world() {
@@ -80,10 +82,10 @@ describe('a daily post\'s pin, made after the post is recorded', () => {
     const { tick, openPins } = scheduler({ gatePins: true });
     const ticked = tick('2026-06-15T09:00:00Z');
     // Both posts are made while the first pin still waits for its turn.
-    await vi.waitFor(() => expect(routes(POST)).toHaveLength(2));
+    await vi.waitFor(() => expect(routes(POST)).toHaveLength(2), SETTLE);
     expect(routes(PIN)).toHaveLength(0);
     // Each post is recorded sent as it is made, owing its pin: a crash now posts nothing again.
-    await vi.waitFor(async () => expect(await record(second)).toMatchObject({ state: 'sent', pinOwed: {} }));
+    await vi.waitFor(async () => expect(await record(second)).toMatchObject({ state: 'sent', pinOwed: {} }), SETTLE);
     expect(await record(first)).toMatchObject({ state: 'sent', pinOwed: {} });
 
     openPins();
@@ -106,7 +108,7 @@ describe('a daily post\'s pin, made after the post is recorded', () => {
     void scheduler({ gatePins: true }).tick('2026-06-15T09:00:00Z');
     await vi.waitFor(async () => {
       for (const channel of channels) expect(await record(channel)).toMatchObject({ state: 'sent', pinOwed: {} });
-    });
+    }, SETTLE);
     expect(routes(PIN)).toHaveLength(0);
 
     // The next process's first tick finds the channels still due, owing no post but their pins.
@@ -131,7 +133,7 @@ describe('a daily post\'s pin, made after the post is recorded', () => {
     const [first, second] = channels as [string, string];
     const stopping = scheduler({ gatePins: true });
     const ticked = stopping.tick('2026-06-15T09:00:00Z');
-    await vi.waitFor(async () => expect(await record(second)).toMatchObject({ state: 'sent', pinOwed: {} }));
+    await vi.waitFor(async () => expect(await record(second)).toMatchObject({ state: 'sent', pinOwed: {} }), SETTLE);
     const stopped = stopping.daily.stop();
     stopping.openPins();
     await stopped;
