@@ -50,6 +50,7 @@ async function world() {
    * A scheduler of one delivery slot (DELIVERY_CONCURRENCY=1) whose pins' turns of the pace (`after`) come only when
    * `openPins` is called: a pin whose turn is slow, as when posts keep the pace busy.
    */
+  let pinFailures = 0;
   const scheduler = (options: { gatePins?: boolean } = {}) => {
     let openPins = () => {};
     const gate = options.gatePins ? new Promise<void>((resolve) => (openPins = resolve)) : Promise.resolve();
@@ -63,6 +64,7 @@ async function world() {
       ...dailyPostRendering('https://wotd.site'),
       logger: started.logger,
       concurrency: 1,
+      observer: { pinFailed: () => (pinFailures += 1) },
     });
     const tick = (at: string) => {
       clock = new Date(at);
@@ -72,7 +74,7 @@ async function world() {
   };
   const routes = (route: string) => discord.requests.filter((request) => request.route === route);
   const record = (channelId: string) => started.daily.store.getDelivery(channelId, '2026-06-15');
-  return { discord, channels, scheduler, routes, record, ...started };
+  return { discord, channels, scheduler, routes, record, pinFailures: () => pinFailures, ...started };
 }
 
 describe('a daily post\'s pin, made after the post is recorded', () => {
@@ -149,6 +151,30 @@ describe('a daily post\'s pin, made after the post is recorded', () => {
     expect(discord.messagesIn(second).map((message) => message.pinned)).toEqual([true]);
     expect(routes(POST)).toHaveLength(2);
     expect(routes(PIN)).toHaveLength(2);
+  });
+});
+
+describe('a pin whose settled record cannot be written', () => {
+  it('is logged as an error and counted, and stays owed: the next tick pins again and settles it', async () => {
+    const { channels, scheduler, routes, record, lines, pinFailures, daily } = await world();
+    const store = daily.store;
+    const put = store.putDelivery.bind(store);
+    let failing = true;
+    store.putDelivery = (written, move) =>
+      failing && written.state === 'sent' && written.pinOwed === undefined ? Promise.reject(new Error('disk I/O error')) : put(written, move);
+    const { tick } = scheduler();
+    expect(await tick('2026-06-15T09:00:00Z')).toMatchObject({ sent: 2 });
+    expect(routes(PIN)).toHaveLength(2);
+    expect(pinFailures()).toBe(2);
+    expect(lines.filter((line) => line.msg === "the daily post's pin could not be recorded; the next tick makes it again")).toHaveLength(2);
+    for (const channel of channels) expect(await record(channel)).toMatchObject({ state: 'sent', pinOwed: {} });
+
+    failing = false;
+    expect(await tick('2026-06-15T09:01:00Z')).toMatchObject({ total: 0 });
+    expect(routes(PIN)).toHaveLength(4);
+    expect(routes(POST)).toHaveLength(2);
+    for (const channel of channels) expect(await record(channel)).not.toHaveProperty('pinOwed');
+    expect(pinFailures()).toBe(2);
   });
 });
 
