@@ -108,5 +108,6 @@ export function quizPoster(inner: ChannelPoster, options: QuizPosterOptions): Ch
     },
   };
   if (inner.edit) poster.edit = inner.edit.bind(inner);
+  if (inner.pin) poster.pin = inner.pin.bind(inner);
   return poster;
 }

@@ -30,5 +30,6 @@ export function reviewReminderPoster(inner: ChannelPoster, options: ReviewRemind
     findEarlierPost: (message, since) => inner.findEarlierPost(message, since),
   };
   if (inner.edit) poster.edit = inner.edit.bind(inner);
+  if (inner.pin) poster.pin = inner.pin.bind(inner);
   return poster;
 }

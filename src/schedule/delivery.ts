@@ -1,6 +1,4 @@
 import type { APIEmbed } from 'discord.js';
-import { clip, DISCORD_LIMITS } from './discord-limits.ts';
-import { coloured, postContent } from './post-shape.ts';
 import type { DateStyle } from './post-look.ts';
 import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
@@ -10,10 +8,14 @@ import { sendOwedNotice, withNotice, type StatusNotifier } from './admin-notices
 import { owesPost, postsSlotNow, type Slot } from './due.ts';
 import { dueAfterDelivery } from './next-due.ts';
 import { unexpectedReason } from './failure-reason.ts';
-import { deliveryNonce, isDeliveryError, type ChannelPoster, type DailyMessage, type PostResult } from './poster.ts';
-import { pinned, pinPlan } from './daily-pin-plan.ts';
-import { FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
+import { isDeliveryError, type ChannelPoster, type DailyMessage, type PostResult } from './poster.ts';
+import { pinPlan } from './daily-pin-plan.ts';
+import { buildMessage } from './daily-message.ts';
+import { PinFollowUps, type OwedPin } from './pin-follow-ups.ts';
+import { dmUserOf, FAILED_DAYS_BEFORE_DISABLE, type DeliveryReading, type DeliveryRecord, type Subscription } from './subscription.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
+
+export { buildMessage, threadName } from './daily-message.ts';
 
 /**
  * Posting one day's entry to many channels, exactly once each.
@@ -84,6 +86,8 @@ export interface FanOutOptions {
   languageOf?: (subscription: Subscription) => string | undefined;
   /** Tells a subscription's admin when it starts failing, is disabled or recovers (admin-notices.ts). */
   notices?: StatusNotifier;
+  /** Pins of posts recorded earlier that are still owed (a restart, a full queue): made with this fan-out's. */
+  owedPins?: OwedPin[];
 }
 
 export type ThreadSuffix = (day: IsoDate, language: string | undefined) => string;
@@ -116,63 +120,20 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-/**
- * The day's message to a subscription's channel: its intro (or role mention) and the day's embed in its colour.
- * `threadSuffix` follows the word in the thread's name (default: the service day); `localDay` is the channel's own
- * date of the post, for the intro's {date} (default: the service day).
- */
-export function buildMessage(
-  subscription: Subscription,
-  embed: APIEmbed,
-  day: IsoDate,
-  shape: { threadSuffix?: string | undefined; localDay?: IsoDate; dateText?: string | undefined } = {},
-): DailyMessage {
-  const message: DailyMessage = {
-    channelId: subscription.channelId,
-    channelName: subscription.channelName,
-    day,
-    embeds: [coloured(embed, subscription.colour)],
-    mentionRoleId: subscription.roleId,
-    nonce: deliveryNonce(subscription.channelId, day),
-  };
-  const content = postContent({ intro: subscription.intro, roleId: subscription.roleId, embed, localDay: shape.localDay ?? day, dateText: shape.dateText });
-  if (content) message.content = content;
-  if (subscription.forum === true) {
-    // A forum post is a thread of its own: a thread under it, publishing or pinning it do not apply.
-    message.forumPost = { title: threadName(embed, shape.threadSuffix ?? day), ...(subscription.forumTag ? { tagId: subscription.forumTag.id } : {}) };
-    return message;
-  }
-  if (subscription.openThread === true) message.thread = { name: threadName(embed, shape.threadSuffix ?? day) };
-  if (subscription.publish === true) message.publish = true;
-  if (subscription.pin === true) message.pin = {};
-  if (subscription.webhookName) message.webhook = { name: subscription.webhookName, ...(subscription.webhookAvatar ? { avatarUrl: subscription.webhookAvatar } : {}) };
-  return message;
-}
-
-/**
- * "serendipity — word of the day, 2025-01-14": the word as plain text (the title is escaped markdown), then the
- * suffix the replies layer wrote in the post's language (the bare day without one), within Discord's 100.
- */
-export function threadName(embed: APIEmbed, suffix: string): string {
-  const word = (embed.title ?? '').replace(/\\(.)/g, '$1').trim();
-  const name = word ? `${word} — ${suffix}` : suffix;
-  return clip(name, DISCORD_LIMITS.threadName);
-}
-
-async function deliverOne(job: DeliveryJob, options: FanOutOptions): Promise<DeliveryOutcome> {
-  if (!options.claims) return deliverUnclaimed(job, options);
+async function deliverOne(job: DeliveryJob, options: FanOutOptions, pins: PinFollowUps): Promise<DeliveryOutcome> {
+  if (!options.claims) return deliverUnclaimed(job, options, pins);
   const claim = await options.claims.claim(job.channelId, job.slot.serviceDay);
   if (!claim) return 'skipped';
   try {
     // Another process may have posted (or given up on) this channel's day since this one read the list.
     const record = await options.store.getDelivery(job.channelId, job.slot.serviceDay);
-    return await deliverUnclaimed({ ...job, record }, options, { recheck: true, claim });
+    return await deliverUnclaimed({ ...job, record }, options, pins, { recheck: true, claim });
   } finally {
     await claim.release();
   }
 }
 
-async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { recheck = false, claim }: { recheck?: boolean; claim?: DeliveryClaim } = {}): Promise<DeliveryOutcome> {
+async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, pins: PinFollowUps, { recheck = false, claim }: { recheck?: boolean; claim?: DeliveryClaim } = {}): Promise<DeliveryOutcome> {
   const { store, poster, logger } = options;
   const { slot, channelId } = job;
   // Admin changes made since the list was read win: an unsubscribed or disabled channel is left alone.
@@ -225,7 +186,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
     }
     if (earlier) {
       // Recorded even under a claim that may have run out: the post is there whoever holds the day now.
-      await recordSent(subscription, pinned(base, earlier, options), earlier.messageId, options, job);
+      await recordPosted(subscription, base, message, earlier.messageId, options, job, pins);
       logger.info({ channelId, day: slot.serviceDay, messageId: earlier.messageId }, 'an earlier attempt had posted; recorded it instead of posting again');
       return 'sent';
     }
@@ -245,7 +206,7 @@ async function deliverUnclaimed(job: DeliveryJob, options: FanOutOptions, { rech
   }
   const { messageId } = posted;
   await options.hooks?.afterSend?.(channelId, messageId);
-  await recordSent(subscription, pinned(base, posted, options), messageId, options, job);
+  await recordPosted(subscription, base, message, messageId, options, job, pins);
   logger.debug({ channelId, day: slot.serviceDay, messageId }, 'daily post sent');
   return 'sent';
 }
@@ -263,9 +224,20 @@ function moveAfter(job: DeliveryJob, subscription: Subscription, retryAt?: strin
   return { channelId: job.channelId, from: job.dueAt, to: dueAfterDelivery(subscription, job.slot, retryAt) };
 }
 
-async function recordSent(subscription: Subscription, base: DeliveryRecord, messageId: string, options: FanOutOptions, job: DeliveryJob): Promise<void> {
+/**
+ * Records the post as sent; with a pin to make, as owing it, the channel's entry left due until the pin is done
+ * (pin-follow-ups.ts), and hands the pin on: the post's delivery is over.
+ */
+async function recordPosted(subscription: Subscription, base: DeliveryRecord, message: DailyMessage, messageId: string, options: FanOutOptions, job: DeliveryJob, pins: PinFollowUps): Promise<void> {
+  const pin = options.poster.pin && message.pin && !message.forumPost && dmUserOf(job.channelId) === null ? message.pin : undefined;
+  const record = await recordSent(subscription, pin ? { ...base, pinOwed: pin } : base, messageId, options, job, pin !== undefined);
+  if (pin) pins.offer({ subscription, record: { ...record, messageId }, slot: job.slot, dueAt: job.dueAt });
+}
+
+async function recordSent(subscription: Subscription, base: DeliveryRecord, messageId: string, options: FanOutOptions, job: DeliveryJob, keepDue = false): Promise<DeliveryRecord> {
   const { store } = options;
-  await store.putDelivery({ ...base, state: 'sent', messageId, updatedAt: options.now().toISOString() }, moveAfter(job, subscription));
+  const record: DeliveryRecord = { ...base, state: 'sent', messageId, updatedAt: options.now().toISOString() };
+  await store.putDelivery(record, keepDue ? null : moveAfter(job, subscription));
   if (subscription.status.state === 'failing') {
     const at = options.now().toISOString();
     await store.update(subscription.channelId, (current) =>
@@ -273,6 +245,7 @@ async function recordSent(subscription: Subscription, base: DeliveryRecord, mess
     );
     await tellAdmin(subscription.channelId, options);
   }
+  return record;
 }
 
 /** Sends the notice the last change of state owes, if the fan-out has a notifier (admin-notices.ts). */
@@ -347,7 +320,11 @@ async function recordFailure(
   return 'forbidden';
 }
 
-/** Delivers every job with at most `concurrency` posts in flight; Discord's rate limits are discord.js's business. */
+/**
+ * Delivers every job with at most `concurrency` posts in flight; Discord's rate limits are discord.js's business.
+ * A post's pin is made after the post is recorded (pin-follow-ups.ts), so it holds none of the posts' places; the
+ * fan-out ends once its pins are made too (at the full pace once the posts are done).
+ */
 export async function fanOut(jobs: DeliveryJobs, options: FanOutOptions): Promise<FanOutReport> {
   const total = jobs.length;
   // Processes that share the work start at different places in the list, so their claims seldom collide.
@@ -358,6 +335,8 @@ export async function fanOut(jobs: DeliveryJobs, options: FanOutOptions): Promis
   let next = 0;
   let finished = 0;
   if (large) options.logger.info({ total, concurrency: options.concurrency }, 'daily fan-out started');
+  const pins = new PinFollowUps({ ...options, poster: options.poster, stopping: options.stopping, hooks: options.hooks, claims: options.claims });
+  for (const owed of options.owedPins ?? []) pins.offer(owed);
 
   const worker = async (): Promise<void> => {
     for (;;) {
@@ -368,7 +347,7 @@ export async function fanOut(jobs: DeliveryJobs, options: FanOutOptions): Promis
       if (!job) return;
       let outcome: DeliveryOutcome;
       try {
-        outcome = await deliverOne(job, options);
+        outcome = await deliverOne(job, options, pins);
       } catch (error) {
         // The store itself failed; the record (if any) says `sending`, so the next tick retries with the same nonce.
         options.logger.error({ channelId: job.channelId, err: error }, 'daily post could not be recorded');
@@ -389,6 +368,8 @@ export async function fanOut(jobs: DeliveryJobs, options: FanOutOptions): Promis
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, total)) }, worker));
+  // The pins come last (each waits for the pace's turns no post wants): the fan-out ends when they are made.
+  await pins.settled();
   const remaining = total - finished;
   if (large || report.failed > 0 || report.retrying > 0 || remaining > 0) {
     options.logger.info({ ...report, remaining }, remaining > 0 ? 'daily fan-out stopped early; the rest go out on restart' : 'daily fan-out finished');

@@ -46,16 +46,25 @@ export interface DailyMessage {
    */
   forumPost?: { title: string; tagId?: string };
   /**
-   * Pin the post once sent, then unpin `unpin` (the bot's previous daily post in the channel). A failure is the
-   * poster's `pinFailure`, never a failed or repeated post.
+   * Pin the post, then unpin `unpin` (the bot's previous daily post in the channel): done by the scheduler after the
+   * post is recorded (ChannelPoster.pin, see pin-follow-ups.ts), never by `post`. A failure is never a failed or
+   * repeated post.
    */
   pin?: { unpin?: string };
 }
 
-/** A post made (or found): its message id, and why its pin (or the previous post's unpin) failed, if it did. */
+/** A post made (or found): its message id. */
 export interface PostResult {
   messageId: string;
-  pinFailure?: PinFailure[];
+}
+
+/** A daily post to pin (not a forum post's, not in a DM), and the bot's previous one to unpin after it. */
+export interface PinTarget {
+  channelId: string;
+  /** As subscribed, for the failure reasons people read ("Missing Pin Messages in #words"). */
+  channelName?: string;
+  messageId: string;
+  unpin?: string;
 }
 
 export interface ChannelPoster {
@@ -70,6 +79,11 @@ export interface ChannelPoster {
    * One Discord took without its embed (no Embed Links) is removed, and reported as that failure (`embedsDropped`).
    */
   findEarlierPost(message: DailyMessage, since: Date): Promise<PostResult | null>;
+  /**
+   * The `pin` setting's requests, each at the pace's `after` priority: pins the post, then unpins the previous one.
+   * Resolves with what failed (empty: nothing did), never rejects; a poster that cannot pin leaves it out.
+   */
+  pin?(target: PinTarget): Promise<PinFailure[]>;
 }
 
 /**

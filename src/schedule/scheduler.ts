@@ -16,6 +16,7 @@ import type { DeliveryClaims } from './delivery-claims.ts';
 import type { StatusNotifier } from './admin-notices.ts';
 import { DEFAULT_DELIVERY_RETENTION_DAYS, pruneDeliveries } from './delivery-retention.ts';
 import type { ChannelPoster } from './poster.ts';
+import { owedPinOf, type OwedPin } from './pin-follow-ups.ts';
 import type { SubscriptionStore } from './subscription-store.ts';
 import { postStyleOf, type DeliveryReading, type PostStyle, type Subscription } from './subscription.ts';
 
@@ -188,7 +189,7 @@ export class DailyScheduler {
       if (this.rebuildIndex === why) this.rebuildIndex = undefined;
       this.indexReady = true;
     }
-    const { jobs, waitingForEntry } = await this.owedJobs(now);
+    const { jobs, waitingForEntry, pins } = await this.owedJobs(now);
     this.forgetOldDays(now);
 
     const { observer } = this.options;
@@ -215,6 +216,7 @@ export class DailyScheduler {
       ...(this.options.dateText ? { dateText: this.options.dateText } : {}),
       ...(this.options.languageOf ? { languageOf: this.options.languageOf } : {}),
       ...(this.options.notices ? { notices: this.options.notices } : {}),
+      owedPins: pins,
     });
     await this.pruneOnceADay(now);
     return { ...report, waitingForEntry };
@@ -228,12 +230,13 @@ export class DailyScheduler {
    * its next instant (compare-and-set, so a change made meanwhile wins); one whose subscription is gone is dropped.
    * Delivery reads the subscription again before posting, and moves the entry on with the record that ends it.
    */
-  private async owedJobs(now: Date): Promise<{ jobs: DueJobs; waitingForEntry: number }> {
+  private async owedJobs(now: Date): Promise<{ jobs: DueJobs; waitingForEntry: number; pins: OwedPin[] }> {
     const { store } = this.options;
     // Many subscriptions share a zone and a time; work each pair's slots out once per tick.
     const slots = new Map<string, Slot[]>();
     const embeds = new Map<IsoDate, DayEmbeds | null>();
     const jobs = new DueJobs();
+    const pins: OwedPin[] = [];
     let waitingForEntry = 0;
     const at = now.getTime();
     // And each schedule's next post instant (see scheduleKey), for the entries that owe nothing now.
@@ -279,6 +282,12 @@ export class DailyScheduler {
         // midnight, today's (if also due) goes out at the next tick, never beside it in one fan-out.
         const slot = deliverable.find((candidate) => owesPost(subscription, recordOf(channelId, candidate), now));
         if (!slot) {
+          // A post recorded whose pin is still owed: the entry stays due until the pin is made (pin-follow-ups.ts).
+          const pin = owedPinOf(subscription, deliverable, (candidate) => recordOf(channelId, candidate), dueAt, now, this.options.claims !== undefined);
+          if (pin !== null) {
+            if (pin !== 'later') pins.push(pin);
+            continue;
+          }
           const settled = settledDueAt(subscription, (day) => records.get(day)?.get(channelId) ?? null, at, nextOf(subscription));
           if (settled !== dueAt) moves.push({ channelId, from: dueAt, to: settled });
           continue;
@@ -308,7 +317,7 @@ export class DailyScheduler {
       await store.moveDue(moves);
       for (const channelId of reindex) await store.reindex(channelId);
     }
-    return { jobs, waitingForEntry };
+    return { jobs, waitingForEntry, pins };
   }
 
   /** The delivery records of a page's due channels, by service day and channel: one read per day. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pinFailuresSchema } from './pin-failure.ts';
+import { pinFailuresSchema, pinOwedSchema } from './pin-failure.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import { isoDateSchema } from '../wotd/entry.ts';
 import { dateStyleSchema, postPartsSchema } from './post-look.ts';
@@ -155,6 +155,11 @@ export const deliverySchema = z.object({
    * (`pinError`, an English sentence of an unreleased version, is no longer read.)
    */
   pinFailures: pinFailuresSchema,
+  /**
+   * A `sent` day whose pin is still to be made (with the previous post's id to unpin): the pin follows the post once
+   * it is recorded, and the channel stays due until it is done, so a restart makes it (see pin-follow-ups.ts).
+   */
+  pinOwed: pinOwedSchema,
   updatedAt: z.string(),
 });
 

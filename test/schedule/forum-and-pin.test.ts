@@ -162,7 +162,8 @@ describe('pinning the daily post', () => {
     const poster = createDailyPoster(bot.client.rest, { logger, waitForTurn });
     const words = guild.channelId('words');
     const posted = await poster.post({ channelId: words, channelName: 'words', embeds: [{ title: 'word' }], mentionRoleId: null, nonce: 'n1', pin: {} });
-    expect(posted.pinFailure).toEqual([{ what: 'pin', reason: { kind: 'noTurn', detail: 'the shared pace is out of reach' } }]);
+    const failures = await poster.pin?.({ channelId: words, channelName: 'words', messageId: posted.messageId });
+    expect(failures).toEqual([{ what: 'pin', reason: { kind: 'noTurn', detail: 'the shared pace is out of reach' } }]);
     expect(discord.messagesIn(words)).toMatchObject([{ id: posted.messageId, pinned: false }]);
   });
 
