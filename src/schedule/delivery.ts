@@ -335,7 +335,7 @@ export async function fanOut(jobs: DeliveryJobs, options: FanOutOptions): Promis
   let next = 0;
   let finished = 0;
   if (large) options.logger.info({ total, concurrency: options.concurrency }, 'daily fan-out started');
-  const pins = new PinFollowUps({ ...options, poster: options.poster, stopping: options.stopping, hooks: options.hooks, claims: options.claims });
+  const pins = new PinFollowUps(options);
   for (const owed of options.owedPins ?? []) pins.offer(owed);
 
   const worker = async (): Promise<void> => {

@@ -39,11 +39,7 @@ export class ChannelLanguages {
 
   /** The channel's language when it was read recently (`language` undefined: it has none); undefined when not. */
   cached(channelId: string): { language: string | undefined } | undefined {
-    const known = this.known.get(channelId);
-    if (!known) return undefined;
-    if (known.until > this.clock()) return known;
-    this.known.delete(channelId);
-    return undefined;
+    return this.fresh(channelId);
   }
 
   async languageOf(channelId: string): Promise<string | undefined> {
@@ -52,9 +48,16 @@ export class ChannelLanguages {
 
   /** Whether the channel's subscription (read recently) asks for the daily quiz: false without one. */
   async quizOn(channelId: string): Promise<boolean> {
+    return (this.fresh(channelId) ?? (await this.readAndKeep(channelId))).quiz;
+  }
+
+  /** What was read of the channel within CHANNEL_LANGUAGE_TTL_MS; an older reading is dropped. */
+  private fresh(channelId: string): Known | undefined {
     const known = this.known.get(channelId);
-    if (known && known.until > this.clock()) return known.quiz;
-    return (await this.readAndKeep(channelId)).quiz;
+    if (!known) return undefined;
+    if (known.until > this.clock()) return known;
+    this.known.delete(channelId);
+    return undefined;
   }
 
   private readAndKeep(channelId: string): Promise<Found> {
