@@ -83,10 +83,10 @@ export function detectVariant(text: string): Variant | null {
   return null;
 }
 
-/** The UTC calendar date of an instant: the service's notion of "today". */
 /** The last day written and its instants [from, to): asked for today on every command, it is written once a day. */
 let lastDay: { from: number; to: number; date: IsoDate } | undefined;
 
+/** The UTC calendar date of an instant: the service's notion of "today". */
 export function utcDateOf(instant: Date): IsoDate {
   const ms = instant.getTime();
   const last = lastDay;
