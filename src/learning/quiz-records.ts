@@ -1,14 +1,15 @@
+import { ExpiringMap } from '../config/expiring-map.ts';
 import type { IsoDate } from '../wotd/dates.ts';
 import type { QuizPost } from './learning-store.ts';
 
 /** How long a quiz's record, once read, answers presses without reading the store again. */
 export const QUIZ_RECORD_TTL_MS = 60_000;
-/** Quizzes remembered at most (the oldest read is forgotten first): a channel's quiz of a day each. */
+/** Quizzes remembered at most (the oldest read is forgotten first, see ExpiringMap): a channel's quiz of a day each. */
 export const QUIZ_RECORDS_KEPT = 2_000;
 
+/** A read of a quiz's record; `closed()` replaces the promise in place, the time it was read stays. */
 interface Known {
   record: Promise<QuizPost | null>;
-  until: number;
 }
 
 /**
@@ -22,19 +23,21 @@ interface Known {
  * failed read is not kept.
  */
 export class QuizRecords {
-  private readonly known = new Map<string, Known>();
+  private readonly known: ExpiringMap<string, Known>;
 
   constructor(
     private readonly read: (channelId: string, day: IsoDate) => Promise<QuizPost | null>,
-    private readonly clock: () => number = () => performance.now(),
-    private readonly kept = QUIZ_RECORDS_KEPT,
-  ) {}
+    clock?: () => number,
+    kept = QUIZ_RECORDS_KEPT,
+  ) {
+    this.known = new ExpiringMap(QUIZ_RECORD_TTL_MS, kept, clock);
+  }
 
   /** The quiz's record, as read within QUIZ_RECORD_TTL_MS; read again when `messageId` is not the post it knows. */
   async get(channelId: string, day: IsoDate, messageId: string): Promise<QuizPost | null> {
     const key = `${channelId}\n${day}`;
     const known = this.known.get(key);
-    if (known && known.until > this.clock()) {
+    if (known) {
       const record = await known.record;
       if (record && record.messageId === messageId) return record;
       // Another message (a newer post, or none known): the store says which is the quiz's.
@@ -59,11 +62,7 @@ export class QuizRecords {
 
   private readAndKeep(key: string, channelId: string, day: IsoDate): Promise<QuizPost | null> {
     const record = this.read(channelId, day);
-    const known: Known = { record, until: this.clock() + QUIZ_RECORD_TTL_MS };
-    if (this.known.size >= this.kept) {
-      const oldest = this.known.keys().next();
-      if (!oldest.done) this.known.delete(oldest.value);
-    }
+    const known: Known = { record };
     this.known.set(key, known);
     record.then(
       (found) => {

@@ -122,4 +122,23 @@ describe('quiz records (the daily quiz presses’ reads)', () => {
     await records.get('c1', '2026-03-01', 'm1');
     expect(calls.reads).toBe(4);
   });
+
+  it('forgets exactly the quiz read longest ago when full, a quiz read again after its time counting as read last', async () => {
+    const { calls, read } = reader({ post: post() });
+    let now = 0;
+    const records = new QuizRecords(read, () => now, 3);
+    await records.get('c1', '2026-03-01', 'm1');
+    now = 1;
+    await records.get('c1', '2026-03-02', 'm1');
+    now = QUIZ_RECORD_TTL_MS;
+    // The first day's record is out of time: read again, it is now the newest.
+    await records.get('c1', '2026-03-01', 'm1');
+    await records.get('c1', '2026-03-03', 'm1');
+    await records.get('c1', '2026-03-04', 'm1');
+    expect(calls.reads).toBe(5);
+    await records.get('c1', '2026-03-01', 'm1');
+    expect(calls.reads).toBe(5);
+    await records.get('c1', '2026-03-02', 'm1');
+    expect(calls.reads).toBe(6);
+  });
 });

@@ -1,18 +1,15 @@
+import { ExpiringMap } from '../../config/expiring-map.ts';
 import type { Subscription } from '../subscription.ts';
 
 /** How long a channel's language, once read, answers without reading the store again. */
 export const CHANNEL_LANGUAGE_TTL_MS = 10_000;
-/** Channels remembered at most (the oldest read is forgotten first). */
+/** Channels remembered at most (the oldest read is forgotten first, see ExpiringMap). */
 export const CHANNEL_LANGUAGES_KEPT = 10_000;
 
 interface Found {
   language: string | undefined;
   /** The subscription asks for the daily quiz. */
   quiz: boolean;
-}
-
-interface Known extends Found {
-  until: number;
 }
 
 /**
@@ -25,7 +22,7 @@ interface Known extends Found {
  * process answers no more at once, by another process within CHANNEL_LANGUAGE_TTL_MS.
  */
 export class ChannelLanguages {
-  private readonly known = new Map<string, Known>();
+  private readonly known: ExpiringMap<string, Found>;
   /** Counts forgets: a read that saw one while it was under way may hold what was just replaced. */
   private forgets = 0;
   /** Reads under way, shared by the asks that come meanwhile (a burst of presses on one post reads once). */
@@ -33,13 +30,15 @@ export class ChannelLanguages {
 
   constructor(
     private readonly read: (channelId: string) => Promise<Subscription | null>,
-    private readonly clock: () => number = () => performance.now(),
-    private readonly kept = CHANNEL_LANGUAGES_KEPT,
-  ) {}
+    clock?: () => number,
+    kept = CHANNEL_LANGUAGES_KEPT,
+  ) {
+    this.known = new ExpiringMap(CHANNEL_LANGUAGE_TTL_MS, kept, clock);
+  }
 
   /** The channel's language when it was read recently (`language` undefined: it has none); undefined when not. */
   cached(channelId: string): { language: string | undefined } | undefined {
-    return this.fresh(channelId);
+    return this.known.get(channelId);
   }
 
   async languageOf(channelId: string): Promise<string | undefined> {
@@ -48,16 +47,7 @@ export class ChannelLanguages {
 
   /** Whether the channel's subscription (read recently) asks for the daily quiz: false without one. */
   async quizOn(channelId: string): Promise<boolean> {
-    return (this.fresh(channelId) ?? (await this.readAndKeep(channelId))).quiz;
-  }
-
-  /** What was read of the channel within CHANNEL_LANGUAGE_TTL_MS; an older reading is dropped. */
-  private fresh(channelId: string): Known | undefined {
-    const known = this.known.get(channelId);
-    if (!known) return undefined;
-    if (known.until > this.clock()) return known;
-    this.known.delete(channelId);
-    return undefined;
+    return (this.known.get(channelId) ?? (await this.readAndKeep(channelId))).quiz;
   }
 
   private readAndKeep(channelId: string): Promise<Found> {
@@ -66,7 +56,7 @@ export class ChannelLanguages {
     const forgets = this.forgets;
     const found = this.read(channelId).then((subscription) => {
       const read = { language: subscription?.language, quiz: subscription?.quiz === true };
-      if (forgets === this.forgets) this.remember(channelId, read);
+      if (forgets === this.forgets) this.known.set(channelId, read);
       return read;
     });
     const reading = { forgets, found };
@@ -82,14 +72,5 @@ export class ChannelLanguages {
   forget(channelIds: Iterable<string>): void {
     this.forgets += 1;
     for (const channelId of channelIds) this.known.delete(channelId);
-  }
-
-  private remember(channelId: string, found: Found): void {
-    this.known.delete(channelId);
-    if (this.known.size >= this.kept) {
-      const oldest = this.known.keys().next();
-      if (!oldest.done) this.known.delete(oldest.value);
-    }
-    this.known.set(channelId, { ...found, until: this.clock() + CHANNEL_LANGUAGE_TTL_MS });
   }
 }
