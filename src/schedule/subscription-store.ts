@@ -6,7 +6,7 @@ import type { IsoDate } from '../wotd/dates.ts';
 import type { DueIndex, DueMove, IndexedState } from '../store/due-index.ts';
 import type { DeliveryReading, DeliveryRecord, Subscription } from './subscription.ts';
 import { DeliveryRecords } from './subscription-store/delivery-records.ts';
-import { ChannelLanguages } from './subscription-store/channel-languages.ts';
+import { KeptChannelSettings } from './subscription-store/kept-channel-settings.ts';
 import { DmNoticeList } from './subscription-store/dm-notice-list.ts';
 import { DueEntries } from './subscription-store/due-entries.ts';
 import { GuildErasure } from './subscription-store/guild-erasure.ts';
@@ -51,7 +51,7 @@ export class SubscriptionStore {
   private readonly erasure: GuildErasure;
   private readonly deliveries: DeliveryRecords;
   private readonly dueEntries: DueEntries;
-  private readonly languages: ChannelLanguages;
+  private readonly channelSettings: KeptChannelSettings;
   private closed: Promise<void> | null = null;
 
   private constructor(
@@ -64,9 +64,9 @@ export class SubscriptionStore {
     this.reader = new SubscriptionReader(subscriptions, this.index, logger);
     this.dmNotices = new DmNoticeList(subscriptions, lock, now, this.reader, this.index);
     this.pruning = new PruningRecords(subscriptions, lock);
-    this.languages = new ChannelLanguages((channelId) => this.reader.get(channelId));
-    this.writer = new SubscriptionWriter(parts, this.reader, this.index, this.dmNotices, this.pruning, this.dueEntries, this.languages);
-    this.erasure = new GuildErasure(subscriptions, lock, this.reader, this.index, this.dmNotices, this.dueEntries, this.languages);
+    this.channelSettings = new KeptChannelSettings((channelId) => this.reader.get(channelId));
+    this.writer = new SubscriptionWriter(parts, this.reader, this.index, this.dmNotices, this.pruning, this.dueEntries, this.channelSettings);
+    this.erasure = new GuildErasure(subscriptions, lock, this.reader, this.index, this.dmNotices, this.dueEntries, this.channelSettings);
     this.deliveries = new DeliveryRecords(deliveries, logger, this.dueEntries);
   }
 
@@ -101,11 +101,11 @@ export class SubscriptionStore {
     return this.reader.get(channelId);
   }
 
-  /** The language of the channel's subscription, read again at most every few seconds (see ChannelLanguages). */
-  readonly languageOf = (channelId: string): Promise<string | undefined> => this.languages.languageOf(channelId);
+  /** The language of the channel's subscription, read again at most every few seconds (see KeptChannelSettings). */
+  readonly languageOf = (channelId: string): Promise<string | undefined> => this.channelSettings.languageOf(channelId);
   /** Whether the channel's subscription asks for the daily quiz, read again at most every few seconds (the same way). */
-  readonly quizOn = (channelId: string): Promise<boolean> => this.languages.quizOn(channelId);
-  readonly cachedLanguageOf = (channelId: string): { language: string | undefined } | undefined => this.languages.cached(channelId);
+  readonly quizOn = (channelId: string): Promise<boolean> => this.channelSettings.quizOn(channelId);
+  readonly cachedLanguageOf = (channelId: string): { language: string | undefined } | undefined => this.channelSettings.cached(channelId);
 
   listGuild(guildId: string): Promise<Subscription[]> {
     return this.reader.listGuild(guildId);

@@ -142,7 +142,7 @@ describe('the daily quiz on Discord', () => {
     await scheduler.tick(clock.now);
     const [post] = discord.messagesIn(channel);
     if (!post) throw new Error('no post');
-    // Bob's press reads the subscription (kept a few seconds, see ChannelLanguages); the removal forgets it at once.
+    // Bob's press reads the subscription (kept a few seconds, see KeptChannelSettings); the removal forgets it at once.
     const early = await discord.pressButton({ customId: `quiz:day:${DAY}:0`, channelId: channel, user: BOB, messageId: post.id }).waitForResponse();
     expect(early.content).not.toMatch(/no longer running/);
     await invoke('wotd-unsubscribe', ADMIN, { channel }).waitForResponse();

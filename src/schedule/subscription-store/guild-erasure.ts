@@ -1,7 +1,7 @@
 import type Keyv from 'keyv';
 import type { StoreLock } from '../../store/lock.ts';
 import { dmTarget, type Subscription } from '../subscription.ts';
-import type { ChannelLanguages } from './channel-languages.ts';
+import type { KeptChannelSettings } from './kept-channel-settings.ts';
 import type { DmNoticeList } from './dm-notice-list.ts';
 import type { DueEntries } from './due-entries.ts';
 import { readIds } from './record-namespaces.ts';
@@ -21,7 +21,7 @@ export class GuildErasure {
     private readonly index: SubscriptionIndex,
     private readonly dmNotices: DmNoticeList,
     private readonly due: DueEntries,
-    private readonly languages: ChannelLanguages,
+    private readonly channelSettings: KeptChannelSettings,
   ) {}
 
   async eraseGuild(guildId: string): Promise<Subscription[]> {
@@ -83,7 +83,7 @@ export class GuildErasure {
       try {
         await this.subscriptions.delete(`sub:${channelId}`);
       } finally {
-        this.languages.forget([channelId]);
+        this.channelSettings.forget([channelId]);
       }
       await this.index.remove(channelId);
     }

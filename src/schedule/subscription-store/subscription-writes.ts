@@ -2,7 +2,7 @@ import type Keyv from 'keyv';
 import type { StoreLock } from '../../store/lock.ts';
 import { utcDateOf } from '../../wotd/dates.ts';
 import { countsTowardLimit, subscriptionSchema, type Subscription } from '../subscription.ts';
-import type { ChannelLanguages } from './channel-languages.ts';
+import type { KeptChannelSettings } from './kept-channel-settings.ts';
 import type { DmNoticeList } from './dm-notice-list.ts';
 import type { DueEntries } from './due-entries.ts';
 import type { PruningRecords } from './pruning-records.ts';
@@ -30,7 +30,7 @@ export class SubscriptionWriter {
     private readonly dmNotices: DmNoticeList,
     private readonly pruning: PruningRecords,
     private readonly due: DueEntries,
-    private readonly languages: ChannelLanguages,
+    private readonly channelSettings: KeptChannelSettings,
   ) {
     this.subscriptions = subscriptions;
     this.lock = lock;
@@ -91,7 +91,7 @@ export class SubscriptionWriter {
       try {
         await this.subscriptions.delete(`sub:${channelId}`);
       } finally {
-        this.languages.forget([channelId]);
+        this.channelSettings.forget([channelId]);
       }
       await this.index.remove(channelId);
       await this.due.removed([channelId]);
@@ -146,7 +146,7 @@ export class SubscriptionWriter {
       try {
         await this.subscriptions.set(key, value);
       } finally {
-        if (key.startsWith('sub:')) this.languages.forget([key.slice('sub:'.length)]);
+        if (key.startsWith('sub:')) this.channelSettings.forget([key.slice('sub:'.length)]);
       }
       return 'damaged';
     }
@@ -157,7 +157,7 @@ export class SubscriptionWriter {
       try {
         await this.subscriptions.set(key, value);
       } finally {
-        this.languages.forget([channelId]);
+        this.channelSettings.forget([channelId]);
       }
       const ids = await readIds(this.subscriptions, `guild:${guildId}`);
       if (!ids.includes(channelId)) await this.subscriptions.set(`guild:${guildId}`, [...ids, channelId]);
@@ -180,7 +180,7 @@ export class SubscriptionWriter {
       if (subscriptions.length === 1 && only) await this.subscriptions.set(`sub:${only.channelId}`, only);
       else await this.subscriptions.setMany(subscriptions.map((subscription) => ({ key: `sub:${subscription.channelId}`, value: subscription })));
     } finally {
-      this.languages.forget(subscriptions.map((subscription) => subscription.channelId));
+      this.channelSettings.forget(subscriptions.map((subscription) => subscription.channelId));
     }
   }
 }
