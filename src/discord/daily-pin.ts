@@ -3,7 +3,6 @@ import { clip } from '../schedule/discord-limits.ts';
 import type { FailureReason } from '../schedule/failure-reason.ts';
 import type { PinFailure } from '../schedule/pin-failure.ts';
 import type { PinTarget } from '../schedule/poster.ts';
-import { dmUserOf } from '../schedule/subscription.ts';
 import { classifyPostError } from './post-errors.ts';
 import type { PostTurns } from './post-turns.ts';
 
@@ -11,14 +10,14 @@ import type { PostTurns } from './post-turns.ts';
  * The `pin` setting: a daily post pinned (PUT /channels/:id/messages/pins/:id, Pin Messages), then the bot's previous
  * daily post unpinned. The scheduler asks for it once the post is made and recorded (src/schedule/pin-follow-ups.ts):
  * a failure comes back as what failed (the scheduler records it with the day's post, logs it, counts it and shows it
- * in the status), never as a failed post, so it is never posted again.
+ * in the status), never as a failed post, so it is never posted again. The scheduler asks for no pin in a DM or a
+ * forum (src/schedule/delivery.ts), so every target is a channel's message.
  * Each request takes a turn of the posts' pace first, at the `after` priority: pins count against Discord's global
  * limit as posts do (a fan-out with a tenth of its channels pinned met 41 global 429s before they did). A turn that
  * cannot be had is the pin's failure with the posts' reason for it (`noTurn`).
  */
 export function dailyPins(rest: REST, { takeTurn }: Pick<PostTurns, 'takeTurn'>): (target: PinTarget) => Promise<PinFailure[]> {
   return async (target) => {
-    if (dmUserOf(target.channelId) !== null) return [];
     const problems: PinFailure[] = [];
     let mayPin = true;
     try {

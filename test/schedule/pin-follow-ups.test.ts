@@ -6,7 +6,7 @@ import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { slotFor } from '../../src/schedule/due.ts';
 import { owedPinOf, PIN_OWNER_GRACE_MS } from '../../src/schedule/pin-follow-ups.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
-import type { DeliveryRecord } from '../../src/schedule/subscription.ts';
+import { dmTarget, type DeliveryRecord } from '../../src/schedule/subscription.ts';
 import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
 import { startBotOnServer } from './bot-on-server.ts';
 import { makeSubscription } from './helpers.ts';
@@ -102,6 +102,21 @@ describe('a daily post\'s pin, made after the post is recorded', () => {
     // Settled: the channels are not due again today, and nothing is pinned twice.
     expect(await tick('2026-06-15T09:30:00Z')).toMatchObject({ total: 0, sent: 0 });
     expect(routes(PIN)).toHaveLength(2);
+  });
+
+  it('asks for no pin in a DM: a DM subscription with `pin` set is posted and recorded sent, owing nothing', async () => {
+    const { discord, channels, scheduler, routes, record, daily } = await world();
+    const user = discord.defaultUser.id;
+    const dm = dmTarget(user);
+    await daily.store.upsert(dm.guildId, dm.channelId, 5, () => makeSubscription({ ...dm, pin: true }));
+    const { tick } = scheduler();
+    expect(await tick('2026-06-15T09:00:00Z')).toMatchObject({ sent: 3, failed: 0, retrying: 0 });
+    expect(discord.messagesIn(discord.dmChannelOf(user))).toHaveLength(1);
+    const sent = await record(dm.channelId);
+    expect(sent).toMatchObject({ state: 'sent' });
+    expect(sent).not.toHaveProperty('pinOwed');
+    expect(sent).not.toHaveProperty('pinFailures');
+    expect(routes(PIN)).toHaveLength(channels.length);
   });
 
   it('survives a crash between the post and its pin: the restarted bot makes the pin once, and never posts again', async () => {
