@@ -17,7 +17,7 @@ import type {
 } from '../replies/interactions.ts';
 import { buttonPrefix } from '../replies/interactions.ts';
 import { PERMISSION_NAMES, pendingDmNotice, REQUIRED_PERMISSIONS } from '../replies/admin-replies.ts';
-import { traceWrites } from '../store/store-watch.ts';
+import { runNotingWrites, type WriteTrace } from '../store/store-watch.ts';
 import { storeFailureReply } from '../replies/store-failure.ts';
 import { commandOptions, optionHelp, parseConsoleLine, subcommandsOf, tokenize, typed, usageOf, type ConsoleOptionValue, type Invocation } from './parse.ts';
 import { consoleNames, type ConsoleNames } from './console-names.ts';
@@ -300,9 +300,9 @@ export class ConsoleSession {
 
   /** A fault of ours still gets an answer, never a stack trace. */
   private async guard(context: Respondable, work: () => Promise<void>): Promise<void> {
-    const { trace, done } = traceWrites(work);
+    const trace: WriteTrace = { wrote: false };
     try {
-      await done;
+      await runNotingWrites(trace, work);
       if (!context.acknowledged) this.print(this.t('console.noReply'));
     } catch (error) {
       this.options.services.logger?.error({ err: error }, 'console command failed');

@@ -3,7 +3,7 @@ import type { InteractionObserver } from '../replies/interaction-outcome.ts';
 import { buttonPrefix, type BotServices, type ButtonContext, type CommandContext, type ModalContext, type OutgoingMessage, type Respondable, type SlashCommand } from '../replies/interactions.ts';
 import type { Logger } from '../config/logger.ts';
 import { pendingDmNotice } from '../replies/admin-replies.ts';
-import { runTraced, traceWrites, writesTraced, type WriteTrace } from '../store/store-watch.ts';
+import { runNotingWrites, type WriteTrace } from '../store/store-watch.ts';
 import { Deadline, DeadlineQueue } from '../replies/deadlines.ts';
 import { storeFailureReply } from '../replies/store-failure.ts';
 import { translatorFor } from '../replies/i18n/translate.ts';
@@ -83,9 +83,9 @@ class SafetyDeferral extends Deadline {
   }
 }
 
-/** Runs a command's handler, noting in `trace` whether it wrote to a watched store. */
-function executeTraced(trace: WriteTrace, command: SlashCommand, context: CommandContext, services: BotServices): Promise<void> {
-  return writesTraced() ? runTraced(trace, () => command.execute(context, services)) : command.execute(context, services);
+/** A command's handler run: a function of its own, so runNotingWrites is handed no new closure per command. */
+function execute(command: SlashCommand, context: CommandContext, services: BotServices): Promise<void> {
+  return command.execute(context, services);
 }
 
 export type InteractionRouter = (interaction: Interaction) => Promise<void>;
@@ -141,7 +141,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
     safetyDeferrals.add(safety);
     const trace: WriteTrace = { wrote: false };
     try {
-      await executeTraced(trace, command, context, services);
+      await runNotingWrites(trace, execute, command, context, services);
       if (!context.acknowledged) {
         // A handler that forgot to answer would leave the member with "This interaction failed".
         watch?.record('internal_error');
@@ -203,9 +203,9 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       await answerPrivately(context, { content: translatorFor(interaction.locale)('router.unknownButton') }, log);
       return;
     }
-    const { trace, done } = traceWrites(run);
+    const trace: WriteTrace = { wrote: false };
     try {
-      await done;
+      await runNotingWrites(trace, run);
       if (!context.acknowledged) {
         watch?.record('internal_error');
         log.get().error({ customId: interaction.customId }, `${kind} finished without answering`);

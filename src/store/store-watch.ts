@@ -42,7 +42,7 @@ export function storeErrorIn(error: unknown): StoreError | null {
   return null;
 }
 
-/** Whether a piece of work wrote to a watched store (see traceWrites). */
+/** Whether a piece of work wrote to a watched store (see runNotingWrites). */
 export interface WriteTrace {
   wrote: boolean;
 }
@@ -56,23 +56,13 @@ const traces = new AsyncLocalStorage<WriteTrace>();
  */
 let writesNoted = false;
 
-/** Runs `work`, noting in the trace whether any write of a watched store went through while it ran. */
-export function traceWrites<T>(work: () => Promise<T>): { trace: WriteTrace; done: Promise<T> } {
-  const trace: WriteTrace = { wrote: false };
-  return { trace, done: writesNoted ? traces.run(trace, work) : work() };
-}
-
 /**
- * Whether work must run in a trace (runTraced) for its writes to be seen: until then a caller may run it as it is,
- * without a closure to hand over (the router, once per command).
+ * Runs `work(...args)`, marking `trace` when a write of a watched store goes through while it runs (for
+ * storeFailureKind). The arguments are handed on, so a caller on a hot path (the router, once per command) need not
+ * make a closure for each run.
  */
-export function writesTraced(): boolean {
-  return writesNoted;
-}
-
-/** Runs `work` in `trace`: traceWrites with the caller's own trace. */
-export function runTraced<T>(trace: WriteTrace, work: () => Promise<T>): Promise<T> {
-  return traces.run(trace, work);
+export function runNotingWrites<A extends unknown[], T>(trace: WriteTrace, work: (...args: A) => Promise<T>, ...args: A): Promise<T> {
+  return writesNoted ? traces.run(trace, work, ...args) : work(...args);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { DeliveryOutcome } from '../../src/schedule/delivery.ts';
 import { currentSlot } from '../../src/schedule/due.ts';
 import { DailyScheduler } from '../../src/schedule/scheduler.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { StoreError, traceWrites } from '../../src/store/store-watch.ts';
+import { runNotingWrites, StoreError, type WriteTrace } from '../../src/store/store-watch.ts';
 import { STORE_FAILED_PARTWAY_REPLY, STORE_FAILED_REPLY, storeFailureReply } from '../../src/replies/store-failure.ts';
 import { createWotdAdapter } from '../../src/wotd/adapter.ts';
 import { scrape } from '../metrics/prom-text.ts';
@@ -110,19 +110,19 @@ for (const { backend, stores } of OUTAGES) {
     it('a store failure after some of the work was written says so, instead of "nothing was changed"', async () => {
       const { link, daily } = await openOnLink();
       const record = (channelId: string) => ({ channelId, day: TODAY, state: 'sent' as const, nonce: 'n', attempts: 1, updatedAt: world.now().toISOString() });
-      const partway = traceWrites(async () => {
+      const partway: WriteTrace = { wrote: false };
+      const error = await runNotingWrites(partway, async () => {
         await daily.store.putDelivery(record('600000000000000001'));
         await link.cut();
         await daily.store.putDelivery(record('600000000000000002'));
-      });
-      const error = await partway.done.then(() => null, (failure: unknown) => failure);
+      }).then(() => null, (failure: unknown) => failure);
       expect(error).toBeInstanceOf(StoreError);
-      expect(storeFailureReply(error, partway.trace)).toBe(STORE_FAILED_PARTWAY_REPLY);
+      expect(storeFailureReply(error, partway)).toBe(STORE_FAILED_PARTWAY_REPLY);
 
-      const untouched = traceWrites(() => daily.store.putDelivery(record('600000000000000003')));
-      const second = await untouched.done.then(() => null, (failure: unknown) => failure);
-      expect(storeFailureReply(second, untouched.trace)).toBe(STORE_FAILED_REPLY);
-      expect(storeFailureReply(new Error('not the store'), untouched.trace)).toBeNull();
+      const untouched: WriteTrace = { wrote: false };
+      const second = await runNotingWrites(untouched, () => daily.store.putDelivery(record('600000000000000003'))).then(() => null, (failure: unknown) => failure);
+      expect(storeFailureReply(second, untouched)).toBe(STORE_FAILED_REPLY);
+      expect(storeFailureReply(new Error('not the store'), untouched)).toBeNull();
     });
 
     it(`/healthz names each failing store while ${backend.name} is away, is 200 again after, and the failures are counted`, async () => {
