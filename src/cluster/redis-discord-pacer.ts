@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../config/logger.ts';
+import type { TurnPriority } from '../schedule/poster.ts';
 
 /**
  * Keeps the whole cluster under Discord's global limit (50 requests a second per bot token). Every request that
@@ -22,6 +23,10 @@ import type { Logger } from '../config/logger.ts';
  * process asks for all the turns its waiting requests need, and reports the answers that came back, in one round
  * trip.
  *
+ * A turn has a priority (TurnPriority), as in the one process's pace (src/discord/post-pace.ts): the turns Redis
+ * gives this process go to its `first` requests, and to `after` ones (pins) only when no `first` waits here. The
+ * cluster's count has no priorities: a pin of one process may take a turn another process's post waits for.
+ *
  * While Redis is unreachable this process paces itself at `outagePerSecond` (a small share, logged once): the daily
  * posts pause anyway (their claims need Redis), and the rest of the bot keeps its few calls within the limit.
  */
@@ -38,7 +43,7 @@ export interface ClusterPacerOptions {
 
 /** A turn under the global limit; `done` once the request's answer (or its failure) is in. */
 export type GlobalTurn = { done(): void };
-export type TakeGlobalTurn = () => Promise<GlobalTurn>;
+export type TakeGlobalTurn = (priority?: TurnPriority) => Promise<GlobalTurn>;
 
 export const CLUSTER_POSTS_PER_SECOND = 47;
 const DEFAULT_OUTAGE_PER_SECOND = 5;
@@ -86,7 +91,10 @@ export function createClusterPacer(options: ClusterPacerOptions): TakeGlobalTurn
   const outageSpacing = WINDOW_MS / outagePerSecond;
   const key = `${options.prefix}discord-global-turns`;
   const self = randomUUID();
-  const waiting: Array<(turn: GlobalTurn) => void> = [];
+  const waiting: Record<TurnPriority, Array<(turn: GlobalTurn) => void>> = { first: [], after: [] };
+  const waitingCount = () => waiting.first.length + waiting.after.length;
+  /** The next waiter to be given a turn: `after` ones only when no `first` waits. */
+  const nextWaiter = () => waiting.first.shift() ?? waiting.after.shift();
   /** Members whose answers came back, to report at the next ask. */
   let answered: string[] = [];
   let asks = 0;
@@ -128,18 +136,18 @@ export function createClusterPacer(options: ClusterPacerOptions): TakeGlobalTurn
     const at = nextOutageTurn;
     nextOutageTurn += outageSpacing;
     await sleep(at - now);
-    waiting.shift()?.({ done: () => undefined });
+    nextWaiter()?.({ done: () => undefined });
   };
 
   const sync = async (): Promise<void> => {
     syncing = true;
     try {
-      while (waiting.length > 0 || answered.length > 0) {
+      while (waitingCount() > 0 || answered.length > 0) {
         const report = answered;
         answered = [];
         let reply: { given: number; waitMs: number; prefix: string };
         try {
-          reply = await ask(Math.min(waiting.length, perSecond), report);
+          reply = await ask(Math.min(waitingCount(), perSecond), report);
           if (down) {
             down = false;
             options.logger?.info("shared pace under Discord's global limit is back (Redis)");
@@ -150,14 +158,15 @@ export function createClusterPacer(options: ClusterPacerOptions): TakeGlobalTurn
             options.logger?.warn({ err: error, perSecond: outagePerSecond }, "shared pace under Discord's global limit unavailable (Redis); this process paces itself");
           }
           // Turns given before the outage run out by themselves (IN_FLIGHT_MS).
-          if (waiting.length > 0) await outageTurn();
+          if (waitingCount() > 0) await outageTurn();
           continue;
         }
         if (reply.given > 0) {
-          waiting.splice(0, reply.given).forEach((resolve, index) => resolve(turnFor(`${reply.prefix}${index + 1}`)));
+          // Decided now, not when asked: a post that came while the ask was under way goes before a pin.
+          for (let index = 1; index <= reply.given; index += 1) nextWaiter()?.(turnFor(`${reply.prefix}${index}`));
           continue;
         }
-        if (waiting.length === 0) continue;
+        if (waitingCount() === 0) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(reply.waitMs, MAX_WAIT_MS) + Math.random() * JITTER_MS);
           wake = () => {
@@ -172,9 +181,9 @@ export function createClusterPacer(options: ClusterPacerOptions): TakeGlobalTurn
     }
   };
 
-  return () =>
+  return (priority = 'first') =>
     new Promise<GlobalTurn>((resolve) => {
-      waiting.push(resolve);
+      waiting[priority].push(resolve);
       if (!syncing) void sync();
     });
 }

@@ -1,5 +1,6 @@
 import { Client, DefaultRestOptions, GatewayDispatchEvents, GatewayIntentBits, Options, type RESTOptions } from 'discord.js';
 import type { TakeGlobalTurn } from '../cluster/redis-discord-pacer.ts';
+import type { TurnPriority } from '../schedule/poster.ts';
 import { MAX_RATE_LIMIT_WAIT_S, withSaneRateLimits } from './rate-limit-headers.ts';
 import { shardClientOptions, type ShardPlan } from './shards.ts';
 
@@ -120,14 +121,24 @@ export function countsTowardGlobalLimit(url: string): boolean {
 }
 
 /**
+ * The priority of a request's turn under the global limit: `after` for pinning and unpinning a message, which only
+ * the daily pins do (daily-pin.ts, which asks the one process's pace for `after` turns the same way), `first` for
+ * the rest. Cluster mode paces here, below discord.js, where the request's route is all there is to go by.
+ */
+export function globalTurnPriority(url: string, method: string | undefined): TurnPriority {
+  const pin = /\/channels\/[^/]+\/(messages\/)?pins\/[^/]+$/.test(new URL(url).pathname);
+  return pin && (method === 'PUT' || method === 'DELETE') ? 'after' : 'first';
+}
+
+/**
  * discord.js's request function, with a turn under the global limit for every request that counts: taken before it
- * is sent, handed back when its answer (or its failure) is in.
+ * is sent (at its globalTurnPriority), handed back when its answer (or its failure) is in.
  */
 export function gatedMakeRequest(takeGlobalTurn: TakeGlobalTurn): RESTOptions['makeRequest'] {
   const send = DefaultRestOptions.makeRequest;
   return async (url, init) => {
     if (!countsTowardGlobalLimit(url)) return send(url, init);
-    const turn = await takeGlobalTurn();
+    const turn = await takeGlobalTurn(globalTurnPriority(url, init.method));
     try {
       return await send(url, init);
     } finally {

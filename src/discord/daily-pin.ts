@@ -14,7 +14,8 @@ import type { PostTurns } from './post-turns.ts';
  * forum (src/schedule/delivery.ts), so every target is a channel's message.
  * Each request takes a turn of the posts' pace first, at the `after` priority: pins count against Discord's global
  * limit as posts do (a fan-out with a tenth of its channels pinned met 41 global 429s before they did). A turn that
- * cannot be had is the pin's failure with the posts' reason for it (`noTurn`).
+ * cannot be had is the pin's failure with the posts' reason for it (`noTurn`). In cluster mode the posts' pace is the
+ * client's shared one (client.ts), which gives these requests `after` turns by their route (globalTurnPriority).
  */
 export function dailyPins(rest: REST, { takeTurn }: Pick<PostTurns, 'takeTurn'>): (target: PinTarget) => Promise<PinFailure[]> {
   return async (target) => {

@@ -1,3 +1,5 @@
+import type { TurnPriority } from '../schedule/poster.ts';
+
 /**
  * The pace of the daily posts in one process: turns evenly spaced, never more than `perSecond` in any sliding
  * second, each request to Discord of the fan-out taking one just before it is sent.
@@ -8,8 +10,6 @@
  * (after its wait), so a post that arrives while a pin waits still goes before it. Both share the one pace, so
  * together they stay under the global limit.
  */
-
-export type TurnPriority = 'first' | 'after';
 /** Waits for a turn of the pace; resolves when the request may be sent. */
 export type TakeTurn = (priority?: TurnPriority) => Promise<void>;
 

@@ -1,8 +1,8 @@
 import { Routes, type APIUser, type REST } from 'discord.js';
 import { reasonText } from '../schedule/failure-reason.ts';
-import { DeliveryError } from '../schedule/poster.ts';
+import { DeliveryError, type TurnPriority } from '../schedule/poster.ts';
 import { classifyPostError } from './post-errors.ts';
-import type { TakeTurn, TurnPriority } from './post-pace.ts';
+import type { TakeTurn } from './post-pace.ts';
 
 /**
  * What every kind of daily post (a channel message, a forum post, a webhook's post, a pin) shares: the turn of the

@@ -58,6 +58,13 @@ export interface PostResult {
   messageId: string;
 }
 
+/**
+ * A request's place in the pace under Discord's global limit: `first` (the default) for the day's posts and what they
+ * need, `after` for work no member waits for (a pin, an unpin), given a turn only when no `first` waits. The one
+ * process's pace (src/discord/post-pace.ts) and the cluster's (src/cluster/redis-discord-pacer.ts) both honour it.
+ */
+export type TurnPriority = 'first' | 'after';
+
 /** A daily post to pin (not a forum post's, not in a DM), and the bot's previous one to unpin after it. */
 export interface PinTarget {
   channelId: string;

@@ -1,14 +1,18 @@
+import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, expect, it } from 'vitest';
 import { openCluster } from '../../src/cluster/cluster.ts';
-import { createClusterPacer } from '../../src/cluster/redis-discord-pacer.ts';
+import { createClusterPacer, type TakeGlobalTurn } from '../../src/cluster/redis-discord-pacer.ts';
 import { startDiscordBot } from '../../src/discord/bot.ts';
 import { postsPerSecondFor } from '../../src/discord/channel-poster.ts';
-import { countsTowardGlobalLimit } from '../../src/discord/client.ts';
+import { countsTowardGlobalLimit, gatedMakeRequest, globalTurnPriority } from '../../src/discord/client.ts';
+import { createDailyPoster } from '../../src/discord/daily-poster.ts';
 import { startDiscordDailyPosts } from '../../src/discord/discord-daily-posts.ts';
 import { openDailyPosts } from '../../src/schedule/daily-posts.ts';
+import type { TurnPriority } from '../../src/schedule/poster.ts';
 import { openRedisConnection } from '../../src/store/redis-connection.ts';
 import type { WotdLookup } from '../../src/wotd/lookup.ts';
-import { startDiscordServer } from '../support/discord/index.ts';
+import { DEFAULT_BOT_PERMISSIONS, startDiscordServer } from '../support/discord/index.ts';
+import { restFor } from '../support/discord/client.ts';
 import { describeRedis, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
 import { captureLogger, FixedLookup, makeSubscription } from '../schedule/helpers.ts';
 
@@ -123,6 +127,24 @@ describeRedis('the cluster under Discord\'s global limit', () => {
     expect(mostInAnyWindow).toBeLessThanOrEqual(10);
   }, 30_000);
 
+  it("gives this process's turns to its posts first, and to a pin only when no post waits here", async () => {
+    const redis = await openRedisConnection(redisTestUrl ?? '', { purpose: 'test', whileDown: 'down', whenBack: 'back' });
+    cleanups.push(() => redis.disconnect());
+    const pace = createClusterPacer({ redis, prefix: space.prefix, perSecond: 1 });
+    // The one turn held: what comes next waits, the pin first.
+    const held = await pace();
+    const given: string[] = [];
+    const request = async (name: string, priority: 'first' | 'after') => {
+      const turn = await pace(priority);
+      given.push(name);
+      turn.done();
+    };
+    const requests = [request('pin', 'after'), request('post 1', 'first'), request('post 2', 'first')];
+    held.done();
+    await Promise.all(requests);
+    expect(given).toEqual(['post 1', 'post 2', 'pin']);
+  }, 30_000);
+
   it('takes this process\'s own small pace while Redis is unreachable, and the shared one again when it is back', async () => {
     const redis = await openRedisConnection(redisTestUrl ?? '', { purpose: 'test', whileDown: 'down', whenBack: 'back' });
     cleanups.push(() => redis.disconnect());
@@ -149,4 +171,43 @@ it('counts every request toward the global limit except the interaction endpoint
   expect(countsTowardGlobalLimit(`${api}/interactions/1/token/callback`)).toBe(false);
   expect(countsTowardGlobalLimit(`${api}/webhooks/1/token/messages/@original`)).toBe(false);
   expect(countsTowardGlobalLimit(`${api}/webhooks/1/token`)).toBe(false);
+});
+
+it("gives pinning and unpinning a message the 'after' turns, the daily pins' priority; every other request 'first'", () => {
+  const api = 'http://127.0.0.1:1/api/v10';
+  expect(globalTurnPriority(`${api}/channels/1/messages/pins/2`, 'PUT')).toBe('after');
+  expect(globalTurnPriority(`${api}/channels/1/messages/pins/2`, 'DELETE')).toBe('after');
+  expect(globalTurnPriority(`${api}/channels/1/pins/2`, 'PUT')).toBe('after');
+  expect(globalTurnPriority(`${api}/channels/1/messages/pins`, 'GET')).toBe('first');
+  expect(globalTurnPriority(`${api}/channels/1/messages`, 'POST')).toBe('first');
+  expect(globalTurnPriority(`${api}/channels/1/messages/2`, 'DELETE')).toBe('first');
+  expect(globalTurnPriority(`${api}/channels/1/messages/2/threads`, 'POST')).toBe('first');
+});
+
+it("asks the shared pace for a daily pin's requests (the pin, the unpin) at the 'after' priority, for the post's at 'first'", async () => {
+  const discord = await startDiscordServer();
+  cleanups.push(() => discord.close());
+  const guild = discord.addGuild({
+    name: 'Words',
+    roles: [{ name: 'posting', permissions: DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.PinMessages }],
+    botMember: { roles: ['posting'] },
+    channels: [{ name: 'words' }],
+  });
+  const asked: Array<TurnPriority | undefined> = [];
+  const takeGlobalTurn: TakeGlobalTurn = (priority) => {
+    asked.push(priority);
+    return Promise.resolve({ done: () => undefined });
+  };
+  const rest = restFor(discord, { makeRequest: gatedMakeRequest(takeGlobalTurn) });
+  // Cluster mode's daily poster: no pace of its own (postsPerSecond 0), every request paced by the shared one.
+  const poster = createDailyPoster(rest, { selfId: discord.botUser.id, postsPerSecond: 0 });
+  const channelId = guild.channelId('words');
+  const message = (day: string) => ({ channelId, day, embeds: [{ title: day }], mentionRoleId: null, nonce: `n-${day}` });
+  const yesterday = await poster.post(message('2026-06-14'));
+  const today = await poster.post(message('2026-06-15'));
+  expect(asked.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(asked)).toEqual(new Set(['first']));
+  asked.length = 0;
+  expect(await poster.pin?.({ channelId, messageId: today.messageId, unpin: yesterday.messageId })).toEqual([]);
+  expect(asked).toEqual(['after', 'after']);
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pacer, type TakeTurn, type TurnPriority } from '../../src/discord/post-pace.ts';
+import { pacer, type TakeTurn } from '../../src/discord/post-pace.ts';
+import type { TurnPriority } from '../../src/schedule/poster.ts';
 
 /** Asks for a turn and notes `name` in `order` when it is given. */
 function ask(take: TakeTurn, order: string[], name: string, priority?: TurnPriority): Promise<void> {

@@ -1,7 +1,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDailyPoster } from '../../src/discord/daily-poster.ts';
-import type { TurnPriority } from '../../src/discord/post-pace.ts';
+import type { TurnPriority } from '../../src/schedule/poster.ts';
 import { dailyPostRendering } from '../../src/replies/daily-embeds.ts';
 import { slotFor } from '../../src/schedule/due.ts';
 import { owedPinOf, PIN_OWNER_GRACE_MS } from '../../src/schedule/pin-follow-ups.ts';
