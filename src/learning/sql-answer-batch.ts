@@ -1,6 +1,6 @@
 import type { AnswerOutcome, QuizAnswer, Streak } from './learning-store.ts';
 import type { SqlBoard } from './sql-board.ts';
-import { optionalText, type SqlQuery, type SqlValue } from './sql-driver.ts';
+import { optionalText, type SqlQuery, type SqlRow, type SqlValue } from './sql-driver.ts';
 import { quizAnswer, quizPost, streak } from './sql-learning-rows.ts';
 import { streakAfterRightAnswer } from './streak-rule.ts';
 
@@ -26,11 +26,15 @@ function placeholders(first: number, count: number): string {
 
 /**
  * Answers to one quiz (one channel and day), inside the caller's transaction, as one: the same statements as a lone
- * answer whatever their number (the quiz's row, every answer's insert, the counts, the streaks read and written,
- * the board's counts), so a batch costs what one answer does. The quiz's row is read first and, on PostgreSQL,
+ * answer whatever their number, so a batch costs what one answer does. Each statement is a round trip (on SQLite a
+ * turn of libuv's pool), so there are few: the quiz's row (on SQLite with the members' streaks), every answer's
+ * insert with the quiz's counts, and the right answers' streaks with the board's counts (sql-board.ts); on
+ * PostgreSQL also the board lock and the streaks read after it. The quiz's row is read first and, on PostgreSQL,
  * locked: every batch of a quiz, in any process, takes its turn there, and then the server's board lock (as a lone
- * answer and a quiz's closing do). Each answer gets its own outcome: a member's first answer is recorded unless the
- * store holds one already (the unique key decides), a second in the same batch is told the first.
+ * answer and a quiz's closing do). On SQLite the transaction runs alone on the file, so the streaks read with the
+ * quiz's row are the ones the batch writes over; on PostgreSQL a read made in the locking statement could be older
+ * than the lock. Each answer gets its own outcome: a member's first answer is recorded unless the store holds one
+ * already (the unique key decides), a second in the same batch is told the first.
  */
 export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: boolean, pressed: readonly PressedAnswer[], query: SqlQuery): Promise<AnswerOutcome[]> {
   const answers = pressed.map((press) => press.answer);
@@ -39,11 +43,13 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   const { channelId, day } = first;
   if (answers.some((answer) => answer.channelId !== channelId || answer.day !== day)) throw new Error('learning store: a batch of answers to more than one quiz');
   const lock = postgres ? ' FOR UPDATE' : '';
-  // With the server's quiz day before this one, which a right answer's streak needs: one statement fewer.
+  const members = [...new Set(answers.map((answer) => answer.userId))];
+  // With the server's quiz day before this one, which a right answer's streak needs, and on SQLite the members' streaks.
+  const streaksRead = postgres ? '' : `, (${streaksAsJson(t, members)}) AS streaks`;
   const [row] = await query(
-    `SELECT p.*, (SELECT MAX(b.day) FROM ${t.posts} b WHERE b.guild_id = p.guild_id AND b.day < p.day) AS previous_day
+    `SELECT p.*, (SELECT MAX(b.day) FROM ${t.posts} b WHERE b.guild_id = p.guild_id AND b.day < p.day) AS previous_day${streaksRead}
      FROM ${t.posts} p WHERE p.channel_id = $1 AND p.day = $2${lock}`,
-    [channelId, day],
+    postgres ? [channelId, day] : [channelId, day, ...members],
   );
   const post = row ? quizPost(row) : null;
   const outcomes: AnswerOutcome[] = answers.map(() => ({ kind: 'no-quiz' }));
@@ -79,36 +85,20 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
     return outcomes;
   }
 
-  const values: SqlValue[] = [];
-  const rows = [...firsts.values()].map((answer) => {
-    const at = values.push(answer.channelId, answer.day, answer.userId, answer.guildId, answer.choice, answer.correct ? 1 : 0, answer.answeredAt) - 6;
-    return `(${placeholders(at, 7)})`;
-  });
-  const inserted = new Set(
-    (
-      await query(
-        `INSERT INTO ${t.answers} (channel_id, day, user_id, guild_id, choice, correct, answered_at) VALUES ${rows.join(', ')}
-         ON CONFLICT (channel_id, day, user_id) DO NOTHING RETURNING user_id`,
-        values,
-      )
-    ).map((written) => String(written.user_id)),
-  );
+  const inserted = await insertAnswers(t, postgres, [...firsts.values()], query);
   const previous = await stored(users.filter((user) => !inserted.has(user)));
   const recorded = [...firsts.values()].filter((answer) => inserted.has(answer.userId));
   const rights = recorded.filter((answer) => answer.correct);
   const streaks = new Map<string, Streak | null>();
   if (recorded.length > 0) {
-    await query(`UPDATE ${t.posts} SET answered = answered + $3, right_answers = right_answers + $4 WHERE channel_id = $1 AND day = $2`, [
-      channelId,
-      day,
-      recorded.length,
-      rights.length,
-    ]);
-    if (rights.length > 0) await board.lock([guildId], query);
-    const ids = recorded.map((answer) => answer.userId);
-    const existing = await query(`SELECT * FROM ${t.streaks} WHERE guild_id = $1 AND user_id IN (${placeholders(2, ids.length)})${rights.length > 0 ? lock : ''}`, [guildId, ...ids]);
+    let existing: SqlRow[];
+    if (postgres) {
+      if (rights.length > 0) await board.lock([guildId], query);
+      const ids = recorded.map((answer) => answer.userId);
+      existing = await query(`SELECT * FROM ${t.streaks} WHERE guild_id = $1 AND user_id IN (${placeholders(2, ids.length)})${rights.length > 0 ? lock : ''}`, [guildId, ...ids]);
+    } else existing = JSON.parse(optionalText(row ?? {}, 'streaks') ?? '[]') as SqlRow[];
     for (const found of existing) streaks.set(streak(found).userId, streak(found));
-    if (rights.length > 0) await countRightAnswers(t, board, guildId, day, row ? optionalText(row, 'previous_day') : null, rights, streaks, query);
+    if (rights.length > 0) await countRightAnswers(board, guildId, day, row ? optionalText(row, 'previous_day') : null, rights, streaks, query);
   }
 
   answers.forEach((answer, index) => {
@@ -125,12 +115,41 @@ export async function answerBatch(t: AnswerTables, board: SqlBoard, postgres: bo
   return outcomes;
 }
 
+/** SQLite: the members' streak rows in the quiz's server, as one JSON array (parameters from $3). */
+function streaksAsJson(t: AnswerTables, members: readonly string[]): string {
+  const fields = ['guild_id', 'user_id', 'run', 'current', 'best', 'total', 'last_day'].map((column) => `'${column}', s.${column}`).join(', ');
+  return `SELECT json_group_array(json_object(${fields})) FROM ${t.streaks} s WHERE s.guild_id = p.guild_id AND s.user_id IN (${placeholders(3, members.length)})`;
+}
+
 /**
- * The right answers' streaks move on (in `streaks`) from the server's quiz day before (`previousDay`), written with
- * the board's counts in one statement each.
+ * Inserts the answers, each unless the member's is there already, and adds the written ones to the quiz's counts, in
+ * one statement: on SQLite the answers table's trigger counts them, on PostgreSQL the statement's second part.
+ * Returns the members whose answer was written.
  */
+async function insertAnswers(t: AnswerTables, postgres: boolean, answers: readonly QuizAnswer[], query: SqlQuery): Promise<Set<string>> {
+  const first = answers[0];
+  if (!first) return new Set();
+  // PostgreSQL's second part names the quiz as $1 and $2.
+  const values: SqlValue[] = postgres ? [first.channelId, first.day] : [];
+  const rows = answers.map((answer) => {
+    const at = values.push(answer.channelId, answer.day, answer.userId, answer.guildId, answer.choice, answer.correct ? 1 : 0, answer.answeredAt) - 6;
+    return `(${placeholders(at, 7)})`;
+  });
+  const insert = `INSERT INTO ${t.answers} (channel_id, day, user_id, guild_id, choice, correct, answered_at) VALUES ${rows.join(', ')}
+     ON CONFLICT (channel_id, day, user_id) DO NOTHING RETURNING user_id, correct`;
+  const written = await query(
+    postgres
+      ? `WITH ins AS (${insert}), counted AS (UPDATE ${t.posts} SET answered = answered + (SELECT COUNT(*) FROM ins),
+           right_answers = right_answers + (SELECT COUNT(*) FROM ins WHERE correct = 1) WHERE channel_id = $1 AND day = $2 AND EXISTS (SELECT 1 FROM ins))
+         SELECT user_id FROM ins`
+      : insert,
+    values,
+  );
+  return new Set(written.map((row) => String(row.user_id)));
+}
+
+/** The right answers' streaks move on (in `streaks`) from the server's quiz day before (`previousDay`), written with the board's counts. */
 async function countRightAnswers(
-  t: AnswerTables,
   board: SqlBoard,
   guildId: string,
   day: string,
@@ -147,14 +166,5 @@ async function countRightAnswers(
     moves.push([existing, next]);
     streaks.set(answer.userId, next);
   }
-  if (moves.length === 0) return;
-  const values: SqlValue[] = [];
-  const rows = moves.map(([, next]) => `(${placeholders(values.push(next.guildId, next.userId, next.run, next.current, next.best, next.total, next.lastDay) - 6, 7)})`);
-  await query(
-    `INSERT INTO ${t.streaks} (guild_id, user_id, run, current, best, total, last_day) VALUES ${rows.join(', ')}
-     ON CONFLICT (guild_id, user_id) DO UPDATE SET run = excluded.run, current = excluded.current, best = excluded.best,
-       total = excluded.total, last_day = excluded.last_day`,
-    values,
-  );
-  await board.moveMany(guildId, moves, query);
+  await board.writeMoves(guildId, moves, query);
 }

@@ -1,5 +1,6 @@
 import type { IsoDate } from '../wotd/dates.ts';
-import { integer, type SqlDriver, type SqlQuery, type SqlRow } from './sql-driver.ts';
+import type { Streak } from './learning-store.ts';
+import { integer, type SqlDriver, type SqlQuery, type SqlRow, type SqlValue } from './sql-driver.ts';
 
 /**
  * The leaderboard's counts on SQLite and PostgreSQL, kept beside the streaks table so a rank and a page are found
@@ -10,7 +11,8 @@ import { integer, type SqlDriver, type SqlQuery, type SqlRow } from './sql-drive
  *
  * Every write that changes a streak row changes the counts in the same transaction: an answer, a quiz closing (the
  * streaks it ends, grouped), forget. On PostgreSQL those transactions take the server's advisory lock first, so two
- * of them never wait on each other's count rows in turn.
+ * of them never wait on each other's count rows in turn. An answer writes its streaks and their counts in one
+ * statement (writeMoves): on SQLite through the moves view, whose trigger writes each row and moves its counts.
  */
 
 export interface BoardTables {
@@ -22,6 +24,11 @@ export interface BoardTables {
 }
 
 export const BOARD_TABLE_NAMES = { levels: 'wotd_learning_board_levels', ties: 'wotd_learning_board_ties' };
+
+/** SQLite: a row inserted here is a streak written (upserted) and its counts moved from (from_current, from_total). */
+const MOVES_VIEW = 'wotd_learning_streak_moves';
+const STREAK_COLUMNS = ['guild_id', 'user_id', 'run', 'current', 'best', 'total', 'last_day'];
+const STREAK_UPDATE = STREAK_COLUMNS.slice(2).map((column) => `${column} = excluded.${column}`).join(', ');
 
 export interface BoardPlace {
   current: number;
@@ -47,12 +54,30 @@ export class SqlBoard {
     private readonly t: BoardTables,
   ) {}
 
+  /** The counts' tables, and on SQLite the moves view (made on every opening: a store written before gets it too). */
   schema(): string[] {
-    return [
+    const tables = [
       `CREATE TABLE IF NOT EXISTS ${this.t.levels} (guild_id TEXT NOT NULL, current INTEGER NOT NULL, members INTEGER NOT NULL,
          PRIMARY KEY (guild_id, current))`,
       `CREATE TABLE IF NOT EXISTS ${this.t.ties} (guild_id TEXT NOT NULL, current INTEGER NOT NULL, total INTEGER NOT NULL,
          members INTEGER NOT NULL, PRIMARY KEY (guild_id, current, total))`,
+    ];
+    if (this.db.dialect === 'postgres') return tables;
+    const count = (table: string, key: string, at: string, delta: string, when = '') =>
+      `INSERT INTO ${table} (guild_id, ${key}, members) SELECT NEW.guild_id, ${at}, ${delta} WHERE ${when || 'true'}
+         ON CONFLICT (guild_id, ${key}) DO UPDATE SET members = members + excluded.members;`;
+    const moved = 'NEW.from_current IS NOT NULL';
+    return [
+      ...tables,
+      `CREATE VIEW IF NOT EXISTS ${MOVES_VIEW} AS SELECT ${STREAK_COLUMNS.join(', ')}, current AS from_current, total AS from_total FROM ${this.t.streaks} WHERE 0`,
+      `CREATE TRIGGER IF NOT EXISTS ${MOVES_VIEW}_write INSTEAD OF INSERT ON ${MOVES_VIEW} BEGIN
+         INSERT INTO ${this.t.streaks} (${STREAK_COLUMNS.join(', ')}) VALUES (${STREAK_COLUMNS.map((column) => `NEW.${column}`).join(', ')})
+           ON CONFLICT (guild_id, user_id) DO UPDATE SET ${STREAK_UPDATE};
+         ${count(this.t.levels, 'current', 'NEW.from_current', '-1', moved)}
+         ${count(this.t.ties, 'current, total', 'NEW.from_current, NEW.from_total', '-1', moved)}
+         ${count(this.t.levels, 'current', 'NEW.current', '1')}
+         ${count(this.t.ties, 'current, total', 'NEW.current, NEW.total', '1')}
+       END`,
     ];
   }
 
@@ -89,37 +114,38 @@ export class SqlBoard {
     return this.moveMany(guildId, [[from, to]], query);
   }
 
-  /** Members' streaks went from each pair's first to its second, counted together (one statement per table). */
-  async moveMany(guildId: string, moves: ReadonlyArray<readonly [BoardPlace | null, BoardPlace | null]>, query: SqlQuery): Promise<void> {
-    const levels = new Map<number, number>();
-    const ties = new Map<string, number>();
-    for (const [from, to] of moves) {
-      for (const [place, delta] of [[from, -1], [to, 1]] as const) {
-        if (!place) continue;
-        levels.set(place.current, (levels.get(place.current) ?? 0) + delta);
-        const key = `${place.current}:${place.total}`;
-        ties.set(key, (ties.get(key) ?? 0) + delta);
-      }
+  /**
+   * Writes members' streaks (each pair's second, moved from its first; null: no record) and moves their counts,
+   * inside the caller's transaction, in one statement: on SQLite through the moves view, on PostgreSQL the three
+   * writes as one statement's parts.
+   */
+  async writeMoves(guildId: string, moves: ReadonlyArray<readonly [Streak | null, Streak]>, query: SqlQuery): Promise<void> {
+    if (moves.length === 0) return;
+    const values: SqlValue[] = [];
+    const row = (cells: SqlValue[]) => `(${cells.map((cell) => `$${values.push(cell)}`).join(', ')})`;
+    const cells = (next: Streak): SqlValue[] => [next.guildId, next.userId, next.run, next.current, next.best, next.total, next.lastDay];
+    if (this.db.dialect === 'sqlite') {
+      const rows = moves.map(([from, next]) => row([...cells(next), from?.current ?? null, from?.total ?? null]));
+      await query(`INSERT INTO ${MOVES_VIEW} (${STREAK_COLUMNS.join(', ')}, from_current, from_total) VALUES ${rows.join(', ')}`, values);
+      return;
     }
-    const levelRows = [...levels].filter(([, delta]) => delta !== 0).map(([current, delta]) => [current, delta]);
-    const tieRows = [...ties]
-      .filter(([, delta]) => delta !== 0)
-      .map(([key, delta]) => [...key.split(':').map(Number), delta] as number[]);
-    await this.add(this.t.levels, ['current'], guildId, levelRows, query);
-    await this.add(this.t.ties, ['current', 'total'], guildId, tieRows, query);
+    const written = `INSERT INTO ${this.t.streaks} (${STREAK_COLUMNS.join(', ')}) VALUES ${moves.map(([, next]) => row(cells(next))).join(', ')}
+       ON CONFLICT (guild_id, user_id) DO UPDATE SET ${STREAK_UPDATE}`;
+    const { levels, ties } = deltas(moves);
+    const counted = [adding(this.t.levels, ['current'], guildId, levels, values), adding(this.t.ties, ['current', 'total'], guildId, ties, values)];
+    const parts = [written, ...counted.filter((part): part is string => part !== null)];
+    const main = parts.pop() ?? written;
+    await query(`${parts.length > 0 ? `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ` : ''}${main}`, values);
   }
 
-  /** Adds each row's last number to the count at the row's key, in key order. */
-  private async add(table: string, key: string[], guildId: string, rows: number[][], query: SqlQuery): Promise<void> {
-    if (rows.length === 0) return;
-    rows.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
-    const parameters: Array<string | number> = [guildId];
-    const values = rows.map((row) => `($1, ${row.map((value) => `$${parameters.push(value)}`).join(', ')})`);
-    await query(
-      `INSERT INTO ${table} AS b (guild_id, ${key.join(', ')}, members) VALUES ${values.join(', ')}
-       ON CONFLICT (guild_id, ${key.join(', ')}) DO UPDATE SET members = b.members + excluded.members`,
-      parameters,
-    );
+  /** Members' streaks went from each pair's first to its second, counted together (one statement per table). */
+  async moveMany(guildId: string, moves: ReadonlyArray<readonly [BoardPlace | null, BoardPlace | null]>, query: SqlQuery): Promise<void> {
+    const { levels, ties } = deltas(moves);
+    for (const [table, key, rows] of [[this.t.levels, ['current'], levels], [this.t.ties, ['current', 'total'], ties]] as const) {
+      const values: SqlValue[] = [];
+      const statement = adding(table, key, guildId, rows, values);
+      if (statement) await query(statement, values);
+    }
   }
 
   /**
@@ -223,4 +249,32 @@ function within(counts: SqlRow[], offset: number): { row: SqlRow; offset: number
     before += members;
   }
   return null;
+}
+
+/** The count changes of moves, per streak (`levels`: [current, delta]) and per streak and total (`ties`), zeros left out. */
+function deltas(moves: ReadonlyArray<readonly [BoardPlace | null, BoardPlace | null]>): { levels: number[][]; ties: number[][] } {
+  const levels = new Map<number, number>();
+  const ties = new Map<string, number>();
+  for (const [from, to] of moves) {
+    for (const [place, delta] of [[from, -1], [to, 1]] as const) {
+      if (!place) continue;
+      levels.set(place.current, (levels.get(place.current) ?? 0) + delta);
+      const key = `${place.current}:${place.total}`;
+      ties.set(key, (ties.get(key) ?? 0) + delta);
+    }
+  }
+  return {
+    levels: [...levels].filter(([, delta]) => delta !== 0).map(([current, delta]) => [current, delta]),
+    ties: [...ties].filter(([, delta]) => delta !== 0).map(([key, delta]) => [...key.split(':').map(Number), delta]),
+  };
+}
+
+/** The statement adding each row's last number to the count at the row's key, in key order (its parameters appended to `values`); null for no rows. */
+function adding(table: string, key: readonly string[], guildId: string, rows: number[][], values: SqlValue[]): string | null {
+  if (rows.length === 0) return null;
+  rows.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0));
+  const guild = `$${values.push(guildId)}`;
+  const counted = rows.map((row) => `(${guild}, ${row.map((value) => `$${values.push(value)}`).join(', ')})`);
+  return `INSERT INTO ${table} AS b (guild_id, ${key.join(', ')}, members) VALUES ${counted.join(', ')}
+     ON CONFLICT (guild_id, ${key.join(', ')}) DO UPDATE SET members = b.members + excluded.members`;
 }

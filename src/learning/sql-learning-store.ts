@@ -50,6 +50,17 @@ const SCHEMA = [
   `CREATE INDEX IF NOT EXISTS wotd_learning_streaks_user ON {streaks} (user_id)`,
 ];
 
+/**
+ * SQLite: an answer written counts itself in its quiz's row, in the answer's own statement (one round trip fewer per
+ * batch; PostgreSQL's answer statement counts them in a second part, sql-answer-batch.ts). Made on every opening, so a
+ * store written before gets it too; its counts were kept by the statement this replaces, and go on from there.
+ */
+const SQLITE_SCHEMA = [
+  `CREATE TRIGGER IF NOT EXISTS wotd_learning_answers_counted AFTER INSERT ON {answers} BEGIN
+     UPDATE {posts} SET answered = answered + 1, right_answers = right_answers + NEW.correct WHERE channel_id = NEW.channel_id AND day = NEW.day;
+   END`,
+];
+
 export class SqlLearningStore implements LearningStore {
   private readonly t: typeof TABLES;
   private readonly board: SqlBoard;
@@ -66,7 +77,8 @@ export class SqlLearningStore implements LearningStore {
   static async open(db: SqlDriver): Promise<SqlLearningStore> {
     const store = new SqlLearningStore(db);
     try {
-      for (const statement of [...SCHEMA.map((text) => store.sql(text)), ...store.board.schema()]) {
+      const schema = [...SCHEMA, ...(db.dialect === 'sqlite' ? SQLITE_SCHEMA : [])];
+      for (const statement of [...schema.map((text) => store.sql(text)), ...store.board.schema()]) {
         try {
           await db.query(statement);
         } catch (error) {

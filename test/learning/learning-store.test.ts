@@ -267,5 +267,24 @@ for (const backend of storeBackends) {
       await after.answerQuiz(answer('2026-05-02', 'a6', true));
       await expectBoard(after, 'g1', [...members, 'a6']);
     });
+
+    if (backend.name === 'SQLite') {
+      it('gives a store written before its counting trigger and streak moves view both at open, and counts once from then on', async () => {
+        const location = await backend.fresh();
+        const before = await open(location);
+        for (const day of ['2026-06-01', '2026-06-02']) await before.registerQuiz(quiz(day));
+        await before.answerQuiz(answer('2026-06-01', 'u1', true));
+        await before.answerQuiz(answer('2026-06-02', 'u2', true));
+        const driver = await openSqliteLearningDriver(location.url);
+        await driver.query('DROP TRIGGER wotd_learning_answers_counted');
+        await driver.query('DROP VIEW wotd_learning_streak_moves');
+        await driver.close();
+        const after = await open(location);
+        for (const [userId, correct] of [['u1', true], ['u3', false], ['u4', true]] as const) await after.answerQuiz(answer('2026-06-02', userId, correct));
+        expect(await after.getQuiz('c1', '2026-06-02')).toMatchObject({ answered: 4, right: 3 });
+        expect(await after.streak('g1', 'u1')).toMatchObject({ current: 2, best: 2, total: 2, lastDay: '2026-06-02' });
+        await expectBoard(after, 'g1', ['u1', 'u2', 'u3', 'u4']);
+      });
+    }
   });
 }
