@@ -168,6 +168,24 @@ export class SqlBoard {
     return erased.length;
   }
 
+  /**
+   * Counts the servers' streaks anew, whatever their counts were (streaks written as they are, by migrate-store),
+   * inside the caller's transaction, after the servers' locks.
+   */
+  async recount(guildIds: readonly string[], query: SqlQuery): Promise<void> {
+    await this.lock(guildIds, query);
+    for (const guildId of [...new Set(guildIds)].sort()) {
+      await query(`DELETE FROM ${this.t.levels} WHERE guild_id = $1`, [guildId]);
+      await query(`DELETE FROM ${this.t.ties} WHERE guild_id = $1`, [guildId]);
+      await query(`INSERT INTO ${this.t.levels} (guild_id, current, members) SELECT guild_id, current, COUNT(*) FROM ${this.t.streaks} WHERE guild_id = $1 GROUP BY guild_id, current`, [guildId]);
+      await query(
+        `INSERT INTO ${this.t.ties} (guild_id, current, total, members)
+         SELECT guild_id, current, total, COUNT(*) FROM ${this.t.streaks} WHERE guild_id = $1 GROUP BY guild_id, current, total`,
+        [guildId],
+      );
+    }
+  }
+
   /** The member's rank, null without a streak record: the counts of the streaks and totals above. */
   async rank(guildId: string, userId: string): Promise<number | null> {
     const [row] = await this.db.query(`SELECT ${rankOf('s', this.t)} AS rank FROM ${this.t.streaks} s WHERE s.guild_id = $1 AND s.user_id = $2`, [guildId, userId]);

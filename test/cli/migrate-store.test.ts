@@ -163,7 +163,7 @@ describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
 
     const env = { REDIS_KEY_PREFIX: redis.prefix };
     const first = await migrateCli(env, '--from', sqliteUrl, '--to', redisTestUrl ?? '');
-    expect(first.stdout).toBe('migrated subscriptions=13 deliveries=1320\n');
+    expect(first.stdout).toBe('migrated subscriptions=13 deliveries=1320 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n');
     expect(first.stderr).toBe('wotd-bot migrate-store: warning: subscription sub:broken is damaged; copied as it is\n');
     expect(first.code).toBe(0);
     const afterFirst = await snapshot(redis.prefix);
@@ -201,7 +201,7 @@ describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
     vi.stubEnv('REDIS_KEY_PREFIX', redis.prefix);
     const backUrl = `sqlite://${join(dir, 'back', 'store.sqlite')}`;
     const back = await migrateHere('--from', redisTestUrl ?? '', '--to', backUrl);
-    expect(back).toMatchObject({ code: 0, stdout: 'migrated subscriptions=14 deliveries=1320\n' });
+    expect(back).toMatchObject({ code: 0, stdout: 'migrated subscriptions=14 deliveries=1320 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n' });
     const copy = await SubscriptionStore.open(backUrl);
     try {
       expect((await copy.listAll()).map((s) => s.channelId).sort()).toEqual([...channels, 'redis-only'].sort());
@@ -237,7 +237,7 @@ describe('wotd-bot migrate-store: the source', () => {
 
     const target = join(dir, 'copy.sqlite');
     const run = await migrateHere('--from', `sqlite://${source}`, '--to', `sqlite://${target}`);
-    expect(run).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=24\n' });
+    expect(run).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=24 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n' });
 
     expect(await sqliteSchema(source)).toEqual(before);
     // The target has the index, with an entry for every subscription.
@@ -294,7 +294,7 @@ describe.skipIf(!redisAndPostgres)('wotd-bot migrate-store: SQLite, Redis and Po
       const run = await migrateHere('--from', from.url, '--to', to.url);
       expect(run).toEqual({
         code: 0,
-        stdout: 'migrated subscriptions=13 deliveries=36\n',
+        stdout: 'migrated subscriptions=13 deliveries=36 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n',
         stderr: 'wotd-bot migrate-store: warning: subscription sub:broken is damaged; copied as it is\n',
       });
       expect(await contents(to), `${from.url} → ${to.url}`).toEqual(original);
@@ -306,7 +306,7 @@ describe.skipIf(!redisAndPostgres)('wotd-bot migrate-store: SQLite, Redis and Po
     const rows = async () => (await postgresAdmin().query(`SELECT key, value FROM ${schemaOf(postgresA)}.keyv ORDER BY key`)).rows;
     const before = await rows();
     const again = await migrateCli({}, '--from', sqliteA.url, '--to', postgresA.url);
-    expect(again).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=36\n' });
+    expect(again).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=36 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n' });
     expect(await rows()).toEqual(before);
   });
 });
