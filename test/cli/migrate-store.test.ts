@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runMigrateStore } from '../../src/cli/migrate-store.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import type { DeliveryRecord } from '../../src/schedule/subscription.ts';
 import { openStore, type StoreLocation } from '../../src/store/open-store.ts';
@@ -11,6 +10,7 @@ import type { StoredEntry } from '../../src/store/scan.ts';
 import { makeSubscription } from '../schedule/helpers.ts';
 import { postgresAdmin, postgresTestUrl } from '../support/postgres.ts';
 import { describeRedis, keysUnder, redisClient, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import { migrateHere, type Run } from './migrate-here.ts';
 import { postgresBackend, redisBackend, schemaOf, sqliteBackend } from '../support/store-backends.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
@@ -23,29 +23,6 @@ afterEach(() => {
   vi.unstubAllEnvs();
   rmSync(dir, { recursive: true, force: true });
 });
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** runMigrateStore in this process, with what it writes to stdout and stderr. */
-async function migrateHere(...args: string[]): Promise<Run> {
-  const run: Run = { code: null, stdout: '', stderr: '' };
-  const capture = (stream: 'stdout' | 'stderr') =>
-    vi.spyOn(process[stream], 'write').mockImplementation((chunk: string | Uint8Array) => {
-      run[stream] += String(chunk);
-      return true;
-    });
-  const spies = [capture('stdout'), capture('stderr')];
-  try {
-    run.code = await runMigrateStore(args);
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  return run;
-}
 
 /** `wotd-bot migrate-store …` as a user runs it, in the temp dir (no .env). */
 function migrateCli(env: Record<string, string>, ...args: string[]): Promise<Run> {
