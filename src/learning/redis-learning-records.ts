@@ -26,6 +26,15 @@ function literal(pattern: string): string {
   return pattern.replace(/[*?[\]\\]/g, '\\$&');
 }
 
+/** A read's failure, naming the key it read. */
+async function named<R>(key: string, reading: Promise<R>): Promise<R> {
+  try {
+    return await reading;
+  } catch (error) {
+    throw new Error(`${key}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 export class RedisLearningRecords implements LearningRecordSource, LearningRecordTarget {
   private constructor(
     private readonly redis: Redis,
@@ -77,7 +86,7 @@ export class RedisLearningRecords implements LearningRecordSource, LearningRecor
       const fresh = keys.filter((key) => !seen.has(key));
       for (const key of fresh) seen.add(key);
       for (let i = 0; i < fresh.length; i += KEYS_PER_READ) {
-        const records = await Promise.all(fresh.slice(i, i + KEYS_PER_READ).map((key) => read(key, key.slice(start.length))));
+        const records = await Promise.all(fresh.slice(i, i + KEYS_PER_READ).map((key) => named(key, read(key, key.slice(start.length)))));
         page.push(...records.flat());
         if (page.length >= LEARNING_PAGE_SIZE) {
           yield page;

@@ -104,7 +104,14 @@ export class SqlLearningRecords implements LearningRecordSource, LearningRecordT
       const rows = await this.db.query(`SELECT * FROM ${table} ${range} ORDER BY ${key} LIMIT $${parameters.length}`, parameters);
       const last = rows.at(-1);
       if (!last) return;
-      yield rows.map((row) => layout.read(row));
+      yield rows.map((row) => {
+        try {
+          return layout.read(row);
+        } catch (error) {
+          const id = layout.key.map((column) => String(row[column])).join(' ');
+          throw new Error(`${TABLES[layout.table]} row ${id}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      });
       after = layout.key.map((column) => text(last, column));
     }
   }

@@ -8,9 +8,9 @@ import { openSqliteLearningDriver } from '../../src/learning/sqlite-learning-dri
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import { isRedisStore, type StoreLocation } from '../../src/store/open-store.ts';
 import { makeSubscription } from '../schedule/helpers.ts';
-import { postgresTestUrl } from '../support/postgres.ts';
+import { postgresAdmin, postgresTestUrl } from '../support/postgres.ts';
 import { keysUnder, redisClient, redisTestUrl } from '../support/redis.ts';
-import { postgresBackend, redisBackend, sqliteBackend } from '../support/store-backends.ts';
+import { postgresBackend, redisBackend, schemaOf, sqliteBackend } from '../support/store-backends.ts';
 import { migrateHere } from './migrate-here.ts';
 
 afterEach(() => {
@@ -173,5 +173,42 @@ describe.skipIf(redisTestUrl === null || postgresTestUrl === null)('wotd-bot mig
       expect(await raw(from), label).toEqual(sourceBefore);
     }
     expect(await view(sqliteA)).toEqual(original);
+  });
+});
+
+describe.skipIf(redisTestUrl === null || postgresTestUrl === null)('wotd-bot migrate-store: learning records it cannot copy, and none', () => {
+  it('a damaged record fails the run naming its kind and key, after what was copied; running it again after the repair copies all', async () => {
+    const [redis, sqlite] = await Promise.all([redisBackend.fresh(), sqliteBackend.fresh()]);
+    await seedLearning(redis);
+    const key = `${redis.keyPrefix ?? ''}learning:streaks:g2`;
+    const client = await redisClient();
+    const good = await client.hGet(key, 'u4');
+    await client.hSet(key, 'u4', '{"guildId":"g2"}');
+    vi.stubEnv('REDIS_KEY_PREFIX', redis.keyPrefix ?? '');
+    const run = await migrateHere('--from', redis.url, '--to', sqlite.url);
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `wotd-bot migrate-store: streaks: ${key}: learning store: a damaged streak record ` +
+        '(after subscriptions=1 deliveries=0 saved_words=3 quiz_posts=4 quiz_answers=9 streaks=0; running it again is safe)\n',
+    });
+    await client.hSet(key, 'u4', good ?? '');
+    expect(await migrateHere('--from', redis.url, '--to', sqlite.url)).toEqual({ code: 0, stdout: COPIED, stderr: '' });
+    expect(await view(sqlite)).toEqual(await view(redis));
+  });
+
+  it('a PostgreSQL source the learning features never opened has nothing to copy and gets no learning table', async () => {
+    const [postgres, sqlite] = await Promise.all([postgresBackend.fresh(), sqliteBackend.fresh()]);
+    const subscriptions = await SubscriptionStore.open(postgres);
+    await subscriptions.upsert('g1', 'c1', 5, () => makeSubscription({ guildId: 'g1', channelId: 'c1' }));
+    await subscriptions.close();
+    const tables = async () =>
+      (await postgresAdmin().query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schemaOf(postgres)])).rows;
+    const before = await tables();
+    const run = await migrateHere('--from', postgres.url, '--to', sqlite.url);
+    expect(run).toEqual({ code: 0, stdout: 'migrated subscriptions=1 deliveries=0 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n', stderr: '' });
+    expect(await tables()).toEqual(before);
+    expect(JSON.stringify(before)).not.toContain('wotd_learning');
   });
 });
