@@ -39,6 +39,11 @@ export async function migrateLearning(from: StoreLocation, to: StoreLocation, co
         throw new Error(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+    try {
+      await target.finish();
+    } catch (error) {
+      throw new Error(`the leaderboard's counts: ${error instanceof Error ? error.message : String(error)}`);
+    }
   } finally {
     const closing: Array<Promise<void>> = [source.close()];
     if (target) closing.push(target.close());

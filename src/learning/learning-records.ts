@@ -30,12 +30,14 @@ export interface LearningRecordSource {
 
 /**
  * Writes records as they are; one already there (same key) is replaced. Streaks are written with what the
- * leaderboard derives from them (the SQL board's counts, the Redis rank and active-streak sets), so the board reads
- * right after each page. A quiz post is written with its own counts: write posts after their answers, so nothing an
- * answer's write adds to a quiz's counts stays.
+ * leaderboard derives from them (the SQL board's counts, the Redis rank and active-streak sets); the board reads
+ * right once `finish` is done. A quiz post is written with its own counts: write posts after their answers, so
+ * nothing an answer's write adds to a quiz's counts stays.
  */
 export interface LearningRecordTarget {
   write<K extends LearningRecordKind>(kind: K, records: ReadonlyArray<LearningRecordOf[K]>): Promise<void>;
+  /** After the last write: what follows from the records and is not written yet (the SQL board's last server). */
+  finish(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -137,6 +137,9 @@ export class RedisLearningRecords implements LearningRecordSource, LearningRecor
     await committed(multi);
   }
 
+  /** Every write was whole: nothing follows. */
+  async finish(): Promise<void> {}
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }

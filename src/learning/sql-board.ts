@@ -173,17 +173,18 @@ export class SqlBoard {
    * inside the caller's transaction, after the servers' locks.
    */
   async recount(guildIds: readonly string[], query: SqlQuery): Promise<void> {
-    await this.lock(guildIds, query);
-    for (const guildId of [...new Set(guildIds)].sort()) {
-      await query(`DELETE FROM ${this.t.levels} WHERE guild_id = $1`, [guildId]);
-      await query(`DELETE FROM ${this.t.ties} WHERE guild_id = $1`, [guildId]);
-      await query(`INSERT INTO ${this.t.levels} (guild_id, current, members) SELECT guild_id, current, COUNT(*) FROM ${this.t.streaks} WHERE guild_id = $1 GROUP BY guild_id, current`, [guildId]);
-      await query(
-        `INSERT INTO ${this.t.ties} (guild_id, current, total, members)
-         SELECT guild_id, current, total, COUNT(*) FROM ${this.t.streaks} WHERE guild_id = $1 GROUP BY guild_id, current, total`,
-        [guildId],
-      );
-    }
+    const guilds = [...new Set(guildIds)].sort();
+    if (guilds.length === 0) return;
+    await this.lock(guilds, query);
+    const these = `guild_id IN (${guilds.map((_, i) => `$${i + 1}`).join(', ')})`;
+    await query(`DELETE FROM ${this.t.levels} WHERE ${these}`, guilds);
+    await query(`DELETE FROM ${this.t.ties} WHERE ${these}`, guilds);
+    await query(`INSERT INTO ${this.t.levels} (guild_id, current, members) SELECT guild_id, current, COUNT(*) FROM ${this.t.streaks} WHERE ${these} GROUP BY guild_id, current`, guilds);
+    await query(
+      `INSERT INTO ${this.t.ties} (guild_id, current, total, members)
+       SELECT guild_id, current, total, COUNT(*) FROM ${this.t.streaks} WHERE ${these} GROUP BY guild_id, current, total`,
+      guilds,
+    );
   }
 
   /** The member's rank, null without a streak record: the counts of the streaks and totals above. */

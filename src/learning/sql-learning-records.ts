@@ -74,6 +74,11 @@ const ROWS_PER_STATEMENT = 40;
 
 export class SqlLearningRecords implements LearningRecordSource, LearningRecordTarget {
   private readonly board: SqlBoard;
+  /**
+   * The server of the last streak written, not counted yet: its streaks may go on in the next page (sources read
+   * them by server), and counting a server once per page would read a large one once per page.
+   */
+  private uncounted: string | null = null;
 
   /** `close` lets go of what was opened for the records (the driver, or the store that holds it). */
   constructor(
@@ -116,16 +121,29 @@ export class SqlLearningRecords implements LearningRecordSource, LearningRecordT
     }
   }
 
-  write<K extends LearningRecordKind>(kind: K, records: ReadonlyArray<LearningRecordOf[K]>): Promise<void> {
-    if (records.length === 0) return Promise.resolve();
+  async write<K extends LearningRecordKind>(kind: K, records: ReadonlyArray<LearningRecordOf[K]>): Promise<void> {
+    if (records.length === 0) return;
     const layout: Layout<LearningRecordOf[K]> = LAYOUTS[kind];
-    return this.db.transaction(async (query) => {
+    // Counted now: the servers of these streaks but the last one's, and the one left uncounted before.
+    const guilds = new Set(kind === 'streaks' ? (records as readonly Streak[]).map((record) => record.guildId) : []);
+    const last = kind === 'streaks' ? (records.at(-1) as Streak).guildId : this.uncounted;
+    if (this.uncounted !== null) guilds.add(this.uncounted);
+    if (last !== null) guilds.delete(last);
+    await this.db.transaction(async (query) => {
       for (let start = 0; start < records.length; start += ROWS_PER_STATEMENT) {
         await this.upsert(layout, records.slice(start, start + ROWS_PER_STATEMENT), query);
       }
       // The board's counts follow from the servers' streaks: counted anew, whatever counted them before.
-      if (kind === 'streaks') await this.board.recount((records as readonly Streak[]).map((record) => record.guildId), query);
+      await this.board.recount([...guilds], query);
     });
+    this.uncounted = last;
+  }
+
+  async finish(): Promise<void> {
+    const guild = this.uncounted;
+    if (guild === null) return;
+    await this.db.transaction((query) => this.board.recount([guild], query));
+    this.uncounted = null;
   }
 
   /** The records' rows, each replacing the row of its key. */

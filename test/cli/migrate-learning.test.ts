@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LearningStore, QuizAnswer, QuizRecord } from '../../src/learning/learning-store.ts';
+import type { LearningStore, QuizAnswer, QuizRecord, Streak } from '../../src/learning/learning-store.ts';
 import { openLearningStore } from '../../src/learning/open-learning-store.ts';
 import { openPostgresLearningDriver } from '../../src/learning/postgres-learning-driver.ts';
 import { BOARD_TABLE_NAMES } from '../../src/learning/sql-board.ts';
@@ -210,5 +210,41 @@ describe.skipIf(redisTestUrl === null || postgresTestUrl === null)('wotd-bot mig
     expect(run).toEqual({ code: 0, stdout: 'migrated subscriptions=1 deliveries=0 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n', stderr: '' });
     expect(await tables()).toEqual(before);
     expect(JSON.stringify(before)).not.toContain('wotd_learning');
+  });
+});
+
+describe.skipIf(postgresTestUrl === null)('wotd-bot migrate-store: a server whose streaks fill several pages', () => {
+  it('ranks and pages its board in the target as a sort of its streaks does', async () => {
+    const [sqlite, postgres] = await Promise.all([sqliteBackend.fresh(), postgresBackend.fresh()]);
+    const subscriptions = await SubscriptionStore.open(sqlite);
+    await subscriptions.close();
+    await withLearning(sqlite, async () => undefined);
+    // g1's 993 streaks span two pages of 500 and end the second, between g0's and g2's.
+    const streaks: Streak[] = [];
+    for (const [guildId, count] of [['g0', 7], ['g1', 993], ['g2', 30]] as const) {
+      for (let i = 0; i < count; i += 1) {
+        streaks.push({ guildId, userId: `u${String(i).padStart(5, '0')}`, run: i % 6, current: i % 6, best: i % 9, total: (i * 7) % 40, lastDay: '2025-03-01' });
+      }
+    }
+    const driver = await openSqliteLearningDriver(sqlite.url);
+    await driver.transaction(async (query) => {
+      for (const s of streaks) {
+        await query(`INSERT INTO ${TABLES.streaks} VALUES ($1, $2, $3, $4, $5, $6, $7)`, [s.guildId, s.userId, s.run, s.current, s.best, s.total, s.lastDay]);
+      }
+    });
+    await driver.close();
+
+    const run = await migrateHere('--from', sqlite.url, '--to', postgres.url);
+    expect(run).toEqual({ code: 0, stdout: 'migrated subscriptions=0 deliveries=0 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=1030\n', stderr: '' });
+    await withLearning(postgres, async (store) => {
+      for (const guildId of ['g0', 'g1', 'g2']) {
+        const sorted = streaks.filter((s) => s.guildId === guildId).sort((a, b) => b.current - a.current || b.total - a.total || (a.userId < b.userId ? -1 : 1));
+        const ranked = sorted.map((s) => ({ ...s, rank: 1 + sorted.filter((o) => o.current > s.current || (o.current === s.current && o.total > s.total)).length }));
+        for (const offset of [0, 5, 499, 600, 990]) {
+          expect(await store.leaderboard(guildId, offset, 6), `${guildId} from ${offset}`).toEqual({ rows: ranked.slice(offset, offset + 6), members: ranked.length });
+        }
+        for (const row of ranked.filter((_, i) => i % 97 === 0)) expect(await store.rankOf(guildId, row.userId)).toBe(row.rank);
+      }
+    });
   });
 });
