@@ -5,12 +5,15 @@ import { quoted, singleLine } from '../config/message-text.ts';
 import { SubscriptionStore } from '../schedule/subscription-store.ts';
 import type { RestoreOutcome } from '../schedule/subscription-store/record-namespaces.ts';
 import type { StoredEntry } from '../store/scan.ts';
+import { migrateLearning, noLearningRecords, shownLearningCounts } from './migrate-learning.ts';
 
 const USAGE = `Usage: wotd-bot migrate-store --from URL --to URL
 
 Copies every subscription and delivery record, and the indexes that list them, from one store to another
-(records past DELIVERY_RETENTION_DAYS too: the bot prunes them in the target at its next daily pass), in any
-direction between SQLite, Redis and PostgreSQL. URL is sqlite://FILE, redis://HOST[:PORT][/DB], rediss://… (TLS)
+(records past DELIVERY_RETENTION_DAYS too: the bot prunes them in the target at its next daily pass), then every
+learning record: members' saved words with their review schedule, quiz posts with their counts and choices, quiz
+answers and streaks (the leaderboard is rebuilt from them in the target), in any direction between SQLite, Redis
+and PostgreSQL. URL is sqlite://FILE, redis://HOST[:PORT][/DB], rediss://… (TLS)
 or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (also postgresql://); Redis keys start with REDIS_KEY_PREFIX
 (default wotd-bot:). A record already in the target is replaced by the source's, so running it again changes
 nothing. The cache is not copied: it fills again by itself. It may run beside a live bot (it takes no lock on the
@@ -118,6 +121,7 @@ export async function runMigrateStore(args: string[]): Promise<number> {
   loadDotEnv();
   const { REDIS_KEY_PREFIX: keyPrefix } = loadConfig();
   const counts = { subscriptions: 0, deliveries: 0 };
+  const learning = noLearningRecords();
   const opened: SubscriptionStore[] = [];
   try {
     const source = await open('from', endpoints.from, keyPrefix);
@@ -126,8 +130,10 @@ export async function runMigrateStore(args: string[]): Promise<number> {
     opened.push(target);
     try {
       await migrate(source, target, counts);
+      await migrateLearning({ url: endpoints.from, keyPrefix }, { url: endpoints.to, keyPrefix }, learning);
     } catch (error) {
-      throw new Error(`${oneLine(error)} (after subscriptions=${counts.subscriptions} deliveries=${counts.deliveries}; running it again is safe)`);
+      const copied = `subscriptions=${counts.subscriptions} deliveries=${counts.deliveries}${shownLearningCounts(learning)}`;
+      throw new Error(`${oneLine(error)} (after ${copied}; running it again is safe)`);
     }
   } catch (error) {
     process.stderr.write(`wotd-bot migrate-store: ${oneLine(error)}\n`);
@@ -135,7 +141,7 @@ export async function runMigrateStore(args: string[]): Promise<number> {
   } finally {
     await Promise.all(opened.map((store) => store.close().catch(() => undefined)));
   }
-  process.stdout.write(`migrated subscriptions=${counts.subscriptions} deliveries=${counts.deliveries}\n`);
+  process.stdout.write(`migrated subscriptions=${counts.subscriptions} deliveries=${counts.deliveries}${shownLearningCounts(learning)}\n`);
   return 0;
 }
 

@@ -1,5 +1,4 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { z } from 'zod';
 import { openRedisConnection } from '../store/redis-connection.ts';
 import type { Logger } from '../config/logger.ts';
 import type { IsoDate } from '../wotd/dates.ts';
@@ -18,6 +17,7 @@ import {
   type SaveOutcome,
   type Streak,
 } from './learning-store.ts';
+import { answerSchema, parsed, quizFromFields, savedWordSchema, streakSchema } from './redis-learning-schemas.ts';
 import { ANSWER_SCRIPT, BOARD_PAGE_SCRIPT, BOARD_RANK_SCRIPT, CLOSE_SCRIPT, REVEALED_SCRIPT } from './redis-learning-scripts.ts';
 
 /**
@@ -28,52 +28,13 @@ import { ANSWER_SCRIPT, BOARD_PAGE_SCRIPT, BOARD_RANK_SCRIPT, CLOSE_SCRIPT, REVE
  * Lua scripts (redis-learning-scripts.ts).
  */
 
-const savedWordSchema = z.object({
-  date: z.string(),
-  word: z.string(),
-  pos: z.string(),
-  savedAt: z.number(),
-  due: z.number(),
-  card: z.string().nullable(),
-});
-const answerSchema = z.object({
-  channelId: z.string(),
-  day: z.string(),
-  guildId: z.string(),
-  userId: z.string(),
-  choice: z.number().int(),
-  correct: z.boolean(),
-  answeredAt: z.number(),
-});
-const streakSchema = z.object({
-  guildId: z.string(),
-  userId: z.string(),
-  run: z.number().int(),
-  current: z.number().int(),
-  best: z.number().int(),
-  total: z.number().int(),
-  lastDay: z.string(),
-});
-const postSchema = z.object({
-  channelId: z.string(),
-  day: z.string(),
-  guildId: z.string(),
-  messageId: z.string(),
-  entryDate: z.string(),
-  correct: z.number().int(),
-  closesAt: z.number(),
-  language: z.string().nullable(),
-  // Absent on a quiz recorded before the choices were kept.
-  choices: z.array(z.string()).length(4).nullable().default(null),
-});
-
 /** A day as a number (days since 1970-01-01), for scores. */
-function dayNumber(day: IsoDate): number {
+export function dayNumber(day: IsoDate): number {
   return Math.floor(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
 }
 
 /** A MULTI's replies; a command that failed inside it fails the call (ioredis reports it only in the replies). */
-async function committed(multi: ChainableCommander): Promise<unknown[]> {
+export async function committed(multi: ChainableCommander): Promise<unknown[]> {
   const replies = await multi.exec();
   if (!replies) throw new Error('learning store: a Redis transaction was discarded');
   return replies.map(([error, reply]) => {
@@ -82,11 +43,6 @@ async function committed(multi: ChainableCommander): Promise<unknown[]> {
   });
 }
 
-function parsed<T>(schema: z.ZodType<T>, text: string, what: string): T {
-  const result = schema.safeParse(JSON.parse(text));
-  if (!result.success) throw new Error(`learning store: a damaged ${what} record`);
-  return result.data;
-}
 
 export class RedisLearningStore implements LearningStore {
   private constructor(
@@ -208,8 +164,7 @@ export class RedisLearningStore implements LearningStore {
 
   async getQuiz(channelId: string, day: IsoDate): Promise<QuizPost | null> {
     const fields = await this.redis.hgetall(this.quizKeys(channelId, day).post);
-    if (!fields.json) return null;
-    return { ...parsed(postSchema, fields.json, 'quiz'), closed: fields.closed === '1' || fields.closed === '2', revealed: fields.closed === '1', answered: Number(fields.answered ?? 0), right: Number(fields.right ?? 0) };
+    return quizFromFields(fields);
   }
 
   async answerQuiz(answer: QuizAnswer, messageId?: string): Promise<AnswerOutcome> {

@@ -194,6 +194,25 @@ export class SqlBoard {
     return erased.length;
   }
 
+  /**
+   * Counts the servers' streaks anew, whatever their counts were (streaks written as they are, by migrate-store),
+   * inside the caller's transaction, after the servers' locks.
+   */
+  async recount(guildIds: readonly string[], query: SqlQuery): Promise<void> {
+    const guilds = [...new Set(guildIds)].sort();
+    if (guilds.length === 0) return;
+    await this.lock(guilds, query);
+    const these = `guild_id IN (${guilds.map((_, i) => `$${i + 1}`).join(', ')})`;
+    await query(`DELETE FROM ${this.t.levels} WHERE ${these}`, guilds);
+    await query(`DELETE FROM ${this.t.ties} WHERE ${these}`, guilds);
+    await query(`INSERT INTO ${this.t.levels} (guild_id, current, members) SELECT guild_id, current, COUNT(*) FROM ${this.t.streaks} WHERE ${these} GROUP BY guild_id, current`, guilds);
+    await query(
+      `INSERT INTO ${this.t.ties} (guild_id, current, total, members)
+       SELECT guild_id, current, total, COUNT(*) FROM ${this.t.streaks} WHERE ${these} GROUP BY guild_id, current, total`,
+      guilds,
+    );
+  }
+
   /** The member's rank, null without a streak record: the counts of the streaks and totals above. */
   async rank(guildId: string, userId: string): Promise<number | null> {
     const [row] = await this.db.query(`SELECT ${rankOf('s', this.t)} AS rank FROM ${this.t.streaks} s WHERE s.guild_id = $1 AND s.user_id = $2`, [guildId, userId]);

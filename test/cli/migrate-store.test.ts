@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runMigrateStore } from '../../src/cli/migrate-store.ts';
 import { SubscriptionStore } from '../../src/schedule/subscription-store.ts';
 import type { DeliveryRecord } from '../../src/schedule/subscription.ts';
 import { openStore, type StoreLocation } from '../../src/store/open-store.ts';
@@ -11,6 +10,7 @@ import type { StoredEntry } from '../../src/store/scan.ts';
 import { makeSubscription } from '../schedule/helpers.ts';
 import { postgresAdmin, postgresTestUrl } from '../support/postgres.ts';
 import { describeRedis, keysUnder, redisClient, redisTestUrl, useRedisPrefix } from '../support/redis.ts';
+import { migrateHere, type Run } from './migrate-here.ts';
 import { postgresBackend, redisBackend, schemaOf, sqliteBackend } from '../support/store-backends.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/wotd-bot.js');
@@ -23,29 +23,6 @@ afterEach(() => {
   vi.unstubAllEnvs();
   rmSync(dir, { recursive: true, force: true });
 });
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** runMigrateStore in this process, with what it writes to stdout and stderr. */
-async function migrateHere(...args: string[]): Promise<Run> {
-  const run: Run = { code: null, stdout: '', stderr: '' };
-  const capture = (stream: 'stdout' | 'stderr') =>
-    vi.spyOn(process[stream], 'write').mockImplementation((chunk: string | Uint8Array) => {
-      run[stream] += String(chunk);
-      return true;
-    });
-  const spies = [capture('stdout'), capture('stderr')];
-  try {
-    run.code = await runMigrateStore(args);
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  return run;
-}
 
 /** `wotd-bot migrate-store …` as a user runs it, in the temp dir (no .env). */
 function migrateCli(env: Record<string, string>, ...args: string[]): Promise<Run> {
@@ -163,7 +140,7 @@ describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
 
     const env = { REDIS_KEY_PREFIX: redis.prefix };
     const first = await migrateCli(env, '--from', sqliteUrl, '--to', redisTestUrl ?? '');
-    expect(first.stdout).toBe('migrated subscriptions=13 deliveries=1320\n');
+    expect(first.stdout).toBe('migrated subscriptions=13 deliveries=1320 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n');
     expect(first.stderr).toBe('wotd-bot migrate-store: warning: subscription sub:broken is damaged; copied as it is\n');
     expect(first.code).toBe(0);
     const afterFirst = await snapshot(redis.prefix);
@@ -201,7 +178,7 @@ describeRedis('wotd-bot migrate-store: SQLite to Redis and back', () => {
     vi.stubEnv('REDIS_KEY_PREFIX', redis.prefix);
     const backUrl = `sqlite://${join(dir, 'back', 'store.sqlite')}`;
     const back = await migrateHere('--from', redisTestUrl ?? '', '--to', backUrl);
-    expect(back).toMatchObject({ code: 0, stdout: 'migrated subscriptions=14 deliveries=1320\n' });
+    expect(back).toMatchObject({ code: 0, stdout: 'migrated subscriptions=14 deliveries=1320 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n' });
     const copy = await SubscriptionStore.open(backUrl);
     try {
       expect((await copy.listAll()).map((s) => s.channelId).sort()).toEqual([...channels, 'redis-only'].sort());
@@ -237,7 +214,7 @@ describe('wotd-bot migrate-store: the source', () => {
 
     const target = join(dir, 'copy.sqlite');
     const run = await migrateHere('--from', `sqlite://${source}`, '--to', `sqlite://${target}`);
-    expect(run).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=24\n' });
+    expect(run).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=24 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n' });
 
     expect(await sqliteSchema(source)).toEqual(before);
     // The target has the index, with an entry for every subscription.
@@ -294,7 +271,7 @@ describe.skipIf(!redisAndPostgres)('wotd-bot migrate-store: SQLite, Redis and Po
       const run = await migrateHere('--from', from.url, '--to', to.url);
       expect(run).toEqual({
         code: 0,
-        stdout: 'migrated subscriptions=13 deliveries=36\n',
+        stdout: 'migrated subscriptions=13 deliveries=36 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n',
         stderr: 'wotd-bot migrate-store: warning: subscription sub:broken is damaged; copied as it is\n',
       });
       expect(await contents(to), `${from.url} → ${to.url}`).toEqual(original);
@@ -306,7 +283,7 @@ describe.skipIf(!redisAndPostgres)('wotd-bot migrate-store: SQLite, Redis and Po
     const rows = async () => (await postgresAdmin().query(`SELECT key, value FROM ${schemaOf(postgresA)}.keyv ORDER BY key`)).rows;
     const before = await rows();
     const again = await migrateCli({}, '--from', sqliteA.url, '--to', postgresA.url);
-    expect(again).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=36\n' });
+    expect(again).toMatchObject({ code: 0, stdout: 'migrated subscriptions=13 deliveries=36 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n' });
     expect(await rows()).toEqual(before);
   });
 });
