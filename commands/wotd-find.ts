@@ -19,7 +19,7 @@ import { named } from '../src/replies/i18n/command-text.ts';
 import { shortDate } from '../src/replies/i18n/formats.ts';
 import { placeLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
-import type { WordMatches } from '../src/wotd/lookup.ts';
+import type { Lookup, WordMatches } from '../src/wotd/lookup.ts';
 
 export const FIND_PREFIX = 'find';
 export const PAGE_SIZE = 10;
@@ -123,10 +123,14 @@ async function noMatchMessage(query: string, services: BotServices, own: string 
 
 /** The results for everyone in the channel (its language: `locale`); refusals privately, in the member's (`own`). */
 async function findMessage(query: string, page: number, services: BotServices, locale: string | undefined, own: string | undefined): Promise<OutgoingMessage> {
-  const found = await services.lookup.findWord(query, INTERACTIVE).catch((error: unknown) => {
-    if (isWotdError(error, 'not_found')) return null;
-    throw error;
-  });
+  // A try rather than a .catch: no closure and promise of its own per search (bench:commands).
+  let found: Lookup<WordMatches> | null;
+  try {
+    found = await services.lookup.findWord(query, INTERACTIVE);
+  } catch (error) {
+    if (!isWotdError(error, 'not_found')) throw error;
+    found = null;
+  }
   const entries = found?.value.entries ?? [];
   if (!found || entries.length === 0) return noMatchMessage(query, services, own);
   const pages = pageCount(entries.length);

@@ -11,7 +11,7 @@ import { longDate, shortDate } from '../src/replies/i18n/formats.ts';
 import { placeLocale, privateT } from '../src/replies/i18n/reply-locale.ts';
 import { parseIsoDate, type IsoDate } from '../src/wotd/dates.ts';
 import { isWotdError } from '../src/wotd/errors.ts';
-import type { HistoryPage } from '../src/wotd/lookup.ts';
+import type { HistoryPage, Lookup } from '../src/wotd/lookup.ts';
 import { dateOptionOrRefuse } from './wotd.ts';
 
 export const HISTORY_PREFIX = 'hist';
@@ -76,10 +76,14 @@ async function historyMessage(
   own: string | undefined,
 ): Promise<OutgoingMessage> {
   const today = services.lookup.today();
-  const found = await services.lookup.getPrevious(before, limit, INTERACTIVE).catch((error: unknown) => {
-    if (isWotdError(error, 'not_found')) return null;
-    throw error;
-  });
+  // A try rather than a .catch: no closure and promise of its own per page (bench:commands).
+  let found: Lookup<HistoryPage> | null;
+  try {
+    found = await services.lookup.getPrevious(before, limit, INTERACTIVE);
+  } catch (error) {
+    if (!isWotdError(error, 'not_found')) throw error;
+    found = null;
+  }
   const page = found?.value;
   const oldest = page?.entries.at(-1);
   if (!found || !page || !oldest) return userError(translatorFor(own)('error.noWordsBefore', { date: longDate(before, own) }));

@@ -1,6 +1,6 @@
 import type { ButtonInteraction } from 'discord.js';
 import type { ButtonContext, OutgoingMessage } from '../replies/interactions.ts';
-import { replacementPayload } from './interaction-payloads.ts';
+import { replacementPayload, updatePayload } from './interaction-payloads.ts';
 import { RespondableContext } from './respondable-context.ts';
 import type { SendingHooks, TrackedResponses } from './sending-hooks.ts';
 import { COMPONENT_ACKNOWLEDGED } from './responder.ts';
@@ -42,7 +42,7 @@ class DiscordButtonContext extends RespondableContext implements ButtonContext {
     const responder = this.responder;
     switch (responder.ack.kind) {
       case 'none':
-        await this.interaction.update(replacementPayload(message));
+        await this.interaction.update(updatePayload(this.interaction, message));
         responder.ack = COMPONENT_ACKNOWLEDGED;
         responder.answered = true;
         return;

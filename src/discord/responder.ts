@@ -1,6 +1,6 @@
 import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type ModalSubmitInteraction } from 'discord.js';
 import type { OutgoingMessage } from '../replies/interactions.ts';
-import { newMessagePayload, replacementPayload } from './interaction-payloads.ts';
+import { newMessagePayload, replacementPayload, replyPayload } from './interaction-payloads.ts';
 import type { SendingHooks } from './sending-hooks.ts';
 
 /**
@@ -109,7 +109,7 @@ export class Responder {
       else {
         switch (ack.kind) {
           case 'none':
-            await this.interaction.reply(newMessagePayload(message));
+            await this.interaction.reply(replyPayload(this.interaction, message));
             this.ack = replyAck(message.ephemeral ?? false);
             break;
           case 'reply':

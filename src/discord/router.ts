@@ -136,7 +136,9 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
       await answerPrivately(context, { content: translatorFor(interaction.locale)('router.unknownCommand') }, log);
       return;
     }
-    const started = performance.now();
+    // The clock is read only for the debug line.
+    const debug = logger.isLevelEnabled('debug');
+    const started = debug ? performance.now() : 0;
     const safety = new SafetyDeferral(context, log);
     safetyDeferrals.add(safety);
     const trace: WriteTrace = { wrote: false };
@@ -147,7 +149,7 @@ export function createInteractionRouter(options: RouterOptions): InteractionRout
         watch?.record('internal_error');
         log.get().error('command finished without answering');
         await answerPrivately(context, { content: translatorFor(interaction.locale)('router.failed') }, log);
-      } else if (logger.isLevelEnabled('debug')) log.get().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
+      } else if (debug) log.get().debug({ ms: Math.round(performance.now() - started) }, 'command handled');
     } catch (error) {
       watch?.record('internal_error');
       log.get().error({ err: error, acknowledged: context.acknowledged }, 'command failed');

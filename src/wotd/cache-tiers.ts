@@ -65,8 +65,9 @@ export class CacheTiers {
     await this.store.delete(key, hadInMemory);
   }
 
+  /** A record kept for good (every past entry) is fresh whatever the time: no clock read for it (bench:commands). */
   private judge<T>(record: Stored<unknown>): Cached<T> {
-    return judge<T>(record, this.now());
+    return judge<T>(record, record.exp === null ? 0 : this.now());
   }
 
   /** The record from the store, kept in memory from then on. */

@@ -30,7 +30,7 @@ export const CATALOGS: Readonly<Record<CatalogLocale, Readonly<Record<string, st
  * A message compiled for its catalog's locale: its text when it has no placeholder, else its ICU formatter, and
  * when its placeholders are all plain (`{name}`: no plural, select, number or date), its text in parts.
  */
-type Compiled = string | { format: IntlMessageFormat; source: string; parts: PlainPart[] | null };
+type Compiled = string | { format: IntlMessageFormat; source: string; parts: PlainPart[] | null; formatted?: Map<string, string> };
 
 /** A piece of a message's text, or the name of the value that goes in its place. */
 type PlainPart = string | { name: string };
@@ -74,13 +74,43 @@ function translatorOf(catalog: CatalogLocale): Translate {
       const text = plainFormat(message.parts, values);
       if (text !== undefined) return text;
     }
+    // A plural, select or number reads the same for the same values: formatted once (bench:commands, /wotd-find's title).
+    const asKey = values && valuesKey(values);
+    const known = asKey === undefined ? undefined : message.formatted?.get(asKey);
+    if (known !== undefined) return known;
+    let text: string;
     try {
       // As i18next-icu gave it: a Date in a plain placeholder makes the parts an array, as it always has.
-      return message.format.format(values) as string;
+      text = message.format.format(values) as string;
     } catch {
-      return message.source;
+      text = message.source;
     }
+    if (asKey !== undefined) {
+      const formatted = (message.formatted ??= new Map());
+      if (formatted.size >= FORMATTED_PER_MESSAGE) formatted.clear();
+      formatted.set(asKey, text);
+    }
+    return text;
   };
+}
+
+/** Texts kept per message that needs intl-messageformat, by its values: enough for the counts and kinds in use. */
+const FORMATTED_PER_MESSAGE = 64;
+
+/**
+ * The values as a key of what a message reads with them, when every value is a string or a number (the type is
+ * part of the key: a plural reads "1" and 1 alike, a number format does not); undefined for anything else (a Date,
+ * whose text depends on more than its key would say, and -0, which a number format writes as "-0").
+ */
+function valuesKey(values: MessageValues): string | undefined {
+  let key = '';
+  for (const name in values) {
+    const value = values[name];
+    if (typeof value === 'string') key += `${name}:s${value.length}:${value};`;
+    else if (typeof value === 'number' && !Object.is(value, -0)) key += `${name}:n${value};`;
+    else return undefined;
+  }
+  return key;
 }
 
 /**
