@@ -147,7 +147,7 @@ describe('pruning delivery records on a SQLite store', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(written).toBe('migrated subscriptions=0 deliveries=4\n');
+    expect(written).toBe('migrated subscriptions=0 deliveries=4 saved_words=0 quiz_posts=0 quiz_answers=0 streaks=0\n');
     const migrated = await open(target.url, clock.now);
     expect(await migrated.deliveryPruneMark()).toBeNull();
     expect(await pruneDeliveries(migrated, '2026-03-11', RETENTION)).toMatchObject({ scanned: true, deleted: 0 });
