@@ -93,11 +93,7 @@ export class SqlBoard {
                 (SELECT COUNT(*) FROM (SELECT 1 FROM ${this.t.streaks} LIMIT 1) AS s) AS streaks`,
       );
       if (!state || integer(state, 'counted') > 0 || integer(state, 'streaks') === 0) return;
-      await query(`INSERT INTO ${this.t.levels} (guild_id, current, members) SELECT guild_id, current, COUNT(*) FROM ${this.t.streaks} GROUP BY guild_id, current`);
-      await query(
-        `INSERT INTO ${this.t.ties} (guild_id, current, total, members)
-         SELECT guild_id, current, total, COUNT(*) FROM ${this.t.streaks} GROUP BY guild_id, current, total`,
-      );
+      await this.countStreaks('', [], query);
     });
   }
 
@@ -205,11 +201,16 @@ export class SqlBoard {
     const these = `guild_id IN (${guilds.map((_, i) => `$${i + 1}`).join(', ')})`;
     await query(`DELETE FROM ${this.t.levels} WHERE ${these}`, guilds);
     await query(`DELETE FROM ${this.t.ties} WHERE ${these}`, guilds);
-    await query(`INSERT INTO ${this.t.levels} (guild_id, current, members) SELECT guild_id, current, COUNT(*) FROM ${this.t.streaks} WHERE ${these} GROUP BY guild_id, current`, guilds);
+    await this.countStreaks(`WHERE ${these}`, guilds, query);
+  }
+
+  /** Counts the streaks `where` picks (every streak without it) into the board's empty rows for their servers. */
+  private async countStreaks(where: string, parameters: readonly string[], query: SqlQuery): Promise<void> {
+    await query(`INSERT INTO ${this.t.levels} (guild_id, current, members) SELECT guild_id, current, COUNT(*) FROM ${this.t.streaks} ${where} GROUP BY guild_id, current`, parameters);
     await query(
       `INSERT INTO ${this.t.ties} (guild_id, current, total, members)
-       SELECT guild_id, current, total, COUNT(*) FROM ${this.t.streaks} WHERE ${these} GROUP BY guild_id, current, total`,
-      guilds,
+       SELECT guild_id, current, total, COUNT(*) FROM ${this.t.streaks} ${where} GROUP BY guild_id, current, total`,
+      parameters,
     );
   }
 
