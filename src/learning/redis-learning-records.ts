@@ -10,7 +10,8 @@ import {
   type MemberSavedWord,
 } from './learning-records.ts';
 import { answerSchema, parsed, quizFromFields, savedWordSchema, streakSchema } from './redis-learning-schemas.ts';
-import { committed, dayNumber } from './redis-learning-store.ts';
+import { dayNumber, RedisLearningKeys } from './redis-learning-keys.ts';
+import { committed } from './redis-learning-store.ts';
 
 /**
  * The Redis learning store's records (keys as redis-learning-store.ts writes them), read by a SCAN of each kind's
@@ -36,10 +37,14 @@ async function named<R>(key: string, reading: Promise<R>): Promise<R> {
 }
 
 export class RedisLearningRecords implements LearningRecordSource, LearningRecordTarget {
+  private readonly keys: RedisLearningKeys;
+
   private constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
+    keyPrefix: string,
+  ) {
+    this.keys = new RedisLearningKeys(keyPrefix);
+  }
 
   static async open(url: string, keyPrefix: string): Promise<RedisLearningRecords> {
     const redis = await openRedisConnection(url, {
@@ -47,11 +52,7 @@ export class RedisLearningRecords implements LearningRecordSource, LearningRecor
       whileDown: 'Redis is unreachable: the learning records are not copied',
       whenBack: 'Redis is reachable again',
     });
-    return new RedisLearningRecords(redis, `${keyPrefix}learning:`);
-  }
-
-  private key(...parts: string[]): string {
-    return `${this.prefix}${parts.join(':')}`;
+    return new RedisLearningRecords(redis, keyPrefix);
   }
 
   pages<K extends LearningRecordKind>(kind: K): AsyncGenerator<Array<LearningRecordOf[K]>>;
@@ -75,7 +76,7 @@ export class RedisLearningRecords implements LearningRecordSource, LearningRecor
 
   /** The records of every `<prefix>learning:<kind>:…` key, in pages; `id` is the key past that. */
   private async *scan<R>(kind: string, read: (key: string, id: string) => Promise<R[]>): AsyncGenerator<R[]> {
-    const start = this.key(kind, '');
+    const start = this.keys.key(kind, '');
     // SCAN may name a key twice; each is read once.
     const seen = new Set<string>();
     let page: R[] = [];
@@ -100,38 +101,34 @@ export class RedisLearningRecords implements LearningRecordSource, LearningRecor
   async write<K extends LearningRecordKind>(kind: K, records: ReadonlyArray<LearningRecordOf[K]>): Promise<void> {
     if (records.length === 0) return;
     const multi = this.redis.multi();
-    const entry = (channelId: string, day: string) => `${channelId}|${day}`;
     for (const record of records as ReadonlyArray<LearningRecordOf[LearningRecordKind]>) {
       if (kind === 'saved_words') {
         const { userId, ...word } = record as MemberSavedWord;
         const stored: SavedWord = word;
         multi
-          .hset(this.key('saved', userId), word.date, JSON.stringify(stored))
-          .zadd(this.key('saved-at', userId), word.savedAt, word.date)
-          .zadd(this.key('due', userId), word.due, word.date);
+          .hset(this.keys.key('saved', userId), word.date, JSON.stringify(stored))
+          .zadd(this.keys.key('saved-at', userId), word.savedAt, word.date)
+          .zadd(this.keys.key('due', userId), word.due, word.date);
       } else if (kind === 'quiz_answers') {
         const answer = record as QuizAnswer;
         multi
-          .hset(this.key('answers', answer.channelId, answer.day), answer.userId, JSON.stringify(answer))
-          .sadd(this.key('answered', answer.userId), entry(answer.channelId, answer.day));
+          .hset(this.keys.key('answers', answer.channelId, answer.day), answer.userId, JSON.stringify(answer))
+          .sadd(this.keys.key('answered', answer.userId), this.keys.quiz(answer.channelId, answer.day).entry);
       } else if (kind === 'quiz_posts') {
         const { closed, revealed, answered, right, ...post } = record as QuizPost;
-        const id = entry(post.channelId, post.day);
         // 'closed' as the scripts keep it: '0' open, '2' closed with its reveal to make, '1' revealed.
-        multi.hset(this.key('quiz', post.channelId, post.day), 'json', JSON.stringify(post), 'answered', answered, 'right', right, 'closed', revealed ? '1' : closed ? '2' : '0');
+        multi.hset(this.keys.quiz(post.channelId, post.day).post, 'json', JSON.stringify(post), 'answered', answered, 'right', right, 'closed', revealed ? '1' : closed ? '2' : '0');
         // The open set holds every quiz whose reveal is still to make (dueToClose).
-        if (revealed) multi.zrem(this.key('open'), id);
-        else multi.zadd(this.key('open'), post.closesAt, id);
-        multi.zadd(this.key('quizzes'), dayNumber(post.day), id).zadd(this.key('quiz-days', post.guildId), 0, post.day).sadd(this.key('guild-quizzes', post.guildId), id);
+        this.keys.listQuiz(multi, post, !revealed);
       } else {
         const streak = record as Streak;
         multi
-          .hset(this.key('streaks', streak.guildId), streak.userId, JSON.stringify(streak))
-          .zadd(this.key('rank', streak.guildId), String(-boardScore(streak.current, streak.total)), streak.userId)
-          .sadd(this.key('guilds', streak.userId), streak.guildId);
+          .hset(this.keys.key('streaks', streak.guildId), streak.userId, JSON.stringify(streak))
+          .zadd(this.keys.key('rank', streak.guildId), String(-boardScore(streak.current, streak.total)), streak.userId)
+          .sadd(this.keys.key('guilds', streak.userId), streak.guildId);
         // A current streak is active until a quiz day passes without a right answer (CLOSE_SCRIPT ends it).
-        if (streak.current > 0) multi.zadd(this.key('active', streak.guildId), dayNumber(streak.lastDay), streak.userId);
-        else multi.zrem(this.key('active', streak.guildId), streak.userId);
+        if (streak.current > 0) multi.zadd(this.keys.key('active', streak.guildId), dayNumber(streak.lastDay), streak.userId);
+        else multi.zrem(this.keys.key('active', streak.guildId), streak.userId);
       }
     }
     await committed(multi);

@@ -18,6 +18,7 @@ import {
   type Streak,
 } from './learning-store.ts';
 import { answerSchema, parsed, quizFromFields, savedWordSchema, streakSchema } from './redis-learning-schemas.ts';
+import { dayNumber, RedisLearningKeys } from './redis-learning-keys.ts';
 import { ANSWER_SCRIPT, BOARD_PAGE_SCRIPT, BOARD_RANK_SCRIPT, CLOSE_SCRIPT, REVEALED_SCRIPT } from './redis-learning-scripts.ts';
 
 /**
@@ -27,11 +28,6 @@ import { ANSWER_SCRIPT, BOARD_PAGE_SCRIPT, BOARD_RANK_SCRIPT, CLOSE_SCRIPT, REVE
  * total and id), so any page and a rank are a range and a rank read, never a scan. The steps that must be atomic are
  * Lua scripts (redis-learning-scripts.ts).
  */
-
-/** A day as a number (days since 1970-01-01), for scores. */
-export function dayNumber(day: IsoDate): number {
-  return Math.floor(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
-}
 
 /** A MULTI's replies; a command that failed inside it fails the call (ioredis reports it only in the replies). */
 export async function committed(multi: ChainableCommander): Promise<unknown[]> {
@@ -45,10 +41,14 @@ export async function committed(multi: ChainableCommander): Promise<unknown[]> {
 
 
 export class RedisLearningStore implements LearningStore {
+  private readonly keys: RedisLearningKeys;
+
   private constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
+    keyPrefix: string,
+  ) {
+    this.keys = new RedisLearningKeys(keyPrefix);
+  }
 
   static async open(url: string, keyPrefix: string, logger?: Logger): Promise<RedisLearningStore> {
     const redis = await openRedisConnection(url, {
@@ -57,15 +57,7 @@ export class RedisLearningStore implements LearningStore {
       whileDown: 'Redis is unreachable: quizzes, streaks and saved words are unavailable until it is back',
       whenBack: 'Redis is reachable again: quizzes, streaks and saved words are back',
     });
-    return new RedisLearningStore(redis, `${keyPrefix}learning:`);
-  }
-
-  private key(...parts: string[]): string {
-    return `${this.prefix}${parts.join(':')}`;
-  }
-
-  private quizKeys(channelId: string, day: IsoDate) {
-    return { post: this.key('quiz', channelId, day), answers: this.key('answers', channelId, day), entry: `${channelId}|${day}` };
+    return new RedisLearningStore(redis, keyPrefix);
   }
 
   async saveWord(userId: string, word: SavedWordInput, now: number): Promise<SaveOutcome> {
@@ -78,9 +70,9 @@ export class RedisLearningStore implements LearningStore {
        redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
        return 'saved'`,
       3,
-      this.key('saved', userId),
-      this.key('saved-at', userId),
-      this.key('due', userId),
+      this.keys.key('saved', userId),
+      this.keys.key('saved-at', userId),
+      this.keys.key('due', userId),
       word.date,
       JSON.stringify(record),
       now,
@@ -91,33 +83,33 @@ export class RedisLearningStore implements LearningStore {
 
   async removeWord(userId: string, date: IsoDate): Promise<boolean> {
     const [removed] = await committed(
-      this.redis.multi().hdel(this.key('saved', userId), date).zrem(this.key('saved-at', userId), date).zrem(this.key('due', userId), date),
+      this.redis.multi().hdel(this.keys.key('saved', userId), date).zrem(this.keys.key('saved-at', userId), date).zrem(this.keys.key('due', userId), date),
     );
     return Number(removed) > 0;
   }
 
   private async words(userId: string, dates: string[]): Promise<SavedWord[]> {
     if (dates.length === 0) return [];
-    const values = await this.redis.hmget(this.key('saved', userId), ...dates);
+    const values = await this.redis.hmget(this.keys.key('saved', userId), ...dates);
     return values.flatMap((value) => (value === null ? [] : [parsed(savedWordSchema, value, 'saved word')]));
   }
 
   async listWords(userId: string, offset: number, limit: number): Promise<{ words: SavedWord[]; total: number }> {
     const [dates, total] = await Promise.all([
-      this.redis.zrevrange(this.key('saved-at', userId), offset, offset + limit - 1),
-      this.redis.hlen(this.key('saved', userId)),
+      this.redis.zrevrange(this.keys.key('saved-at', userId), offset, offset + limit - 1),
+      this.redis.hlen(this.keys.key('saved', userId)),
     ]);
     return { words: await this.words(userId, dates), total };
   }
 
   async getWord(userId: string, date: IsoDate): Promise<SavedWord | null> {
-    const value = await this.redis.hget(this.key('saved', userId), date);
+    const value = await this.redis.hget(this.keys.key('saved', userId), date);
     return value === null ? null : parsed(savedWordSchema, value, 'saved word');
   }
 
   async nextDue(userId: string, now: number): Promise<{ word: SavedWord | null; due: number }> {
     const [dates, due] = await Promise.all([
-      this.redis.zrangebyscore(this.key('due', userId), '-inf', now, 'LIMIT', 0, 1),
+      this.redis.zrangebyscore(this.keys.key('due', userId), '-inf', now, 'LIMIT', 0, 1),
       this.countDue(userId, now),
     ]);
     const [word = null] = await this.words(userId, dates);
@@ -125,7 +117,7 @@ export class RedisLearningStore implements LearningStore {
   }
 
   countDue(userId: string, now: number): Promise<number> {
-    return this.redis.zcount(this.key('due', userId), '-inf', now);
+    return this.redis.zcount(this.keys.key('due', userId), '-inf', now);
   }
 
   async recordReview(userId: string, date: IsoDate, card: string, due: number): Promise<boolean> {
@@ -139,8 +131,8 @@ export class RedisLearningStore implements LearningStore {
        redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
        return 1`,
       2,
-      this.key('saved', userId),
-      this.key('due', userId),
+      this.keys.key('saved', userId),
+      this.keys.key('due', userId),
       date,
       card,
       due,
@@ -149,37 +141,29 @@ export class RedisLearningStore implements LearningStore {
   }
 
   async registerQuiz(post: QuizRecord): Promise<void> {
-    const { post: key, entry } = this.quizKeys(post.channelId, post.day);
-    await committed(this.redis
-      .multi()
-      .hset(key, 'json', JSON.stringify(post))
-      .hsetnx(key, 'answered', '0')
-      .hsetnx(key, 'right', '0')
-      .hsetnx(key, 'closed', '0')
-      .zadd(this.key('open'), post.closesAt, entry)
-      .zadd(this.key('quizzes'), dayNumber(post.day), entry)
-      .zadd(this.key('quiz-days', post.guildId), 0, post.day)
-      .sadd(this.key('guild-quizzes', post.guildId), entry));
+    const key = this.keys.quiz(post.channelId, post.day).post;
+    const multi = this.redis.multi().hset(key, 'json', JSON.stringify(post)).hsetnx(key, 'answered', '0').hsetnx(key, 'right', '0').hsetnx(key, 'closed', '0');
+    await committed(this.keys.listQuiz(multi, post, true));
   }
 
   async getQuiz(channelId: string, day: IsoDate): Promise<QuizPost | null> {
-    const fields = await this.redis.hgetall(this.quizKeys(channelId, day).post);
+    const fields = await this.redis.hgetall(this.keys.quiz(channelId, day).post);
     return quizFromFields(fields);
   }
 
   async answerQuiz(answer: QuizAnswer, messageId?: string): Promise<AnswerOutcome> {
-    const { post, answers, entry } = this.quizKeys(answer.channelId, answer.day);
+    const { post, answers, entry } = this.keys.quiz(answer.channelId, answer.day);
     const result = (await this.redis.eval(
       ANSWER_SCRIPT,
       8,
       post,
       answers,
-      this.key('answered', answer.userId),
-      this.key('streaks', answer.guildId),
-      this.key('rank', answer.guildId),
-      this.key('active', answer.guildId),
-      this.key('quiz-days', answer.guildId),
-      this.key('guilds', answer.userId),
+      this.keys.key('answered', answer.userId),
+      this.keys.key('streaks', answer.guildId),
+      this.keys.key('rank', answer.guildId),
+      this.keys.key('active', answer.guildId),
+      this.keys.key('quiz-days', answer.guildId),
+      this.keys.key('guilds', answer.userId),
       answer.userId,
       JSON.stringify(answer),
       answer.correct ? '1' : '0',
@@ -197,23 +181,23 @@ export class RedisLearningStore implements LearningStore {
   }
 
   async dueToClose(now: number, limit: number): Promise<QuizPost[]> {
-    const entries = await this.redis.zrangebyscore(this.key('open'), '-inf', now, 'LIMIT', 0, limit);
+    const entries = await this.redis.zrangebyscore(this.keys.key('open'), '-inf', now, 'LIMIT', 0, limit);
     const posts = await Promise.all(entries.map((entry) => this.getQuiz(entry.split('|')[0] ?? '', entry.split('|')[1] ?? '')));
     return posts.filter((post): post is QuizPost => post !== null && !post.revealed);
   }
 
   async closeQuiz(channelId: string, day: IsoDate): Promise<boolean> {
     const quiz = await this.getQuiz(channelId, day);
-    const { post, entry } = this.quizKeys(channelId, day);
+    const { post, entry } = this.keys.quiz(channelId, day);
     const guildId = quiz?.guildId ?? '';
     const closed = await this.redis.eval(
       CLOSE_SCRIPT,
       5,
       post,
-      this.key('open'),
-      this.key('active', guildId),
-      this.key('streaks', guildId),
-      this.key('rank', guildId),
+      this.keys.key('open'),
+      this.keys.key('active', guildId),
+      this.keys.key('streaks', guildId),
+      this.keys.key('rank', guildId),
       entry,
       dayNumber(day),
     );
@@ -221,22 +205,22 @@ export class RedisLearningStore implements LearningStore {
   }
 
   async markRevealed(channelId: string, day: IsoDate): Promise<void> {
-    const { post, entry } = this.quizKeys(channelId, day);
-    await this.redis.eval(REVEALED_SCRIPT, 2, post, this.key('open'), entry);
+    const { post, entry } = this.keys.quiz(channelId, day);
+    await this.redis.eval(REVEALED_SCRIPT, 2, post, this.keys.key('open'), entry);
   }
 
   async pruneQuizzes(day: IsoDate): Promise<number> {
-    const entries = await this.redis.zrangebyscore(this.key('quizzes'), '-inf', `(${dayNumber(day)}`);
+    const entries = await this.redis.zrangebyscore(this.keys.key('quizzes'), '-inf', `(${dayNumber(day)}`);
     let erased = 0;
     for (const entry of entries) {
       const [channelId = '', quizDay = ''] = entry.split('|');
       const quiz = await this.getQuiz(channelId, quizDay);
       if (quiz && !quiz.closed) continue;
-      const { post, answers } = this.quizKeys(channelId, quizDay);
+      const { post, answers } = this.keys.quiz(channelId, quizDay);
       const members = await this.redis.hkeys(answers);
-      const pipeline = this.redis.multi().del(post, answers).zrem(this.key('quizzes'), entry).zrem(this.key('open'), entry);
-      if (quiz) pipeline.srem(this.key('guild-quizzes', quiz.guildId), entry);
-      for (const member of members) pipeline.srem(this.key('answered', member), entry);
+      const pipeline = this.redis.multi().del(post, answers).zrem(this.keys.key('quizzes'), entry).zrem(this.keys.key('open'), entry);
+      if (quiz) pipeline.srem(this.keys.key('guild-quizzes', quiz.guildId), entry);
+      for (const member of members) pipeline.srem(this.keys.key('answered', member), entry);
       await committed(pipeline);
       erased += 1 + members.length;
     }
@@ -244,13 +228,13 @@ export class RedisLearningStore implements LearningStore {
   }
 
   async streak(guildId: string, userId: string): Promise<Streak | null> {
-    const value = await this.redis.hget(this.key('streaks', guildId), userId);
+    const value = await this.redis.hget(this.keys.key('streaks', guildId), userId);
     return value === null ? null : parsed(streakSchema, value, 'streak');
   }
 
   /** The keys of a server's board, for BOARD_PAGE_SCRIPT and BOARD_RANK_SCRIPT. */
   private boardKeys(guildId: string): [string, string, string] {
-    return [this.key('streaks', guildId), this.key('rank', guildId), this.key('board', guildId)];
+    return [this.keys.key('streaks', guildId), this.keys.key('rank', guildId), this.keys.key('board', guildId)];
   }
 
   async leaderboard(guildId: string, offset: number, limit: number): Promise<LeaderboardPage> {
@@ -267,14 +251,14 @@ export class RedisLearningStore implements LearningStore {
 
   async exportMember(userId: string): Promise<MemberLearningData> {
     const [saved, answered, guilds] = await Promise.all([
-      this.redis.hvals(this.key('saved', userId)),
-      this.redis.smembers(this.key('answered', userId)),
-      this.redis.smembers(this.key('guilds', userId)),
+      this.redis.hvals(this.keys.key('saved', userId)),
+      this.redis.smembers(this.keys.key('answered', userId)),
+      this.redis.smembers(this.keys.key('guilds', userId)),
     ]);
     const answers = await Promise.all(
       answered.map((entry) => {
         const [channelId = '', day = ''] = entry.split('|');
-        return this.redis.hget(this.quizKeys(channelId, day).answers, userId);
+        return this.redis.hget(this.keys.quiz(channelId, day).answers, userId);
       }),
     );
     const streaks = await Promise.all(guilds.map((guildId) => this.streak(guildId, userId)));
@@ -287,43 +271,43 @@ export class RedisLearningStore implements LearningStore {
 
   async forgetMember(userId: string): Promise<number> {
     const [saved, answered, guilds] = await Promise.all([
-      this.redis.hlen(this.key('saved', userId)),
-      this.redis.smembers(this.key('answered', userId)),
-      this.redis.smembers(this.key('guilds', userId)),
+      this.redis.hlen(this.keys.key('saved', userId)),
+      this.redis.smembers(this.keys.key('answered', userId)),
+      this.redis.smembers(this.keys.key('guilds', userId)),
     ]);
-    const pipeline = this.redis.multi().del(this.key('saved', userId), this.key('saved-at', userId), this.key('due', userId));
+    const pipeline = this.redis.multi().del(this.keys.key('saved', userId), this.keys.key('saved-at', userId), this.keys.key('due', userId));
     for (const entry of answered) {
       const [channelId = '', day = ''] = entry.split('|');
-      pipeline.hdel(this.quizKeys(channelId, day).answers, userId);
+      pipeline.hdel(this.keys.quiz(channelId, day).answers, userId);
     }
     for (const guildId of guilds) {
-      pipeline.hdel(this.key('streaks', guildId), userId).zrem(this.key('active', guildId), userId);
+      pipeline.hdel(this.keys.key('streaks', guildId), userId).zrem(this.keys.key('active', guildId), userId);
       for (const key of this.boardKeys(guildId).slice(1)) pipeline.zrem(key, userId);
     }
-    pipeline.del(this.key('answered', userId), this.key('guilds', userId));
+    pipeline.del(this.keys.key('answered', userId), this.keys.key('guilds', userId));
     await committed(pipeline);
     return saved + answered.length + guilds.length;
   }
 
   async forgetServer(guildId: string): Promise<number> {
-    const [entries, members] = await Promise.all([this.redis.smembers(this.key('guild-quizzes', guildId)), this.redis.hkeys(this.key('streaks', guildId))]);
+    const [entries, members] = await Promise.all([this.redis.smembers(this.keys.key('guild-quizzes', guildId)), this.redis.hkeys(this.keys.key('streaks', guildId))]);
     let erased = members.length;
     for (const entry of entries) {
       const [channelId = '', day = ''] = entry.split('|');
-      const { post, answers } = this.quizKeys(channelId, day);
+      const { post, answers } = this.keys.quiz(channelId, day);
       const answerers = await this.redis.hkeys(answers);
-      const pipeline = this.redis.multi().del(post, answers).zrem(this.key('open'), entry).zrem(this.key('quizzes'), entry);
-      for (const member of answerers) pipeline.srem(this.key('answered', member), entry);
+      const pipeline = this.redis.multi().del(post, answers).zrem(this.keys.key('open'), entry).zrem(this.keys.key('quizzes'), entry);
+      for (const member of answerers) pipeline.srem(this.keys.key('answered', member), entry);
       await committed(pipeline);
       erased += 1 + answerers.length;
     }
     const pipeline = this.redis.multi();
-    for (const member of members) pipeline.srem(this.key('guilds', member), guildId);
+    for (const member of members) pipeline.srem(this.keys.key('guilds', member), guildId);
     pipeline.del(
       ...this.boardKeys(guildId),
-      this.key('active', guildId),
-      this.key('quiz-days', guildId),
-      this.key('guild-quizzes', guildId),
+      this.keys.key('active', guildId),
+      this.keys.key('quiz-days', guildId),
+      this.keys.key('guild-quizzes', guildId),
     );
     await committed(pipeline);
     return erased;
